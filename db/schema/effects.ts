@@ -1,0 +1,46 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { EFFECT_STATUSES } from "../../lib/domain/task-states";
+import { tasks } from "./tasks";
+
+/**
+ * One side effect, unique by its intent-derived key. The primary key is the promise:
+ * claiming the key and acting twice cannot both succeed.
+ */
+export const effects = pgTable(
+  "effects",
+  {
+    key: text("key").primaryKey(),
+    taskId: uuid("task_id")
+      .notNull()
+      .references(() => tasks.id),
+    stepSeq: integer("step_seq").notNull(),
+    tool: text("tool").notNull(),
+    intent: jsonb("intent").notNull(),
+    /** Redacted arguments as first performed, and their sha256 fingerprint. */
+    args: jsonb("args").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    status: text("status", { enum: EFFECT_STATUSES }).notNull().default("started"),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
+    result: jsonb("result"),
+    error: jsonb("error"),
+    attempts: integer("attempts").notNull().default(1),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (t) => [
+    check("effects_status_check", sql`${t.status} in ('started', 'succeeded', 'failed')`),
+    check("effects_key_check", sql`${t.key} ~ '^[0-9a-f]{64}$'`),
+    check("effects_fingerprint_check", sql`${t.fingerprint} ~ '^[0-9a-f]{64}$'`),
+    index("effects_task_idx").on(t.taskId, t.stepSeq),
+    // Find in-flight effects whose lease ran out (outcome unknown).
+    index("effects_started_lease_idx")
+      .on(t.leaseExpiresAt)
+      .where(sql`${t.status} = 'started'`),
+    index("effects_tool_created_idx").on(t.tool, t.createdAt.desc()),
+  ],
+);
+
+export type EffectRow = typeof effects.$inferSelect;

@@ -1,0 +1,5 @@
+export * from "./effects";
+export * from "./ledger";
+export * from "./retry-policies";
+export * from "./steps";
+export * from "./tasks";

@@ -1,0 +1,66 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  check,
+  index,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { tasks } from "./tasks";
+
+/** Head of each hash chain. Appends lock this row, so a chain never forks. */
+export const ledgerStreams = pgTable(
+  "ledger_streams",
+  {
+    stream: text("stream").primaryKey(),
+    headSeq: bigint("head_seq", { mode: "number" }).notNull().default(0),
+    headHash: text("head_hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("ledger_streams_head_seq_check", sql`${t.headSeq} >= 0`),
+    check("ledger_streams_head_hash_check", sql`${t.headHash} ~ '^[0-9a-f]{64}$'`),
+  ],
+);
+
+/** Append-only: UPDATE, DELETE and TRUNCATE are rejected by trigger and by grants. */
+export const ledgerEntries = pgTable(
+  "ledger_entries",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    stream: text("stream")
+      .notNull()
+      .references(() => ledgerStreams.stream),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    at: timestamp("at", { withTimezone: true, precision: 3 }).notNull(),
+    kind: text("kind").notNull(),
+    actor: text("actor").notNull(),
+    taskId: uuid("task_id").references(() => tasks.id),
+    key: text("key"),
+    data: jsonb("data").notNull(),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (t) => [
+    unique("ledger_entries_stream_seq_key").on(t.stream, t.seq),
+    check("ledger_entries_seq_check", sql`${t.seq} >= 1`),
+    check("ledger_entries_kind_check", sql`${t.kind} ~ '^[a-z][a-z_]*(\\.[a-z][a-z_]*)*$'`),
+    check("ledger_entries_hash_check", sql`${t.hash} ~ '^[0-9a-f]{64}$'`),
+    check("ledger_entries_prev_hash_check", sql`${t.prevHash} ~ '^[0-9a-f]{64}$'`),
+    index("ledger_entries_kind_at_idx").on(t.kind, t.at.desc(), t.id.desc()),
+    index("ledger_entries_at_idx").on(t.at.desc(), t.id.desc()),
+    index("ledger_entries_task_idx")
+      .on(t.taskId, t.id)
+      .where(sql`${t.taskId} is not null`),
+    index("ledger_entries_key_idx")
+      .on(t.key, t.id)
+      .where(sql`${t.key} is not null`),
+  ],
+);
+
+export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;

@@ -1,0 +1,77 @@
+import { sql } from "drizzle-orm";
+import {
+  check,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { DEAD_REASONS, TASK_STATUSES } from "../../lib/domain/task-states";
+
+const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agent: text("agent").notNull(),
+    input: jsonb("input").notNull(),
+    status: text("status", { enum: TASK_STATUSES }).notNull().default("queued"),
+    deadReason: text("dead_reason", { enum: DEAD_REASONS }),
+    /** Attempts started so far; compared with the resolved policy's maxAttempts. */
+    attempts: integer("attempts").notNull().default(0),
+    /** Task-level retry policy override (partial), the first level of policy resolution. */
+    policy: jsonb("policy"),
+    runAt: timestamp("run_at", { withTimezone: true }).notNull().defaultNow(),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
+    /** Makes enqueueing idempotent: the same key returns the first task. */
+    enqueueKey: text("enqueue_key"),
+    lastError: jsonb("last_error"),
+    result: jsonb("result"),
+    /** Model cost spent so far, in the policy's budget units. */
+    cost: doublePrecision("cost").notNull().default(0),
+    /** Optimistic-concurrency guard: every state change checks and bumps it. */
+    version: integer("version").notNull().default(1),
+    createdBy: text("created_by").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    statusChangedAt: timestamp("status_changed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("tasks_status_check", sql`${t.status} in (${inList(TASK_STATUSES)})`),
+    check(
+      "tasks_dead_reason_check",
+      sql`(${t.status} = 'dead') = (${t.deadReason} is not null) and (${t.deadReason} is null or ${t.deadReason} in (${inList(DEAD_REASONS)}))`,
+    ),
+    check(
+      "tasks_lease_check",
+      sql`(${t.status} = 'running') = (${t.leaseOwner} is not null and ${t.leaseExpiresAt} is not null)`,
+    ),
+    check("tasks_attempts_check", sql`${t.attempts} >= 0`),
+    check("tasks_version_check", sql`${t.version} >= 1`),
+    uniqueIndex("tasks_enqueue_key_idx").on(t.enqueueKey),
+    // Claim the next runnable task: the partial index holds only claimable rows.
+    index("tasks_claim_idx")
+      .on(t.runAt, t.id)
+      .where(sql`${t.status} in ('queued', 'retry_wait')`),
+    // Reap leases of crashed workers.
+    index("tasks_lease_idx")
+      .on(t.leaseExpiresAt)
+      .where(sql`${t.status} = 'running'`),
+    // Dead letters by reason and age.
+    index("tasks_dead_idx")
+      .on(t.deadReason, t.statusChangedAt.desc(), t.id.desc())
+      .where(sql`${t.status} = 'dead'`),
+    index("tasks_status_created_idx").on(t.status, t.createdAt.desc(), t.id.desc()),
+    index("tasks_agent_created_idx").on(t.agent, t.createdAt.desc(), t.id.desc()),
+    index("tasks_created_idx").on(t.createdAt.desc(), t.id.desc()),
+  ],
+);
+
+export type TaskRow = typeof tasks.$inferSelect;

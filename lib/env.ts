@@ -1,0 +1,60 @@
+// The only reader of process.env: every setting is parsed here with zod, and a bad value
+// names the variable and what is wrong with it.
+import { z } from "zod";
+
+const postgresUrl = z
+  .string()
+  .trim()
+  .refine((v) => /^postgres(ql)?:\/\/.+/.test(v), {
+    message: "must be a postgres:// or postgresql:// URL",
+  });
+
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  CI: optional(z.string()),
+  DATABASE_URL: optional(postgresUrl),
+  DATABASE_OWNER_URL: optional(postgresUrl),
+  TEST_DATABASE_URL: optional(postgresUrl),
+  PORT: z.coerce
+    .number({ message: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be between 1 and 65535")
+    .max(65535, "must be between 1 and 65535")
+    .default(3000),
+  AGENT_LEDGER_DATA_DIR: optional(z.string().min(1)),
+  LEDGER_SIGNING_KEY: optional(z.string().min(1)),
+  LEDGER_PUBLIC_KEY: optional(z.string().min(1)),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type Env = z.infer<typeof schema>;
+
+export class EnvError extends Error {
+  override name = "EnvError";
+}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = schema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map(
+      (issue) => `  ${issue.path.join(".") || "(environment)"}: ${issue.message}`,
+    );
+    throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Environment for child processes we spawn (web server, worker): the parent's plus overrides. */
+export function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, ...overrides };
+}
