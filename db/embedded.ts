@@ -379,7 +379,9 @@ export async function ensureEmbeddedDatabase(dataDir: string): Promise<EmbeddedH
         reuse = true;
         st.port = running.port;
       } else {
-        log(`stopping an orphaned PostgreSQL (pid ${running.pid}) left by a process that was killed`);
+        log(
+          `stopping an orphaned PostgreSQL (pid ${running.pid}) left by a process that was killed`,
+        );
         await stopPostmaster(running.pid);
       }
     }

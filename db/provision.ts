@@ -22,9 +22,7 @@ export async function provisionRoles(superUrl: string, creds: Credentials): Prom
     ] as const) {
       const found = await client.query("select 1 from pg_roles where rolname = $1", [role]);
       const verb = found.rowCount === 0 ? "create" : "alter";
-      await client.query(
-        `${verb} role ${role} login password ${quoteLiteral(password)}`,
-      );
+      await client.query(`${verb} role ${role} login password ${quoteLiteral(password)}`);
     }
   } finally {
     await client.end();

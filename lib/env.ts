@@ -27,6 +27,9 @@ const schema = z.object({
   AGENT_LEDGER_DATA_DIR: optional(z.string().min(1)),
   LEDGER_SIGNING_KEY: optional(z.string().min(1)),
   LEDGER_PUBLIC_KEY: optional(z.string().min(1)),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  /** Set by `npm start` on its children: they stop when that process is gone. */
+  AGENT_LEDGER_PARENT_PID: optional(z.coerce.number().int().positive()),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
 });
 

@@ -36,9 +36,7 @@ export const effects = pgTable(
     check("effects_fingerprint_check", sql`${t.fingerprint} ~ '^[0-9a-f]{64}$'`),
     index("effects_task_idx").on(t.taskId, t.stepSeq),
     // Find in-flight effects whose lease ran out (outcome unknown).
-    index("effects_started_lease_idx")
-      .on(t.leaseExpiresAt)
-      .where(sql`${t.status} = 'started'`),
+    index("effects_started_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'started'`),
     index("effects_tool_created_idx").on(t.tool, t.createdAt.desc()),
   ],
 );

@@ -54,12 +54,8 @@ export const ledgerEntries = pgTable(
     check("ledger_entries_prev_hash_check", sql`${t.prevHash} ~ '^[0-9a-f]{64}$'`),
     index("ledger_entries_kind_at_idx").on(t.kind, t.at.desc(), t.id.desc()),
     index("ledger_entries_at_idx").on(t.at.desc(), t.id.desc()),
-    index("ledger_entries_task_idx")
-      .on(t.taskId, t.id)
-      .where(sql`${t.taskId} is not null`),
-    index("ledger_entries_key_idx")
-      .on(t.key, t.id)
-      .where(sql`${t.key} is not null`),
+    index("ledger_entries_task_idx").on(t.taskId, t.id).where(sql`${t.taskId} is not null`),
+    index("ledger_entries_key_idx").on(t.key, t.id).where(sql`${t.key} is not null`),
   ],
 );
 

@@ -1,12 +1,5 @@
 import { sql } from "drizzle-orm";
-import {
-  check,
-  doublePrecision,
-  integer,
-  pgTable,
-  text,
-  timestamp,
-} from "drizzle-orm/pg-core";
+import { check, doublePrecision, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * Retry policies by scope: `global` is the default, `agent:<name>` overrides it for one
@@ -32,9 +25,18 @@ export const retryPolicies = pgTable(
       "retry_policies_global_complete_check",
       sql`${t.scope} <> 'global' or (${t.maxAttempts} is not null and ${t.backoffInitialMs} is not null and ${t.backoffFactor} is not null and ${t.backoffMaxMs} is not null and ${t.attemptTimeoutMs} is not null)`,
     ),
-    check("retry_policies_max_attempts_check", sql`${t.maxAttempts} is null or ${t.maxAttempts} between 1 and 1000`),
-    check("retry_policies_backoff_check", sql`(${t.backoffInitialMs} is null or ${t.backoffInitialMs} >= 0) and (${t.backoffFactor} is null or ${t.backoffFactor} >= 1) and (${t.backoffMaxMs} is null or ${t.backoffMaxMs} >= 0)`),
-    check("retry_policies_timeout_check", sql`${t.attemptTimeoutMs} is null or ${t.attemptTimeoutMs} > 0`),
+    check(
+      "retry_policies_max_attempts_check",
+      sql`${t.maxAttempts} is null or ${t.maxAttempts} between 1 and 1000`,
+    ),
+    check(
+      "retry_policies_backoff_check",
+      sql`(${t.backoffInitialMs} is null or ${t.backoffInitialMs} >= 0) and (${t.backoffFactor} is null or ${t.backoffFactor} >= 1) and (${t.backoffMaxMs} is null or ${t.backoffMaxMs} >= 0)`,
+    ),
+    check(
+      "retry_policies_timeout_check",
+      sql`${t.attemptTimeoutMs} is null or ${t.attemptTimeoutMs} > 0`,
+    ),
     check("retry_policies_budget_check", sql`${t.budget} is null or ${t.budget} >= 0`),
   ],
 );

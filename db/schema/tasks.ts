@@ -57,13 +57,9 @@ export const tasks = pgTable(
     check("tasks_version_check", sql`${t.version} >= 1`),
     uniqueIndex("tasks_enqueue_key_idx").on(t.enqueueKey),
     // Claim the next runnable task: the partial index holds only claimable rows.
-    index("tasks_claim_idx")
-      .on(t.runAt, t.id)
-      .where(sql`${t.status} in ('queued', 'retry_wait')`),
+    index("tasks_claim_idx").on(t.runAt, t.id).where(sql`${t.status} in ('queued', 'retry_wait')`),
     // Reap leases of crashed workers.
-    index("tasks_lease_idx")
-      .on(t.leaseExpiresAt)
-      .where(sql`${t.status} = 'running'`),
+    index("tasks_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
     // Dead letters by reason and age.
     index("tasks_dead_idx")
       .on(t.deadReason, t.statusChangedAt.desc(), t.id.desc())

@@ -65,7 +65,9 @@ export async function startTestCluster(
   await provisionRoles(superUrl, TEST_CREDENTIALS);
   await dropDatabase(superUrl, template);
   await createDatabase(superUrl, template);
-  await migrateDatabase(databaseUrl(superUrl, template, OWNER_ROLE, TEST_CREDENTIALS.ownerPassword));
+  await migrateDatabase(
+    databaseUrl(superUrl, template, OWNER_ROLE, TEST_CREDENTIALS.ownerPassword),
+  );
   return {
     cluster: { superUrl, credentials: TEST_CREDENTIALS, template },
     stop: async () => {
@@ -91,7 +93,10 @@ export async function createTestDatabaseFrom(
   cluster: TestCluster,
   label: string,
 ): Promise<TestDatabaseUrls> {
-  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, "_").slice(0, 30);
+  const slug = label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .slice(0, 30);
   const name = `t_${slug}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
   for (let attempt = 0; ; attempt++) {
     try {

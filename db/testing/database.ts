@@ -1,4 +1,4 @@
-// Per-test-file database: `const db = await useTestDatabase()` at the top of a file gives a
+// Per-test-file database: `const db = await setUpTestDatabase()` at the top of a file gives a
 // fresh migrated database and pools for the app role and the owner, dropped after the file.
 import type pg from "pg";
 import { afterAll, inject } from "vitest";
@@ -15,7 +15,7 @@ export type TestDatabase = TestDatabaseUrls & {
   db: Db;
 };
 
-export async function useTestDatabase(label = "test"): Promise<TestDatabase> {
+export async function setUpTestDatabase(label = "test"): Promise<TestDatabase> {
   const cluster = inject("testCluster");
   const urls = await createTestDatabaseFrom(cluster, label);
   const pool = createPool(urls.appUrl, { max: 20 });

@@ -18,6 +18,8 @@ export const checkpointDataSchema = z.object({
 export type CheckpointData = z.infer<typeof checkpointDataSchema>;
 
 export function headsDigest(heads: readonly StreamHead[]): string {
-  const sorted = [...heads].sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
+  const sorted = [...heads].sort((a, b) =>
+    a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0,
+  );
   return sha256Hex(canonicalJson(sorted));
 }

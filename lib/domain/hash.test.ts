@@ -8,7 +8,9 @@ describe("deriveEffectKey", () => {
   });
 
   it("does not depend on the order of intent fields", () => {
-    expect(deriveEffectKey("t", "x", { a: 1, b: 2 })).toBe(deriveEffectKey("t", "x", { b: 2, a: 1 }));
+    expect(deriveEffectKey("t", "x", { a: 1, b: 2 })).toBe(
+      deriveEffectKey("t", "x", { b: 2, a: 1 }),
+    );
   });
 
   it("differs per task, tool and intent", () => {

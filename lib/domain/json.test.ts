@@ -25,8 +25,12 @@ describe("canonicalJson", () => {
 
 describe("toJsonValue", () => {
   it("rejects what jsonb cannot store, naming where", () => {
-    expect(() => toJsonValue({ a: { b: "x\u0000y" } }, "data")).toThrow(/data\.a\.b: contains U\+0000/);
-    expect(() => toJsonValue({ a: ["\ud800"] }, "data")).toThrow(/data\.a\[0\]: contains a lone surrogate/);
+    expect(() => toJsonValue({ a: { b: "x\u0000y" } }, "data")).toThrow(
+      /data\.a\.b: contains U\+0000/,
+    );
+    expect(() => toJsonValue({ a: ["\ud800"] }, "data")).toThrow(
+      /data\.a\[0\]: contains a lone surrogate/,
+    );
     expect(() => toJsonValue({ n: Number.NaN }, "data")).toThrow(JsonValueError);
     expect(() => toJsonValue({ f: () => 1 }, "data")).toThrow(/function is not JSON/);
   });

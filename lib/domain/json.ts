@@ -2,7 +2,13 @@
 // under canonicalization, or a chain would break on its own.
 import canonicalize from "canonicalize";
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
 
 export class JsonValueError extends Error {
   override name = "JsonValueError";
@@ -37,7 +43,10 @@ function check(value: unknown, path: string, depth: number): void {
     if (!Number.isFinite(value)) throw new JsonValueError(`${path}: ${value} is not a JSON number`);
     return;
   }
-  if (typeof value === "string") return checkString(value, path);
+  if (typeof value === "string") {
+    checkString(value, path);
+    return;
+  }
   if (Array.isArray(value)) {
     value.forEach((item, i) => {
       check(item, `${path}[${i}]`, depth + 1);

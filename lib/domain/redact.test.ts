@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import type { JsonValue } from "./json";
 import { REDACTED, redact } from "./redact";
 
 describe("redact", () => {
   it("replaces values at dotted paths, with * for any key or index", () => {
-    const value = {
+    const value: JsonValue = {
       args: { to: "a@b.c", card: { number: "4242", exp: "12/30" } },
       items: [{ secret: "s1", keep: 1 }, { secret: "s2" }],
     };

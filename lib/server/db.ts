@@ -4,7 +4,10 @@ import type pg from "pg";
 import { createDb, createPool, type Db } from "../../db/client";
 import { env } from "../env";
 
-const holder = globalThis as typeof globalThis & { __agentLedgerPool?: pg.Pool; __agentLedgerDb?: Db };
+const holder = globalThis as typeof globalThis & {
+  __agentLedgerPool?: pg.Pool;
+  __agentLedgerDb?: Db;
+};
 
 export function getPool(): pg.Pool {
   if (!holder.__agentLedgerPool) {

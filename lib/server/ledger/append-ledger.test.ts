@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
-import { useTestDatabase } from "../../../db/testing/database";
+import { setUpTestDatabase } from "../../../db/testing/database";
 import { entryHash, GENESIS_HASH } from "../../domain/hash";
 import { REDACTED } from "../../domain/redact";
 import { appendLedger, LedgerInputError, SYSTEM_STREAM } from "./append-ledger";
 import { verifyLedger } from "./verify-ledger";
 
-const t = await useTestDatabase("append");
+const t = await setUpTestDatabase("append");
 
 describe("appendLedger", () => {
   it("chains entries per stream from the genesis hash", async () => {
@@ -18,7 +18,11 @@ describe("appendLedger", () => {
       ]),
     );
     const second = await withTransaction(t.pool, (c) =>
-      appendLedger(c, stream, { kind: "correction", actor: "ops@example.com", data: { note: "x" } }),
+      appendLedger(c, stream, {
+        kind: "correction",
+        actor: "ops@example.com",
+        data: { note: "x" },
+      }),
     );
     expect([...first, ...second].map((e) => e.seq)).toEqual([1, 2, 3]);
 
@@ -42,7 +46,10 @@ describe("appendLedger", () => {
       expect(row.hash).toBe(recomputed);
       prev = row.hash;
     }
-    const head = await t.pool.query("select head_seq, head_hash from ledger_streams where stream = $1", [stream]);
+    const head = await t.pool.query(
+      "select head_seq, head_hash from ledger_streams where stream = $1",
+      [stream],
+    );
     expect(head.rows[0]).toEqual({ head_seq: 3, head_hash: prev });
   });
 
@@ -55,7 +62,10 @@ describe("appendLedger", () => {
         sensitive: ["args.apiKey"],
       }),
     );
-    const { rows } = await t.pool.query("select data::text as data from ledger_entries where id = $1", [entry?.id]);
+    const { rows } = await t.pool.query(
+      "select data::text as data from ledger_entries where id = $1",
+      [entry?.id],
+    );
     expect(rows[0].data).not.toContain("sk_live_123");
     expect(JSON.parse(rows[0].data)).toEqual({ args: { to: "a@b.c", apiKey: REDACTED } });
   });
@@ -84,7 +94,9 @@ describe("appendLedger", () => {
         throw new Error("state change failed");
       }),
     ).rejects.toThrow("state change failed");
-    const { rows } = await t.pool.query("select count(*)::int as n from ledger_entries where stream = 'test:rollback'");
+    const { rows } = await t.pool.query(
+      "select count(*)::int as n from ledger_entries where stream = 'test:rollback'",
+    );
     expect(rows[0].n).toBe(0);
   });
 
@@ -97,7 +109,10 @@ describe("appendLedger", () => {
         ),
       ),
     );
-    const seqs = results.flat().map((e) => e.seq).sort((a, b) => a - b);
+    const seqs = results
+      .flat()
+      .map((e) => e.seq)
+      .sort((a, b) => a - b);
     expect(seqs).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     // Also 100 concurrent first appends to 100 new streams race on creating the head rows.
     await Promise.all(
@@ -120,7 +135,9 @@ describe("appendLedger", () => {
 
 describe("append-only enforcement", () => {
   it("the application role may not UPDATE, DELETE or TRUNCATE ledger entries", async () => {
-    await withTransaction(t.pool, (c) => appendLedger(c, SYSTEM_STREAM, { kind: "test.entry", actor: "a" }));
+    await withTransaction(t.pool, (c) =>
+      appendLedger(c, SYSTEM_STREAM, { kind: "test.entry", actor: "a" }),
+    );
     const attempts = [
       "update ledger_entries set actor = 'mallory'",
       "delete from ledger_entries",
@@ -131,7 +148,9 @@ describe("append-only enforcement", () => {
       "update ledger_streams set head_seq = 0",
     ];
     for (const sql of attempts) {
-      await expect(t.pool.query(sql), sql).rejects.toThrow(/permission denied|not allowed|may only advance/);
+      await expect(t.pool.query(sql), sql).rejects.toThrow(
+        /permission denied|not allowed|may only advance/,
+      );
     }
     const { rows } = await t.pool.query("select count(*)::int as n from ledger_entries");
     expect(rows[0].n).toBeGreaterThan(0);
@@ -146,7 +165,11 @@ describe("append-only enforcement", () => {
   });
 
   it("triggers stop even the schema owner", async () => {
-    for (const sql of ["update ledger_entries set actor = 'x'", "delete from ledger_entries", "truncate ledger_entries"]) {
+    for (const sql of [
+      "update ledger_entries set actor = 'x'",
+      "delete from ledger_entries",
+      "truncate ledger_entries",
+    ]) {
       await expect(t.ownerPool.query(sql), sql).rejects.toThrow(/append-only/);
     }
   });

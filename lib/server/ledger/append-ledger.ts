@@ -80,7 +80,10 @@ export async function appendLedger(
   const prepared = entries.map((e, i) => {
     if (!KIND_PATTERN.test(e.kind)) throw new LedgerInputError(`bad ledger entry kind: ${e.kind}`);
     if (e.actor.trim() === "") throw new LedgerInputError("a ledger entry needs an actor");
-    const data: JsonValue = redact(toJsonValue(e.data ?? {}, `entry[${i}].data`), e.sensitive ?? []);
+    const data: JsonValue = redact(
+      toJsonValue(e.data ?? {}, `entry[${i}].data`),
+      e.sensitive ?? [],
+    );
     if (e.taskId != null && !UUID_PATTERN.test(e.taskId)) {
       throw new LedgerInputError(`bad task id: ${e.taskId}`);
     }

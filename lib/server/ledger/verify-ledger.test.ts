@@ -4,14 +4,14 @@
 import fc from "fast-check";
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
-import { useTestDatabase } from "../../../db/testing/database";
+import { setUpTestDatabase } from "../../../db/testing/database";
 import { entryHash } from "../../domain/hash";
 import { writeCheckpointIn } from "../commands/write-checkpoint";
 import { appendLedger } from "./append-ledger";
 import { generateSigningKey, parsePrivateKey, parsePublicKey } from "./signing";
 import { verifyLedger } from "./verify-ledger";
 
-const t = await useTestDatabase("verify");
+const t = await setUpTestDatabase("verify");
 
 const entryArb = fc.record({
   kind: fc.constantFrom("effect.started", "effect.succeeded", "model.called", "review.approved"),
@@ -40,14 +40,19 @@ const tamperArb: fc.Arbitrary<Tamper> = fc.oneof(
 type Row = { id: number; seq: number; data: { note: string; payload: unknown } };
 
 async function rowsOf(c: pg.PoolClient, stream: string): Promise<Row[]> {
-  const { rows } = await c.query<Row>("select id, seq, data from ledger_entries where stream = $1 order by seq", [
-    stream,
-  ]);
+  const { rows } = await c.query<Row>(
+    "select id, seq, data from ledger_entries where stream = $1 order by seq",
+    [stream],
+  );
   return rows;
 }
 
 /** Applies the tampering; returns the stream and seq that verify must name. */
-async function tamper(c: pg.PoolClient, streams: string[], t: Tamper): Promise<{ stream: string; seq: number }> {
+async function tamper(
+  c: pg.PoolClient,
+  streams: string[],
+  t: Tamper,
+): Promise<{ stream: string; seq: number }> {
   const stream = streams[t.stream % streams.length] as string;
   const rows = await rowsOf(c, stream);
   await c.query("set local session_replication_role = replica");
@@ -58,7 +63,10 @@ async function tamper(c: pg.PoolClient, streams: string[], t: Tamper): Promise<{
       const i = t.char % note.length;
       const changed = note.charCodeAt(i) === 0x41 ? "B" : "A";
       const data = { ...row.data, note: note.slice(0, i) + changed + note.slice(i + 1) };
-      await c.query("update ledger_entries set data = $2 where id = $1", [row.id, JSON.stringify(data)]);
+      await c.query("update ledger_entries set data = $2 where id = $1", [
+        row.id,
+        JSON.stringify(data),
+      ]);
       return { stream, seq: row.seq };
     }
     case "delete": {
@@ -99,7 +107,12 @@ async function inRolledBackTransaction(fn: (c: pg.PoolClient) => Promise<void>):
   }
 }
 
-async function writeChains(c: pg.PoolClient, chains: fc.Infer<typeof chainsArb>): Promise<string[]> {
+type Chains = typeof chainsArb extends fc.Arbitrary<infer T> ? T : never;
+
+async function writeChains(
+  c: pg.PoolClient,
+  chains: Chains,
+): Promise<string[]> {
   const streams = chains.map((_, i) => `prop:s${i}`);
   for (const [i, chain] of chains.entries()) {
     for (const e of chain) {
@@ -155,8 +168,8 @@ describe("verifyLedger", () => {
     await inRolledBackTransaction(async (c) => {
       const streams = await writeChains(c, [
         [
-          { kind: "effect.started", actor: "w", note: "refund 100", payload: null },
-          { kind: "effect.succeeded", actor: "w", note: "ok", payload: null },
+          { kind: "effect.started", actor: "system", note: "refund 100", payload: null },
+          { kind: "effect.succeeded", actor: "system", note: "ok", payload: null },
         ],
       ]);
       const stream = streams[0] as string;
@@ -182,12 +195,10 @@ describe("verifyLedger", () => {
           key: row.key,
           data,
         });
-        await c.query("update ledger_entries set data = $2, prev_hash = $3, hash = $4 where id = $1", [
-          row.id,
-          JSON.stringify(data),
-          prev,
-          hash,
-        ]);
+        await c.query(
+          "update ledger_entries set data = $2, prev_hash = $3, hash = $4 where id = $1",
+          [row.id, JSON.stringify(data), prev, hash],
+        );
         prev = hash;
       }
       await c.query("update ledger_streams set head_hash = $2 where stream = $1", [stream, prev]);
@@ -201,10 +212,15 @@ describe("verifyLedger", () => {
         "select id, data from ledger_entries where kind = 'ledger.checkpoint' order by id desc limit 1",
       );
       const forged = { ...cp.rows[0].data };
-      forged.streams = forged.streams.map((s: { stream: string }) => (s.stream === stream ? { ...s, hash: prev } : s));
+      forged.streams = forged.streams.map((s: { stream: string }) =>
+        s.stream === stream ? { ...s, hash: prev } : s,
+      );
       const { headsDigest } = await import("../../domain/checkpoint");
       forged.digest = headsDigest(forged.streams);
-      await c.query("update ledger_entries set data = $2 where id = $1", [cp.rows[0].id, JSON.stringify(forged)]);
+      await c.query("update ledger_entries set data = $2 where id = $1", [
+        cp.rows[0].id,
+        JSON.stringify(forged),
+      ]);
       const forgedReport = await verifyLedger(c, { publicKey });
       expect(forgedReport.problems.map((p) => p.problem)).toContain("bad_signature");
     });

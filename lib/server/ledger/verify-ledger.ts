@@ -141,14 +141,21 @@ export async function verifyLedger(
       "select stream, head_seq, head_hash from ledger_streams where stream = any($1::text[])",
       [newStreams],
     );
-    for (const h of headRows.rows) heads.set(h.stream, { seq: Number(h.head_seq), hash: h.head_hash });
+    for (const h of headRows.rows)
+      heads.set(h.stream, { seq: Number(h.head_seq), hash: h.head_hash });
 
     for (const row of rows) {
       const seq = Number(row.seq);
       if (!cur || cur.stream !== row.stream) {
         if (cur) finish(cur);
         streams += 1;
-        cur = { stream: row.stream, expectedSeq: 1, prevHash: GENESIS_HASH, lastId: null, broken: false };
+        cur = {
+          stream: row.stream,
+          expectedSeq: 1,
+          prevHash: GENESIS_HASH,
+          lastId: null,
+          broken: false,
+        };
       }
       entries += 1;
       checkEntry(cur, row, seq, claims, report);
@@ -228,16 +235,18 @@ function checkEntry(
   if (seq !== cur.expectedSeq) {
     // Name the first missing seq; entryId is the entry where the gap shows.
     at.seq = cur.expectedSeq;
-    return fail(
+    fail(
       "seq_gap",
       `${row.stream} jumps from seq ${cur.expectedSeq - 1} to seq ${seq}: entries ${cur.expectedSeq}..${seq - 1} are missing`,
     );
+    return;
   }
   if (row.prev_hash !== cur.prevHash) {
-    return fail(
+    fail(
       "prev_hash_mismatch",
       `${row.stream} seq ${seq} points back to ${short(row.prev_hash)}, but the entry before it hashes to ${short(cur.prevHash)}`,
     );
+    return;
   }
   const recomputed = entryHash(row.prev_hash, {
     stream: row.stream,
@@ -250,10 +259,11 @@ function checkEntry(
     data: row.data,
   });
   if (recomputed !== row.hash) {
-    return fail(
+    fail(
       "hash_mismatch",
       `${row.stream} seq ${seq} (${row.kind}) was altered: stored hash ${short(row.hash)}, recomputed ${short(recomputed)}`,
     );
+    return;
   }
   const claim = claims.get(row.stream);
   if (claim && claim.seq === seq) {

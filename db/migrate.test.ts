@@ -1,0 +1,35 @@
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { connectClient } from "./client";
+import { migrateDatabase } from "./migrate";
+import { createDatabase, dropDatabase, OWNER_ROLE, withCredentials } from "./provision";
+
+const cluster = inject("testCluster");
+const name = `t_migrate_${process.pid}`;
+afterAll(() => dropDatabase(cluster.superUrl, name));
+
+describe("migrateDatabase", () => {
+  it("serializes concurrent migrations of an empty database: each migration applies once", async () => {
+    await createDatabase(cluster.superUrl, name);
+    const ownerUrl = withCredentials(
+      cluster.superUrl,
+      OWNER_ROLE,
+      cluster.credentials.ownerPassword,
+      name,
+    );
+    const results = await Promise.all([1, 2, 3].map(() => migrateDatabase(ownerUrl)));
+    const total = results[0]?.total ?? 0;
+    expect(total).toBeGreaterThanOrEqual(2);
+    expect(results.every((r) => r.total === total)).toBe(true);
+    expect(results.reduce((n, r) => n + r.applied, 0)).toBe(total);
+
+    const client = await connectClient(ownerUrl);
+    try {
+      const { rows } = await client.query(
+        "select count(*)::int as n from pg_trigger where tgrelid = 'ledger_entries'::regclass and not tgisinternal",
+      );
+      expect(rows[0].n).toBe(2);
+    } finally {
+      await client.end();
+    }
+  });
+});

@@ -1,0 +1,96 @@
+// The embedded demo's starting data: a global retry policy and a realistic mix of tasks for
+// the example agents. Runs once per database (a `demo.seeded` entry marks it).
+import type pg from "pg";
+import { withTransaction } from "../../../db/client";
+import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
+import { enqueueTask } from "./enqueue-task";
+
+export const SEED_ACTOR = "system:seed";
+
+export const DEFAULT_POLICY = {
+  maxAttempts: 5,
+  backoffInitialMs: 1_000,
+  backoffFactor: 2,
+  backoffMaxMs: 60_000,
+  attemptTimeoutMs: 60_000,
+  budget: 1,
+};
+
+const DEMO_TASKS = [
+  { agent: "invoice-reminder", input: { invoiceId: "inv_1001", customerEmail: "ada@example.com" } },
+  {
+    agent: "invoice-reminder",
+    input: { invoiceId: "inv_1002", customerEmail: "grace@example.com" },
+  },
+  {
+    agent: "invoice-reminder",
+    input: { invoiceId: "inv_1003", customerEmail: "linus@example.com" },
+  },
+  {
+    agent: "refund",
+    input: {
+      orderId: "ord_2001",
+      amountCents: 1299,
+      currency: "usd",
+      reason: "damaged in transit",
+    },
+  },
+  {
+    agent: "refund",
+    input: {
+      orderId: "ord_2002",
+      amountCents: 48_000,
+      currency: "usd",
+      reason: "duplicate charge",
+    },
+  },
+];
+
+export async function seedDemo(pool: pg.Pool): Promise<{ seeded: boolean }> {
+  return withTransaction(pool, async (client) => {
+    // Serialize concurrent seeders on the system stream's head.
+    await client.query(
+      "insert into ledger_streams (stream, head_seq, head_hash) values ($1, 0, repeat('0', 64)) on conflict do nothing",
+      [SYSTEM_STREAM],
+    );
+    await client.query("select 1 from ledger_streams where stream = $1 for update", [
+      SYSTEM_STREAM,
+    ]);
+    const done = await client.query(
+      "select 1 from ledger_entries where stream = $1 and kind = 'demo.seeded' limit 1",
+      [SYSTEM_STREAM],
+    );
+    if ((done.rowCount ?? 0) > 0) return { seeded: false };
+
+    const inserted = await client.query(
+      `insert into retry_policies (scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, budget, updated_by)
+       values ('global', $1, $2, $3, $4, $5, $6, $7)
+       on conflict (scope) do nothing`,
+      [
+        DEFAULT_POLICY.maxAttempts,
+        DEFAULT_POLICY.backoffInitialMs,
+        DEFAULT_POLICY.backoffFactor,
+        DEFAULT_POLICY.backoffMaxMs,
+        DEFAULT_POLICY.attemptTimeoutMs,
+        DEFAULT_POLICY.budget,
+        SEED_ACTOR,
+      ],
+    );
+    if ((inserted.rowCount ?? 0) > 0) {
+      await appendLedger(client, SYSTEM_STREAM, {
+        kind: "policy.changed",
+        actor: SEED_ACTOR,
+        data: { scope: "global", before: null, after: DEFAULT_POLICY },
+      });
+    }
+    for (const [i, task] of DEMO_TASKS.entries()) {
+      await enqueueTask(client, { ...task, key: `demo-seed-${i}`, actor: SEED_ACTOR });
+    }
+    await appendLedger(client, SYSTEM_STREAM, {
+      kind: "demo.seeded",
+      actor: SEED_ACTOR,
+      data: { tasks: DEMO_TASKS.length },
+    });
+    return { seeded: true };
+  });
+}

@@ -1,0 +1,203 @@
+// `npm start`: database (embedded unless DATABASE_URL), migrations, demo seed, the web server
+// and one worker; prints the URL and stops everything on Ctrl-C. A previous run that was
+// killed (kill -9) leaves processes behind; they are found through .data/run.json and stopped.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createPool } from "../db/client";
+import { freePort, isAlive } from "../db/embedded";
+import { migrateDatabase } from "../db/migrate";
+import { dataDir, openDatabase, PROJECT_ROOT } from "../db/open";
+import { env } from "../lib/env";
+import { seedDemo } from "../lib/server/commands/seed-demo";
+import { buildIfNeeded } from "./build-if-needed";
+
+type RunFile = { launcher: number; web?: number; worker?: number; url: string };
+
+const runFile = () => path.join(dataDir(), "run.json");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function readRunFile(): RunFile | undefined {
+  try {
+    return JSON.parse(readFileSync(runFile(), "utf8")) as RunFile;
+  } catch {
+    return undefined;
+  }
+}
+
+async function stopProcess(pid: number, graceMs: number): Promise<void> {
+  if (!isAlive(pid)) return;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  const until = Date.now() + graceMs;
+  while (Date.now() < until) {
+    if (!isAlive(pid)) return;
+    await sleep(50);
+  }
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** Refuses to start twice; cleans up after a launcher that was killed. */
+async function takeOverRunFile(): Promise<void> {
+  const previous = readRunFile();
+  if (!previous) return;
+  if (previous.launcher !== process.pid && isAlive(previous.launcher)) {
+    throw new Error(
+      `Agent Ledger is already running (pid ${previous.launcher}) at ${previous.url}. Stop it first (Ctrl-C in its terminal, or kill ${previous.launcher}).`,
+    );
+  }
+  for (const [name, pid] of [
+    ["web server", previous.web],
+    ["worker", previous.worker],
+  ] as const) {
+    if (pid && isAlive(pid)) {
+      console.log(`Stopping the ${name} (pid ${pid}) left by a previous run that was killed.`);
+      await stopProcess(pid, 5_000);
+    }
+  }
+  rmSync(runFile(), { force: true });
+}
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`the web server exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/api/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`the web server did not become healthy within ${timeoutMs / 1000} s`);
+}
+
+async function main(): Promise<number> {
+  const { PORT, HOST } = env();
+  mkdirSync(dataDir(), { recursive: true });
+  await takeOverRunFile();
+  writeFileSync(runFile(), JSON.stringify({ launcher: process.pid, url: "" }));
+
+  buildIfNeeded(PROJECT_ROOT);
+
+  if ((await freePort(PORT)) !== PORT) {
+    throw new Error(`port ${PORT} is in use on ${HOST}; set PORT to another port`);
+  }
+
+  const db = await openDatabase();
+  const children: ChildProcess[] = [];
+  let stopping: Promise<void> | undefined;
+  const shutdown = (why: string) => {
+    stopping ??= (async () => {
+      console.log(`\nStopping (${why})…`);
+      await Promise.all(children.map((c) => (c.pid ? stopProcess(c.pid, 10_000) : undefined)));
+      await db.release();
+      rmSync(runFile(), { force: true });
+    })();
+    return stopping;
+  };
+
+  try {
+    await migrateDatabase(db.ownerUrl);
+    if (db.embedded) {
+      const pool = createPool(db.appUrl, { max: 1 });
+      try {
+        await seedDemo(pool);
+      } finally {
+        await pool.end();
+      }
+    }
+
+    const childEnv = {
+      ...process.env,
+      DATABASE_URL: db.appUrl,
+      AGENT_LEDGER_PARENT_PID: String(process.pid),
+      NEXT_TELEMETRY_DISABLED: "1",
+      NODE_ENV: "production" as const,
+    };
+    const web = spawn(
+      path.join(PROJECT_ROOT, "node_modules", ".bin", "next"),
+      ["start", "-p", String(PORT), "-H", HOST],
+      { cwd: PROJECT_ROOT, env: childEnv, stdio: ["ignore", "inherit", "inherit"] },
+    );
+    children.push(web);
+    const worker = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(PROJECT_ROOT, "worker", "main.ts")],
+      {
+        cwd: PROJECT_ROOT,
+        env: childEnv,
+        stdio: ["ignore", "inherit", "inherit"],
+      },
+    );
+    children.push(worker);
+    const shownHost = HOST === "0.0.0.0" || HOST === "127.0.0.1" ? "localhost" : HOST;
+    const url = `http://${shownHost}:${PORT}`;
+    writeFileSync(
+      runFile(),
+      JSON.stringify({
+        launcher: process.pid,
+        web: web.pid,
+        worker: worker.pid,
+        url,
+      } satisfies RunFile),
+    );
+
+    let exitCode = 0;
+    const done = new Promise<void>((resolve) => {
+      const onSignal = (signal: string) => {
+        void shutdown(signal).then(resolve);
+      };
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+      process.once("SIGHUP", onSignal);
+      for (const [name, child] of [
+        ["web server", web],
+        ["worker", worker],
+      ] as const) {
+        child.once("exit", (code, signal) => {
+          if (stopping !== undefined) return;
+          exitCode = 1;
+          void shutdown(`the ${name} exited (${signal ?? `code ${code}`})`).then(resolve);
+        });
+      }
+      // If whoever started us dies (kill -9 of npm), stop instead of lingering as an orphan.
+      const parent = process.ppid;
+      const watchdog = setInterval(() => {
+        if (process.ppid !== parent || !isAlive(parent)) {
+          clearInterval(watchdog);
+          void shutdown("the parent process is gone").then(resolve);
+        }
+      }, 500);
+      watchdog.unref();
+    });
+
+    await waitForHealth(`http://${HOST === "0.0.0.0" ? "127.0.0.1" : HOST}:${PORT}`, web, 60_000);
+    console.log(`
+  Agent Ledger is running at ${url}
+  Database: ${db.embedded ? `embedded PostgreSQL in ${dataDir()}` : "DATABASE_URL"}
+  Press Ctrl-C to stop.
+`);
+    await done;
+    return exitCode;
+  } catch (err) {
+    await shutdown("start-up failed");
+    throw err;
+  }
+}
+
+try {
+  process.exitCode = await main();
+} catch (err) {
+  console.error(`npm start: ${(err as Error).message}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,21 @@
+// `npm run worker`: one worker process against DATABASE_URL or the embedded database.
+import { parseArgs } from "node:util";
+import { runWorker } from "./run-worker";
+
+const { values } = parseArgs({
+  options: { concurrency: { type: "string", default: "4" } },
+  allowPositionals: false,
+});
+const concurrency = Number(values.concurrency);
+if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
+  console.error(
+    `worker: --concurrency must be a whole number from 1 to 256, got "${values.concurrency}"`,
+  );
+  process.exit(2);
+}
+try {
+  await runWorker({ concurrency });
+} catch (err) {
+  console.error(`[worker] ${(err as Error).message}`);
+  process.exitCode = 2;
+}
