@@ -27,8 +27,11 @@ export function createPool(
   return pool;
 }
 
-export async function connectClient(connectionString: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
+export async function connectClient(
+  connectionString: string,
+  timeoutMs = 10_000,
+): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
   client.on("error", (err) => {
     console.error(`[db] connection error: ${err.message}`);
   });

@@ -2,11 +2,19 @@
 // orphaned postmaster, a stale postmaster.pid, two processes sharing one cluster.
 import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { connectClient } from "./client";
-import { ensureEmbeddedDatabase, isAlive, readPostmasterPid } from "./embedded";
+import {
+  ensureEmbeddedDatabase,
+  initCluster,
+  isAlive,
+  newClusterState,
+  readPostmasterPid,
+  startPostmaster,
+} from "./embedded";
 
 const dir = mkdtempSync(path.join(tmpdir(), "agent-ledger-embedded-"));
 chmodSync(dir, 0o755);
@@ -87,5 +95,29 @@ describe("embedded database", () => {
     rmSync(path.join(users, String(process.ppid)));
     await second.release();
     expect(running && isAlive(running.pid)).toBe(false);
+  });
+
+  it("shows the server log tail when PostgreSQL cannot start", async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
+    const address = blocker.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    const other = path.join(dir, "other");
+    const state = newClusterState(port);
+    await initCluster(other, state.superPassword);
+    try {
+      await expect(
+        startPostmaster({
+          pgData: other,
+          port,
+          logFile: path.join(dir, "other.log"),
+          superPassword: state.superPassword,
+        }),
+      ).rejects.toThrow(
+        /exited with code \d+ while starting[\s\S]*(could not bind|Address already in use)/,
+      );
+    } finally {
+      blocker.close();
+    }
   });
 });

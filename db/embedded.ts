@@ -279,7 +279,7 @@ export async function startPostmaster(opts: StartOptions): Promise<ChildProcess>
       );
     }
     try {
-      const client = await connectClient(url);
+      const client = await connectClient(url, 1_000);
       await client.end();
       return child;
     } catch (err) {
@@ -417,15 +417,4 @@ export async function ensureEmbeddedDatabase(dataDir: string): Promise<EmbeddedH
       });
     },
   };
-}
-
-/** Whether a database server answers at this URL (used by health checks and the CLI). */
-export async function canConnect(url: string): Promise<boolean> {
-  try {
-    const client = await connectClient(url);
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -165,9 +165,13 @@ async function main(): Promise<number> {
         ["worker", worker],
       ] as const) {
         child.once("exit", (code, signal) => {
-          if (stopping !== undefined) return;
-          exitCode = 1;
-          void shutdown(`the ${name} exited (${signal ?? `code ${code}`})`).then(resolve);
+          // Ctrl-C reaches the whole process group at once; give our own SIGINT handler a
+          // moment so a child stopping for the same reason is not reported as a crash.
+          setTimeout(() => {
+            if (stopping !== undefined) return;
+            exitCode = 1;
+            void shutdown(`the ${name} exited (${signal ?? `code ${code}`})`).then(resolve);
+          }, 300);
         });
       }
       // If whoever started us dies (kill -9 of npm), stop instead of lingering as an orphan.
