@@ -109,10 +109,7 @@ async function inRolledBackTransaction(fn: (c: pg.PoolClient) => Promise<void>):
 
 type Chains = typeof chainsArb extends fc.Arbitrary<infer T> ? T : never;
 
-async function writeChains(
-  c: pg.PoolClient,
-  chains: Chains,
-): Promise<string[]> {
+async function writeChains(c: pg.PoolClient, chains: Chains): Promise<string[]> {
   const streams = chains.map((_, i) => `prop:s${i}`);
   for (const [i, chain] of chains.entries()) {
     for (const e of chain) {

@@ -1,0 +1,44 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { SidebarNav } from "../../components/shell/sidebar-nav";
+
+export default function DashboardLayout({ children }: { children: ReactNode }) {
+  return (
+    <>
+      <a
+        href="#main"
+        className="sr-only z-50 rounded-md bg-white px-4 py-2 font-medium text-slate-900 shadow focus:not-sr-only focus:fixed focus:top-3 focus:left-3"
+      >
+        Skip to main content
+      </a>
+      <div className="min-h-dvh md:grid md:grid-cols-[15rem_minmax(0,1fr)]">
+        {/* The column carries the colour so it reaches the bottom of long pages; the header inside stays in view. */}
+        <div className="bg-slate-900">
+          <header className="text-slate-100 md:sticky md:top-0 md:h-dvh md:overflow-y-auto">
+            <div className="flex items-center gap-2 px-5 pt-4 pb-3 md:pt-6 md:pb-6">
+              <Link href="/" className="group flex items-center gap-2 rounded-md">
+                <span
+                  aria-hidden="true"
+                  className="grid size-7 place-items-center rounded-md bg-sky-500 font-mono text-sm font-bold text-slate-950"
+                >
+                  AL
+                </span>
+                <span className="text-base font-semibold tracking-tight text-white group-hover:text-sky-200">
+                  Agent Ledger
+                </span>
+              </Link>
+            </div>
+            <SidebarNav />
+          </header>
+        </div>
+        <main
+          id="main"
+          tabIndex={-1}
+          className="min-w-0 px-4 py-6 focus:outline-none sm:px-6 lg:px-10 lg:py-8"
+        >
+          <div className="mx-auto max-w-7xl">{children}</div>
+        </main>
+      </div>
+    </>
+  );
+}

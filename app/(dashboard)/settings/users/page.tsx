@@ -1,0 +1,17 @@
+import type { Metadata } from "next";
+import { NotAvailable } from "../../../../components/ui/not-available";
+
+export const metadata: Metadata = { title: "Users" };
+
+export default function UsersPage() {
+  return (
+    <NotAvailable
+      title="Users"
+      purpose="Who can sign in to the dashboard and what each person may do."
+      plans={[
+        "Invite people and give each the reviewer, ops or admin role.",
+        "Change or remove a role, recorded in the ledger.",
+      ]}
+    />
+  );
+}

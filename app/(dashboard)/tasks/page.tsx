@@ -1,0 +1,137 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { TasksTable } from "../../../components/tasks/tasks-table";
+import { EmptyState } from "../../../components/ui/empty-state";
+import { TASK_STATUS_LABEL } from "../../../components/ui/labels";
+import { Notice } from "../../../components/ui/notice";
+import { PageHeader } from "../../../components/ui/page-header";
+import { TASK_STATUSES, type TaskStatus } from "../../../lib/domain/task-states";
+import { getDb } from "../../../lib/server/db";
+import {
+  listTasks,
+  TASKS_PAGE_SIZE,
+  taskSearchSchema,
+} from "../../../lib/server/queries/list-tasks";
+import {
+  parseSearchParams,
+  type SearchParams,
+} from "../../../lib/server/queries/parse-search-params";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Tasks" };
+
+const linkClass =
+  "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50";
+
+function tasksHref(params: { status?: TaskStatus; before?: string }): string {
+  const query = new URLSearchParams();
+  if (params.status) query.set("status", params.status);
+  if (params.before) query.set("before", params.before);
+  const text = query.toString();
+  return text ? `/tasks?${text}` : "/tasks";
+}
+
+export default async function TasksPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const parsed = parseSearchParams(taskSearchSchema, await searchParams);
+  const header = (
+    <PageHeader
+      title="Tasks"
+      description="Units of work for your agents, newest first. Filter by status to find what is stuck or waiting."
+    />
+  );
+
+  if (!parsed.ok) {
+    return (
+      <>
+        {header}
+        <Notice tone="error" title="This tasks address is not valid.">
+          <ul className="list-disc pl-5">
+            {parsed.errors.map((e) => (
+              <li key={e}>{e}</li>
+            ))}
+          </ul>
+          <p className="mt-2">
+            <Link href="/tasks" className="font-medium underline">
+              Show the latest tasks
+            </Link>
+          </p>
+        </Notice>
+      </>
+    );
+  }
+
+  const search = parsed.data;
+  const page = await listTasks(getDb(), search);
+  const statusLabel = search.status ? TASK_STATUS_LABEL[search.status] : undefined;
+
+  return (
+    <>
+      {header}
+      <search aria-label="Filter tasks">
+        <form method="get" action="/tasks" className="mb-4 flex flex-wrap items-end gap-3">
+          <div>
+            <label htmlFor="tasks-status" className="block text-sm font-medium text-slate-800">
+              Status
+            </label>
+            <select
+              id="tasks-status"
+              name="status"
+              defaultValue={search.status ?? ""}
+              className="mt-1 w-56 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-xs"
+            >
+              <option value="">Any status</option>
+              {TASK_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {TASK_STATUS_LABEL[s]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button
+            type="submit"
+            className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
+          >
+            Filter
+          </button>
+        </form>
+      </search>
+
+      <section
+        aria-labelledby="tasks-results"
+        className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-5"
+      >
+        <h2 id="tasks-results" className="mb-3 text-base font-semibold text-slate-900">
+          {statusLabel ? `${statusLabel} tasks` : "All tasks"}
+          {search.before ? <span className="font-normal text-slate-600"> (older page)</span> : null}
+        </h2>
+        {page.tasks.length === 0 ? (
+          <EmptyState title={search.before ? "No older tasks" : "No tasks match"}>
+            {statusLabel
+              ? `No task is ${statusLabel.toLowerCase()} right now.`
+              : "Tasks appear here as soon as they are enqueued, from the CLI or the HTTP API."}
+          </EmptyState>
+        ) : (
+          <TasksTable
+            tasks={page.tasks}
+            caption={`Tasks, newest first, up to ${TASKS_PAGE_SIZE} per page`}
+          />
+        )}
+        <nav aria-label="Task pages" className="mt-4 flex flex-wrap gap-2">
+          {search.before ? (
+            <Link href={tasksHref({ status: search.status })} className={linkClass}>
+              Newest tasks
+            </Link>
+          ) : null}
+          {page.olderBefore ? (
+            <Link
+              href={tasksHref({ status: search.status, before: page.olderBefore })}
+              className={linkClass}
+            >
+              Older tasks
+            </Link>
+          ) : null}
+        </nav>
+      </section>
+    </>
+  );
+}

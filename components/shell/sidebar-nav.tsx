@@ -1,0 +1,48 @@
+"use client";
+// The sidebar's links. A client component only to read the current path for aria-current.
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { isCurrent, NAV_GROUPS } from "./nav-items";
+
+export function SidebarNav() {
+  const pathname = usePathname();
+  return (
+    <nav aria-label="Main" className="px-2 pb-3 md:px-3 md:pb-6">
+      <ul className="flex gap-1 overflow-x-auto md:flex-col md:gap-5 md:overflow-visible">
+        {NAV_GROUPS.map((group) => {
+          const groupId = `nav-group-${group.label.toLowerCase()}`;
+          return (
+            <li key={group.label} className="shrink-0">
+              <p
+                id={groupId}
+                className="hidden px-3 pb-1 text-xs font-semibold tracking-wider text-slate-400 uppercase md:block"
+              >
+                {group.label}
+              </p>
+              <ul aria-labelledby={groupId} className="flex gap-1 md:flex-col md:gap-0.5">
+                {group.items.map((item) => {
+                  const current = isCurrent(item.href, pathname);
+                  return (
+                    <li key={item.href} className="shrink-0">
+                      <Link
+                        href={item.href}
+                        aria-current={current ? "page" : undefined}
+                        className={`block rounded-md px-3 py-2 text-sm font-medium whitespace-nowrap transition-colors focus-visible:outline-sky-300 ${
+                          current
+                            ? "bg-slate-700 text-white shadow-[inset_3px_0_0_0_var(--color-sky-400)]"
+                            : "text-slate-300 hover:bg-slate-800 hover:text-white"
+                        }`}
+                      >
+                        {item.label}
+                      </Link>
+                    </li>
+                  );
+                })}
+              </ul>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}

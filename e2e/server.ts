@@ -1,0 +1,110 @@
+// Playwright's web server: a throwaway PostgreSQL with a fresh migrated, seeded database and
+// the built app on it. On SIGTERM or SIGINT it stops the app first, then the database, so no
+// postmaster or temp folder outlives the run.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createPool } from "../db/client";
+import {
+  createTestDatabaseFrom,
+  dropTestDatabase,
+  startTestCluster,
+  type TestCluster,
+} from "../db/testing/cluster";
+import { seedDemo } from "../lib/server/commands/seed-demo";
+import { E2E_DB_FILE, type E2eDatabase, e2ePort, ROOT } from "./settings";
+
+const log = (msg: string) => console.error(`[e2e-server] ${msg}`);
+
+let cluster: { cluster: TestCluster; stop: () => Promise<void> } | undefined;
+let database: string | undefined;
+let app: ChildProcess | undefined;
+let stopping = false;
+
+function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+async function stopAll(): Promise<void> {
+  if (app) {
+    app.kill("SIGTERM");
+    if (!(await waitForExit(app, 5_000))) {
+      log("next did not stop within 5 s; killing it");
+      app.kill("SIGKILL");
+      await waitForExit(app, 2_000);
+    }
+  }
+  if (cluster && database) {
+    await dropTestDatabase(cluster.cluster, database).catch((err: unknown) =>
+      log(`could not drop ${database}: ${String(err)}`),
+    );
+  }
+  await cluster?.stop().catch((err: unknown) => log(`could not stop the database: ${String(err)}`));
+  rmSync(E2E_DB_FILE, { force: true });
+}
+
+function shutdown(code: number): void {
+  if (stopping) return;
+  stopping = true;
+  stopAll().then(
+    () => process.exit(code),
+    (err: unknown) => {
+      log(`shutdown failed: ${String(err)}`);
+      process.exit(1);
+    },
+  );
+}
+
+process.on("SIGTERM", () => shutdown(0));
+process.on("SIGINT", () => shutdown(0));
+
+async function main(): Promise<void> {
+  const port = e2ePort();
+  if (!existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+    throw new Error("no production build in .next: run `next build` before the e2e tests");
+  }
+
+  cluster = await startTestCluster(process.env.TEST_DATABASE_URL);
+  const urls = await createTestDatabaseFrom(cluster.cluster, "e2e");
+  database = urls.name;
+
+  const pool = createPool(urls.appUrl, { max: 2, applicationName: "agent-ledger-e2e-seed" });
+  try {
+    const { seeded } = await seedDemo(pool);
+    log(`database ${urls.name} ready${seeded ? ", demo seeded" : ""}`);
+  } finally {
+    await pool.end();
+  }
+
+  const info: E2eDatabase = { name: urls.name, appUrl: urls.appUrl, ownerUrl: urls.ownerUrl, port };
+  mkdirSync(path.dirname(E2E_DB_FILE), { recursive: true });
+  writeFileSync(E2E_DB_FILE, `${JSON.stringify(info, null, 2)}\n`);
+
+  if (stopping) return;
+  app = spawn(
+    path.join(ROOT, "node_modules", ".bin", "next"),
+    ["start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      cwd: ROOT,
+      stdio: "inherit",
+      env: { ...process.env, DATABASE_URL: urls.appUrl, NEXT_TELEMETRY_DISABLED: "1" },
+    },
+  );
+  app.once("exit", (code, signal) => {
+    if (stopping) return;
+    log(`next exited on its own (code ${code}, signal ${signal})`);
+    shutdown(1);
+  });
+}
+
+main().catch((err: unknown) => {
+  log(`could not start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  shutdown(1);
+});

@@ -1,0 +1,92 @@
+// Liveness and migration state for /api/health. Load balancers poll this, so it must answer
+// quickly either way: a database that does not answer within the timeout counts as down.
+import type pg from "pg";
+import { z } from "zod";
+// Bundled at build time: a deployed server reports against the migrations it was built with,
+// and no file path has to survive Next's output tracing.
+import journalJson from "../../../db/migrations/meta/_journal.json";
+
+export const HEALTH_TIMEOUT_MS = 2_000;
+
+export type HealthDto =
+  | {
+      /** "migrating": the database answers but lacks migrations this build needs; not ready. */
+      status: "ok" | "migrating";
+      database: "up";
+      migrations: {
+        applied: number;
+        expected: number;
+        /** Tag of the newest applied migration; null if none, or if this build does not know it. */
+        latest: string | null;
+      };
+    }
+  | { status: "error"; database: "down"; error: string };
+
+const journalSchema = z.object({
+  entries: z.array(z.object({ idx: z.number(), when: z.number(), tag: z.string() })),
+});
+
+const journal = journalSchema.parse(journalJson);
+
+export class HealthTimeoutError extends Error {
+  override name = "HealthTimeoutError";
+}
+
+type MigrationRow = { applied: number; latest_when: string | null };
+
+export async function getHealth(
+  pool: Pick<pg.Pool, "query">,
+  timeoutMs = HEALTH_TIMEOUT_MS,
+): Promise<HealthDto> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new HealthTimeoutError(`database did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  // query_timeout bounds a query on a connection that hangs (pg then drops that connection);
+  // the race also bounds waiting for a connection, which the pool allows far longer.
+  const query: pg.QueryConfig & { query_timeout: number } = {
+    text: "select count(*)::int as applied, max(created_at)::text as latest_when from drizzle.__drizzle_migrations",
+    query_timeout: timeoutMs,
+  };
+  const read = pool.query<MigrationRow>(query).catch((err: unknown) => {
+    // A database nobody has migrated yet is up; it has applied nothing.
+    if (isPgCode(err, UNDEFINED_TABLE) || isPgCode(err, UNDEFINED_SCHEMA)) return { rows: [] };
+    throw err;
+  });
+  try {
+    const { rows } = await Promise.race([read, timeout]);
+    const row = rows[0];
+    const latestWhen = row?.latest_when == null ? null : Number(row.latest_when);
+    const applied = row?.applied ?? 0;
+    return {
+      status: applied >= journal.entries.length ? "ok" : "migrating",
+      database: "up",
+      migrations: {
+        applied,
+        expected: journal.entries.length,
+        latest: journal.entries.find((e) => e.when === latestWhen)?.tag ?? null,
+      },
+    };
+  } catch (err) {
+    return { status: "error", database: "down", error: shortMessage(err) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const UNDEFINED_TABLE = "42P01";
+const UNDEFINED_SCHEMA = "3F000";
+
+function isPgCode(err: unknown, code: string): boolean {
+  return typeof err === "object" && err !== null && "code" in err && err.code === code;
+}
+
+function shortMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message || err.name : String(err);
+  // Connection errors can quote a URL; never echo credentials to an unauthenticated caller.
+  const scrubbed = message.replace(/\/\/[^/@\s]*@/g, "//");
+  return scrubbed.length > 200 ? `${scrubbed.slice(0, 197)}...` : scrubbed;
+}

@@ -1,0 +1,95 @@
+// The overview screen: every count it shows, read in one read-only snapshot so the numbers on
+// the page agree with each other (a task moving to `dead` mid-read cannot be counted twice).
+import { count, max, sql } from "drizzle-orm";
+import type { Db } from "../../../db/client";
+import { effects, ledgerEntries, ledgerStreams, tasks } from "../../../db/schema";
+import {
+  DEAD_REASONS,
+  type DeadReason,
+  EFFECT_STATUSES,
+  type EffectStatus,
+  TASK_STATUSES,
+  type TaskStatus,
+} from "../../domain/task-states";
+import { type LedgerEntryDto, listLedgerEntries } from "./list-ledger-entries";
+
+export const OVERVIEW_LATEST_ENTRIES = 10;
+
+export type OverviewDto = {
+  /** Every status, in lifecycle order, zeros included. */
+  tasksByStatus: { status: TaskStatus; count: number }[];
+  tasksTotal: number;
+  /** Every dead-letter reason, zeros included. */
+  deadByReason: { reason: DeadReason; count: number }[];
+  effectsByStatus: { status: EffectStatus; count: number }[];
+  /** `started` effects whose lease ran out without a result: someone must find out what happened. */
+  effectsOutcomeUnknown: number;
+  ledger: { entries: number; streams: number; latestAt: string | null };
+  latestEntries: LedgerEntryDto[];
+  /** The database clock when the snapshot was taken, ISO 8601. */
+  asOf: string;
+};
+
+export async function getOverview(db: Db): Promise<OverviewDto> {
+  return db.transaction(
+    async (tx) => {
+      const taskRows = await tx
+        .select({ status: tasks.status, deadReason: tasks.deadReason, count: count() })
+        .from(tasks)
+        .groupBy(tasks.status, tasks.deadReason);
+
+      const effectRows = await tx
+        .select({
+          status: effects.status,
+          count: count(),
+          outcomeUnknown:
+            sql<number>`count(*) filter (where ${effects.leaseExpiresAt} < now())`.mapWith(Number),
+        })
+        .from(effects)
+        .groupBy(effects.status);
+
+      const [totals] = await tx
+        .select({
+          entries: count(),
+          latestAt: max(ledgerEntries.at),
+          streams: sql<number>`(select count(*) from ${ledgerStreams})`.mapWith(Number),
+          asOf: sql<Date>`now()`.mapWith(ledgerEntries.at),
+        })
+        .from(ledgerEntries);
+
+      const latest = await listLedgerEntries(tx, {}, OVERVIEW_LATEST_ENTRIES);
+
+      const byStatus = new Map<string, number>();
+      const byReason = new Map<string, number>();
+      for (const row of taskRows) {
+        byStatus.set(row.status, (byStatus.get(row.status) ?? 0) + row.count);
+        if (row.deadReason)
+          byReason.set(row.deadReason, (byReason.get(row.deadReason) ?? 0) + row.count);
+      }
+      const byEffect = new Map(effectRows.map((r) => [r.status, r.count]));
+      const tasksByStatus = TASK_STATUSES.map((status) => ({
+        status,
+        count: byStatus.get(status) ?? 0,
+      }));
+
+      return {
+        tasksByStatus,
+        tasksTotal: tasksByStatus.reduce((sum, s) => sum + s.count, 0),
+        deadByReason: DEAD_REASONS.map((reason) => ({ reason, count: byReason.get(reason) ?? 0 })),
+        effectsByStatus: EFFECT_STATUSES.map((status) => ({
+          status,
+          count: byEffect.get(status) ?? 0,
+        })),
+        effectsOutcomeUnknown: effectRows.find((r) => r.status === "started")?.outcomeUnknown ?? 0,
+        ledger: {
+          entries: totals?.entries ?? 0,
+          streams: totals?.streams ?? 0,
+          latestAt: totals?.latestAt?.toISOString() ?? null,
+        },
+        latestEntries: latest.entries,
+        asOf: (totals?.asOf ?? new Date()).toISOString(),
+      };
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
+}

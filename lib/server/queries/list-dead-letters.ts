@@ -1,0 +1,100 @@
+// The dead-letter triage screen: dead tasks grouped by reason, then by error message, with how
+// long the oldest has waited. Ages come from the database clock, not the web server's.
+import { type SQL, sql } from "drizzle-orm";
+import { tasks } from "../../../db/schema";
+import { DEAD_REASONS, type DeadReason } from "../../domain/task-states";
+import type { DbReader } from "./db-reader";
+
+/** Error groups shown per reason; the rest are summed into `otherErrors`. */
+export const ERRORS_PER_REASON = 5;
+
+export type DeadLetterErrorDto = {
+  /** First 300 characters of the error message; null when the task recorded no error. */
+  message: string | null;
+  count: number;
+  oldestAt: string;
+};
+
+export type DeadLetterGroupDto = {
+  reason: DeadReason;
+  count: number;
+  oldestAt: string | null;
+  /** Seconds the oldest task in this group has been dead. */
+  oldestAgeSeconds: number | null;
+  newestAt: string | null;
+  errors: DeadLetterErrorDto[];
+  /** Tasks whose error is not among `errors`. */
+  otherErrors: number;
+};
+
+export type DeadLettersDto = {
+  total: number;
+  /** Every reason, zeros included, in the order DEAD_REASONS lists them. */
+  groups: DeadLetterGroupDto[];
+  asOf: string;
+};
+
+const iso = (expr: SQL) =>
+  sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+type ErrorRow = {
+  reason: DeadReason;
+  message: string | null;
+  count: number;
+  oldest_at: string;
+  newest_at: string;
+  oldest_age_seconds: number;
+  rank: number;
+  as_of: string;
+};
+
+export async function listDeadLetters(db: DbReader): Promise<DeadLettersDto> {
+  const { rows } = await db.execute<ErrorRow>(sql`
+    with grouped as (
+      select ${tasks.deadReason} as reason,
+             left(coalesce(${tasks.lastError} ->> 'message', ${tasks.lastError} #>> '{}'), 300) as message,
+             count(*)::int as count,
+             min(${tasks.statusChangedAt}) as oldest,
+             max(${tasks.statusChangedAt}) as newest
+      from ${tasks}
+      where ${tasks.status} = 'dead'
+      group by 1, 2
+    )
+    select reason, message, count,
+           ${iso(sql`oldest`)} as oldest_at,
+           ${iso(sql`newest`)} as newest_at,
+           extract(epoch from now() - oldest)::float8 as oldest_age_seconds,
+           row_number() over (partition by reason order by count desc, oldest)::int as rank,
+           ${iso(sql`now()`)} as as_of
+    from grouped
+    order by reason, rank`);
+
+  const groups = DEAD_REASONS.map((reason): DeadLetterGroupDto => {
+    const mine = rows.filter((r) => r.reason === reason);
+    const oldest = mine.reduce<ErrorRow | undefined>(
+      (acc, r) => (acc === undefined || r.oldest_age_seconds > acc.oldest_age_seconds ? r : acc),
+      undefined,
+    );
+    const newest = mine.reduce<string | null>(
+      (acc, r) => (acc === null || r.newest_at > acc ? r.newest_at : acc),
+      null,
+    );
+    const shown = mine.filter((r) => r.rank <= ERRORS_PER_REASON);
+    const count = mine.reduce((sum, r) => sum + r.count, 0);
+    return {
+      reason,
+      count,
+      oldestAt: oldest?.oldest_at ?? null,
+      oldestAgeSeconds: oldest === undefined ? null : Math.max(0, oldest.oldest_age_seconds),
+      newestAt: newest,
+      errors: shown.map((r) => ({ message: r.message, count: r.count, oldestAt: r.oldest_at })),
+      otherErrors: count - shown.reduce((sum, r) => sum + r.count, 0),
+    };
+  });
+
+  return {
+    total: groups.reduce((sum, g) => sum + g.count, 0),
+    groups,
+    asOf: rows[0]?.as_of ?? new Date().toISOString(),
+  };
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "../../../db/testing/database";
+import { listTasks } from "./list-tasks";
+
+const t = await setUpTestDatabase("tasks-list");
+
+async function readAll(search: { status?: "queued" | "dead" }, pageSize: number) {
+  const ids: string[] = [];
+  let before: { createdAt: string; id: string } | undefined;
+  for (let guard = 0; guard < 50; guard++) {
+    const page = await listTasks(t.db, { ...search, before }, pageSize);
+    ids.push(...page.tasks.map((task) => task.id));
+    if (page.olderBefore === null) break;
+    const [at, id] = page.olderBefore.split("_");
+    if (at === undefined || id === undefined) throw new Error(`bad cursor ${page.olderBefore}`);
+    before = { createdAt: at, id };
+  }
+  return ids;
+}
+
+describe("listTasks", () => {
+  it("pages through tasks that share a creation time, keeping microseconds", async () => {
+    // One statement, one now(): 17 tasks with the same created_at, then 3 a few microseconds apart.
+    await t.pool.query(
+      `insert into tasks (agent, input, created_by) select 'a', jsonb_build_object('n', n), 't' from generate_series(1, 17) n`,
+    );
+    for (let i = 0; i < 3; i++) {
+      await t.pool.query(
+        "insert into tasks (agent, input, status, dead_reason, last_error, created_by) values ('b', '{}', 'dead', 'exhausted', $1, 't')",
+        [JSON.stringify({ message: `boom ${i}` })],
+      );
+    }
+    const { rows } = await t.pool.query<{ id: string }>(
+      "select id from tasks order by created_at desc, id desc",
+    );
+    const expected = rows.map((r) => r.id);
+
+    expect(await readAll({}, 4)).toEqual(expected);
+    expect(await readAll({}, 20)).toEqual(expected);
+    expect(await readAll({ status: "dead" }, 2)).toHaveLength(3);
+    expect(await readAll({ status: "queued" }, 5)).toHaveLength(17);
+  });
+
+  it("returns the cursor with microsecond precision and the last error message", async () => {
+    const page = await listTasks(t.db, { status: "dead" }, 1);
+    expect(page.olderBefore).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z_[0-9a-f-]{36}$/);
+    expect(page.tasks[0]).toMatchObject({
+      status: "dead",
+      deadReason: "exhausted",
+      lastError: "boom 2",
+    });
+  });
+});
