@@ -65,6 +65,38 @@ async function takeOverRunFile(): Promise<void> {
   rmSync(runFile(), { force: true });
 }
 
+function parentOf(pid: number): number | undefined {
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so split after ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    return Number.isInteger(ppid) && ppid > 1 ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Our parent, and through any `sh -c` wrappers (npm runs scripts in one) the process that
+ * launched us: npm when started as `npm start`.
+ */
+function launchingAncestors(): number[] {
+  const chain = [process.ppid];
+  let pid: number | undefined = process.ppid;
+  while (pid !== undefined && chain.length < 4) {
+    let cmd = "";
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\u0000")[0] ?? "";
+    } catch {
+      break;
+    }
+    if (!/(^|\/)(sh|dash|bash)$/.test(cmd)) break;
+    pid = parentOf(pid);
+    if (pid !== undefined) chain.push(pid);
+  }
+  return chain;
+}
+
 async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -175,11 +207,11 @@ async function main(): Promise<number> {
         });
       }
       // If whoever started us dies (kill -9 of npm), stop instead of lingering as an orphan.
-      const parent = process.ppid;
+      const ancestors = launchingAncestors();
       const watchdog = setInterval(() => {
-        if (process.ppid !== parent || !isAlive(parent)) {
+        if (ancestors.some((pid) => !isAlive(pid))) {
           clearInterval(watchdog);
-          void shutdown("the parent process is gone").then(resolve);
+          void shutdown("the process that started it is gone").then(resolve);
         }
       }, 500);
       watchdog.unref();
@@ -198,6 +230,10 @@ async function main(): Promise<number> {
     throw err;
   }
 }
+
+// A closed terminal or pipe (`npm start | tee log`, then Ctrl-C) must not stop the shutdown
+// halfway: writes to a dead stdout are dropped instead of throwing.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
 
 try {
   process.exitCode = await main();
