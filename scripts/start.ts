@@ -7,7 +7,7 @@ import path from "node:path";
 import { createPool } from "../db/client";
 import { freePort, isAlive } from "../db/embedded";
 import { migrateDatabase } from "../db/migrate";
-import { dataDir, openDatabase, PROJECT_ROOT } from "../db/open";
+import { type DatabaseTarget, dataDir, openDatabase, PROJECT_ROOT } from "../db/open";
 import { env } from "../lib/env";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { buildIfNeeded } from "./build-if-needed";
@@ -113,122 +113,136 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number
   throw new Error(`the web server did not become healthy within ${timeoutMs / 1000} s`);
 }
 
+type StopSignal = { promise: Promise<string>; request: (why: string) => void; reason?: string };
+
+/** One place every reason to stop arrives: a signal, npm dying, a child crashing. */
+function stopSignal(): StopSignal {
+  const stop: StopSignal = { promise: Promise.resolve(""), request: () => {} };
+  stop.promise = new Promise<string>((resolve) => {
+    stop.request = (why) => {
+      if (stop.reason !== undefined) return;
+      stop.reason = why;
+      resolve(why);
+    };
+  });
+  return stop;
+}
+
 async function main(): Promise<number> {
   const { PORT, HOST } = env();
+  const stop = stopSignal();
+  // Handlers go in first, so Ctrl-C during the build or database start-up still cleans up.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => stop.request(signal));
+  }
+  // If whoever started us dies (kill -9 of npm), stop instead of lingering as an orphan.
+  const ancestors = launchingAncestors();
+  const watchdog = setInterval(() => {
+    if (ancestors.some((pid) => !isAlive(pid))) stop.request("the process that started it is gone");
+  }, 500);
+  watchdog.unref();
+
   mkdirSync(dataDir(), { recursive: true });
   await takeOverRunFile();
   writeFileSync(runFile(), JSON.stringify({ launcher: process.pid, url: "" }));
-
-  buildIfNeeded(PROJECT_ROOT);
-
-  if ((await freePort(PORT)) !== PORT) {
-    throw new Error(`port ${PORT} is in use on ${HOST}; set PORT to another port`);
-  }
-
-  const db = await openDatabase();
-  const children: ChildProcess[] = [];
-  let stopping: Promise<void> | undefined;
-  const shutdown = (why: string) => {
-    stopping ??= (async () => {
-      console.log(`\nStopping (${why})…`);
+  try {
+    buildIfNeeded(PROJECT_ROOT);
+    if (stop.reason === undefined && (await freePort(PORT)) !== PORT) {
+      throw new Error(`port ${PORT} is in use on ${HOST}; set PORT to another port`);
+    }
+    if (stop.reason !== undefined) return 0;
+    const db = await openDatabase();
+    const children: ChildProcess[] = [];
+    try {
+      return await serve(db, children, stop, PORT, HOST);
+    } finally {
       await Promise.all(children.map((c) => (c.pid ? stopProcess(c.pid, 10_000) : undefined)));
       await db.release();
-      rmSync(runFile(), { force: true });
-    })();
-    return stopping;
-  };
-
-  try {
-    await migrateDatabase(db.ownerUrl);
-    if (db.embedded) {
-      const pool = createPool(db.appUrl, { max: 1 });
-      try {
-        await seedDemo(pool);
-      } finally {
-        await pool.end();
-      }
     }
+  } finally {
+    clearInterval(watchdog);
+    rmSync(runFile(), { force: true });
+  }
+}
 
-    const childEnv = {
-      ...process.env,
-      DATABASE_URL: db.appUrl,
-      AGENT_LEDGER_PARENT_PID: String(process.pid),
-      NEXT_TELEMETRY_DISABLED: "1",
-      NODE_ENV: "production" as const,
-    };
-    const web = spawn(
-      path.join(PROJECT_ROOT, "node_modules", ".bin", "next"),
-      ["start", "-p", String(PORT), "-H", HOST],
-      { cwd: PROJECT_ROOT, env: childEnv, stdio: ["ignore", "inherit", "inherit"] },
-    );
-    children.push(web);
-    const worker = spawn(
-      process.execPath,
-      ["--import", "tsx", path.join(PROJECT_ROOT, "worker", "main.ts")],
-      {
-        cwd: PROJECT_ROOT,
-        env: childEnv,
-        stdio: ["ignore", "inherit", "inherit"],
-      },
-    );
-    children.push(worker);
-    const shownHost = HOST === "0.0.0.0" || HOST === "127.0.0.1" ? "localhost" : HOST;
-    const url = `http://${shownHost}:${PORT}`;
-    writeFileSync(
-      runFile(),
-      JSON.stringify({
-        launcher: process.pid,
-        web: web.pid,
-        worker: worker.pid,
-        url,
-      } satisfies RunFile),
-    );
+async function serve(
+  db: DatabaseTarget,
+  children: ChildProcess[],
+  stop: StopSignal,
+  port: number,
+  host: string,
+): Promise<number> {
+  await migrateDatabase(db.ownerUrl);
+  if (db.embedded && stop.reason === undefined) {
+    const pool = createPool(db.appUrl, { max: 1 });
+    try {
+      await seedDemo(pool);
+    } finally {
+      await pool.end();
+    }
+  }
+  if (stop.reason !== undefined) return 0;
 
-    let exitCode = 0;
-    const done = new Promise<void>((resolve) => {
-      const onSignal = (signal: string) => {
-        void shutdown(signal).then(resolve);
-      };
-      process.once("SIGINT", onSignal);
-      process.once("SIGTERM", onSignal);
-      process.once("SIGHUP", onSignal);
-      for (const [name, child] of [
-        ["web server", web],
-        ["worker", worker],
-      ] as const) {
-        child.once("exit", (code, signal) => {
-          // Ctrl-C reaches the whole process group at once; give our own SIGINT handler a
-          // moment so a child stopping for the same reason is not reported as a crash.
-          setTimeout(() => {
-            if (stopping !== undefined) return;
-            exitCode = 1;
-            void shutdown(`the ${name} exited (${signal ?? `code ${code}`})`).then(resolve);
-          }, 300);
-        });
-      }
-      // If whoever started us dies (kill -9 of npm), stop instead of lingering as an orphan.
-      const ancestors = launchingAncestors();
-      const watchdog = setInterval(() => {
-        if (ancestors.some((pid) => !isAlive(pid))) {
-          clearInterval(watchdog);
-          void shutdown("the process that started it is gone").then(resolve);
-        }
-      }, 500);
-      watchdog.unref();
+  const childEnv = {
+    ...process.env,
+    DATABASE_URL: db.appUrl,
+    AGENT_LEDGER_PARENT_PID: String(process.pid),
+    NEXT_TELEMETRY_DISABLED: "1",
+    NODE_ENV: "production" as const,
+  };
+  const spawnOptions = {
+    cwd: PROJECT_ROOT,
+    env: childEnv,
+    stdio: ["ignore", "inherit", "inherit"] as ("ignore" | "inherit")[],
+  };
+  const web = spawn(
+    path.join(PROJECT_ROOT, "node_modules", ".bin", "next"),
+    ["start", "-p", String(port), "-H", host],
+    spawnOptions,
+  );
+  const worker = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(PROJECT_ROOT, "worker", "main.ts")],
+    spawnOptions,
+  );
+  children.push(web, worker);
+  let exitCode = 0;
+  for (const [name, child] of [
+    ["web server", web],
+    ["worker", worker],
+  ] as const) {
+    child.once("exit", (code, signal) => {
+      // Ctrl-C reaches the whole process group at once; give our own SIGINT handler a
+      // moment so a child stopping for the same reason is not reported as a crash.
+      setTimeout(() => {
+        if (stop.reason !== undefined) return;
+        exitCode = 1;
+        stop.request(`the ${name} exited (${signal ?? `code ${code}`})`);
+      }, 300);
     });
+  }
+  const shownHost = host === "0.0.0.0" || host === "127.0.0.1" ? "localhost" : host;
+  const url = `http://${shownHost}:${port}`;
+  const run: RunFile = { launcher: process.pid, web: web.pid, worker: worker.pid, url };
+  writeFileSync(runFile(), JSON.stringify(run));
 
-    await waitForHealth(`http://${HOST === "0.0.0.0" ? "127.0.0.1" : HOST}:${PORT}`, web, 60_000);
+  const healthy = waitForHealth(
+    `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`,
+    web,
+    60_000,
+  ).then(() => "healthy");
+  // Observed by the race below; a failure that lands after we already stopped is moot.
+  healthy.catch(() => undefined);
+  if ((await Promise.race([healthy, stop.promise])) === "healthy") {
     console.log(`
   Agent Ledger is running at ${url}
   Database: ${db.embedded ? `embedded PostgreSQL in ${dataDir()}` : "DATABASE_URL"}
   Press Ctrl-C to stop.
 `);
-    await done;
-    return exitCode;
-  } catch (err) {
-    await shutdown("start-up failed");
-    throw err;
   }
+  const why = await stop.promise;
+  console.log(`\nStopping (${why})…`);
+  return exitCode;
 }
 
 // A closed terminal or pipe (`npm start | tee log`, then Ctrl-C) must not stop the shutdown
