@@ -1,3 +1,4 @@
+import Link from "next/link";
 import type { ReactNode } from "react";
 
 type NoticeProps = {
@@ -20,5 +21,33 @@ export function Notice({ tone, title, children }: NoticeProps) {
       <p className="font-medium">{title}</p>
       {children ? <div className="mt-1 text-sm">{children}</div> : null}
     </div>
+  );
+}
+
+/** The page's address (search params) did not parse: say what was wrong and how to start over. */
+export function InvalidAddressNotice({
+  title,
+  errors,
+  resetHref,
+  resetLabel,
+}: {
+  title: string;
+  errors: readonly string[];
+  resetHref: string;
+  resetLabel: string;
+}) {
+  return (
+    <Notice tone="error" title={title}>
+      <ul className="list-disc pl-5">
+        {errors.map((e) => (
+          <li key={e}>{e}</li>
+        ))}
+      </ul>
+      <p className="mt-2">
+        <Link href={resetHref} className="font-medium underline">
+          {resetLabel}
+        </Link>
+      </p>
+    </Notice>
   );
 }

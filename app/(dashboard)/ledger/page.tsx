@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { LedgerTable } from "../../../components/ledger/ledger-table";
 import { EmptyState } from "../../../components/ui/empty-state";
-import { Notice } from "../../../components/ui/notice";
+import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
 import { getDb } from "../../../lib/server/db";
 import {
@@ -46,18 +46,12 @@ export default async function LedgerPage({
     return (
       <>
         {header}
-        <Notice tone="error" title="This ledger address is not valid.">
-          <ul className="list-disc pl-5">
-            {parsed.errors.map((e) => (
-              <li key={e}>{e}</li>
-            ))}
-          </ul>
-          <p className="mt-2">
-            <Link href="/ledger" className="font-medium underline">
-              Show the latest entries
-            </Link>
-          </p>
-        </Notice>
+        <InvalidAddressNotice
+          title="This ledger address is not valid."
+          errors={parsed.errors}
+          resetHref="/ledger"
+          resetLabel="Show the latest entries"
+        />
       </>
     );
   }

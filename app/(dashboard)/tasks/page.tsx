@@ -3,7 +3,7 @@ import Link from "next/link";
 import { TasksTable } from "../../../components/tasks/tasks-table";
 import { EmptyState } from "../../../components/ui/empty-state";
 import { TASK_STATUS_LABEL } from "../../../components/ui/labels";
-import { Notice } from "../../../components/ui/notice";
+import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
 import { TASK_STATUSES, type TaskStatus } from "../../../lib/domain/task-states";
 import { getDb } from "../../../lib/server/db";
@@ -44,18 +44,12 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
     return (
       <>
         {header}
-        <Notice tone="error" title="This tasks address is not valid.">
-          <ul className="list-disc pl-5">
-            {parsed.errors.map((e) => (
-              <li key={e}>{e}</li>
-            ))}
-          </ul>
-          <p className="mt-2">
-            <Link href="/tasks" className="font-medium underline">
-              Show the latest tasks
-            </Link>
-          </p>
-        </Notice>
+        <InvalidAddressNotice
+          title="This tasks address is not valid."
+          errors={parsed.errors}
+          resetHref="/tasks"
+          resetLabel="Show the latest tasks"
+        />
       </>
     );
   }

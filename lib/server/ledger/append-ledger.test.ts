@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { entryHash, GENESIS_HASH } from "../../domain/hash";
+import { GENESIS_HASH } from "../../domain/hash";
 import { REDACTED } from "../../domain/redact";
 import { appendLedger, LedgerInputError, SYSTEM_STREAM } from "./append-ledger";
-import { verifyLedger } from "./verify-ledger";
+import { rowHash, verifyLedger } from "./verify-ledger";
 
 const t = await setUpTestDatabase("append");
 
@@ -33,17 +33,7 @@ describe("appendLedger", () => {
     let prev = GENESIS_HASH;
     for (const row of rows) {
       expect(row.prev_hash).toBe(prev);
-      const recomputed = entryHash(prev, {
-        stream,
-        seq: row.seq,
-        at: row.at.toISOString(),
-        kind: row.kind,
-        actor: row.actor,
-        taskId: row.task_id,
-        key: row.key,
-        data: row.data,
-      });
-      expect(row.hash).toBe(recomputed);
+      expect(row.hash).toBe(rowHash(prev, { ...row, stream }));
       prev = row.hash;
     }
     const head = await t.pool.query(

@@ -5,11 +5,10 @@ import fc from "fast-check";
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { entryHash } from "../../domain/hash";
 import { writeCheckpointIn } from "../commands/write-checkpoint";
 import { appendLedger } from "./append-ledger";
 import { generateSigningKey, parsePrivateKey, parsePublicKey } from "./signing";
-import { verifyLedger } from "./verify-ledger";
+import { rowHash, verifyLedger } from "./verify-ledger";
 
 const t = await setUpTestDatabase("verify");
 
@@ -182,16 +181,7 @@ describe("verifyLedger", () => {
       let prev = rows[0].prev_hash as string;
       for (const row of rows) {
         const data = row.seq === 1 ? { ...row.data, note: "refund 1" } : row.data;
-        const hash = entryHash(prev, {
-          stream,
-          seq: row.seq,
-          at: row.at.toISOString(),
-          kind: row.kind,
-          actor: row.actor,
-          taskId: row.task_id,
-          key: row.key,
-          data,
-        });
+        const hash = rowHash(prev, { ...row, stream, data });
         await c.query(
           "update ledger_entries set data = $2, prev_hash = $3, hash = $4 where id = $1",
           [row.id, JSON.stringify(data), prev, hash],

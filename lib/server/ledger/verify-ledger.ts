@@ -45,7 +45,8 @@ export type VerifyReport = {
   };
 };
 
-type EntryRow = {
+/** A ledger_entries row as pg returns it (snake_case columns). */
+export type EntryRow = {
   id: number;
   stream: string;
   seq: number;
@@ -58,6 +59,23 @@ type EntryRow = {
   prev_hash: string;
   hash: string;
 };
+
+/** Recomputes an entry's hash from its stored columns, chained on `prevHash`. */
+export function rowHash(
+  prevHash: string,
+  row: Pick<EntryRow, "stream" | "seq" | "at" | "kind" | "actor" | "task_id" | "key" | "data">,
+): string {
+  return entryHash(prevHash, {
+    stream: row.stream,
+    seq: Number(row.seq),
+    at: row.at.toISOString(),
+    kind: row.kind,
+    actor: row.actor,
+    taskId: row.task_id,
+    key: row.key,
+    data: row.data,
+  });
+}
 
 type StreamCursor = {
   stream: string;
@@ -248,16 +266,7 @@ function checkEntry(
     );
     return;
   }
-  const recomputed = entryHash(row.prev_hash, {
-    stream: row.stream,
-    seq,
-    at: row.at.toISOString(),
-    kind: row.kind,
-    actor: row.actor,
-    taskId: row.task_id,
-    key: row.key,
-    data: row.data,
-  });
+  const recomputed = rowHash(row.prev_hash, row);
   if (recomputed !== row.hash) {
     fail(
       "hash_mismatch",
