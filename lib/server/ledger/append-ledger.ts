@@ -50,8 +50,10 @@ async function lockStreamHead(
   stream: string,
 ): Promise<{ headSeq: number; headHash: string; now: Date }> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const { rows } = await client.query<{ head_seq: number; head_hash: string; now: Date }>(
-      `with created as (
+    const { rows } = await client.query<{ head_seq: number; head_hash: string; now: Date }>({
+      // Named: prepared once per connection, so the hot path skips parsing and planning.
+      name: "ledger_lock_head",
+      text: `with created as (
          insert into ledger_streams (stream, head_seq, head_hash) values ($1, 0, $2)
          on conflict (stream) do nothing
          returning head_seq, head_hash
@@ -61,8 +63,8 @@ async function lockStreamHead(
        select head_seq, head_hash, date_trunc('milliseconds', clock_timestamp()) as now from created
        union all
        select head_seq, head_hash, date_trunc('milliseconds', clock_timestamp()) from locked`,
-      [stream, GENESIS_HASH],
-    );
+      values: [stream, GENESIS_HASH],
+    });
     const row = rows[0];
     if (row) return { headSeq: Number(row.head_seq), headHash: row.head_hash, now: row.now };
   }
@@ -128,8 +130,9 @@ export async function appendLedger(
     prevHash = hash;
   }
 
-  const { rows } = await client.query<{ id: number; seq: number }>(
-    `with inserted as (
+  const { rows } = await client.query<{ id: number; seq: number }>({
+    name: "ledger_append_entries",
+    text: `with inserted as (
        insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash)
        select $1, s.seq, $2::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash
        from unnest($3::bigint[], $4::text[], $5::text[], $6::uuid[], $7::text[], $8::jsonb[], $9::text[], $10::text[])
@@ -141,7 +144,7 @@ export async function appendLedger(
        returning 1
      )
      select id, seq from inserted order by seq`,
-    [
+    values: [
       stream,
       at,
       cols.seq,
@@ -155,7 +158,7 @@ export async function appendLedger(
       seq,
       prevHash,
     ],
-  );
+  });
   return rows.map((r, i) => ({
     id: Number(r.id),
     stream,

@@ -1,0 +1,108 @@
+// `npm run bench`: ledger append throughput as a ratio against a baseline measured in the same
+// process on the same throwaway database: the same rows inserted into a plain table with no
+// chain, no head lock and no triggers. Ratios, not absolute timings, are what we compare.
+import { parseArgs } from "node:util";
+import type pg from "pg";
+import { createPool, withTransaction } from "../db/client";
+import { createTestDatabaseFrom, dropTestDatabase, startTestCluster } from "../db/testing/cluster";
+import { env } from "../lib/env";
+import { appendLedger } from "../lib/server/ledger/append-ledger";
+
+const { values } = parseArgs({
+  options: {
+    ops: { type: "string", default: "2000" },
+    concurrency: { type: "string", default: "16" },
+    json: { type: "boolean" },
+  },
+});
+const ops = Number(values.ops);
+const concurrency = Number(values.concurrency);
+
+async function timed(
+  label: string,
+  pool: pg.Pool,
+  op: (client: pg.PoolClient, i: number) => Promise<unknown>,
+): Promise<{ label: string; opsPerSec: number }> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < ops) {
+        const i = next++;
+        await withTransaction(pool, (c) => op(c, i));
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  return { label, opsPerSec: ops / seconds };
+}
+
+const data = (i: number) => ({ tool: "send_email", args: { to: `user${i}@example.com`, n: i } });
+
+const { cluster, stop } = await startTestCluster(env().TEST_DATABASE_URL);
+const db = await createTestDatabaseFrom(cluster, "bench");
+const pool = createPool(db.appUrl, { max: concurrency });
+const owner = createPool(db.ownerUrl, { max: 1 });
+try {
+  await owner.query(
+    `create table bench_plain (id bigint generated always as identity primary key, stream text not null,
+       at timestamptz not null default now(), kind text not null, actor text not null, data jsonb not null)`,
+  );
+  await owner.query("grant select, insert on bench_plain to agent_ledger_app");
+  const results = [];
+  // Warm up connections and plans.
+  await timed("warm-up", pool, (c, i) =>
+    appendLedger(c, `warm:${i % 8}`, { kind: "x", actor: "b" }),
+  );
+  const baseline = await timed("baseline: plain insert", pool, (c, i) =>
+    c.query("insert into bench_plain (stream, kind, actor, data) values ($1, $2, $3, $4)", [
+      `task:${i % 64}`,
+      "effect.started",
+      "worker",
+      JSON.stringify(data(i)),
+    ]),
+  );
+  results.push(baseline);
+  results.push(
+    await timed("appendLedger, 64 streams", pool, (c, i) =>
+      appendLedger(c, `many:${i % 64}`, { kind: "effect.started", actor: "worker", data: data(i) }),
+    ),
+  );
+  results.push(
+    await timed("appendLedger, one stream", pool, (c, i) =>
+      appendLedger(c, "one", { kind: "effect.started", actor: "worker", data: data(i) }),
+    ),
+  );
+  results.push(
+    await timed("appendLedger, 5 entries per call", pool, (c, i) =>
+      appendLedger(
+        c,
+        `batch:${i % 64}`,
+        Array.from({ length: 5 }, () => ({
+          kind: "step.completed",
+          actor: "worker",
+          data: data(i),
+        })),
+      ),
+    ),
+  );
+  const rows = results.map((r) => ({
+    ...r,
+    opsPerSec: Math.round(r.opsPerSec),
+    ratio: Number((r.opsPerSec / baseline.opsPerSec).toFixed(2)),
+  }));
+  if (values.json) console.log(JSON.stringify({ ops, concurrency, results: rows }));
+  else {
+    console.log(`${ops} transactions per case, ${concurrency} concurrent\n`);
+    for (const r of rows) {
+      console.log(
+        `${r.label.padEnd(36)} ${String(r.opsPerSec).padStart(7)} tx/s   ${r.ratio.toFixed(2)}× baseline`,
+      );
+    }
+  }
+} finally {
+  await pool.end();
+  await owner.end();
+  await dropTestDatabase(cluster, db.name);
+  await stop();
+}
