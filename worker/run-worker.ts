@@ -1,36 +1,34 @@
-// The worker process. Until agents and the runtime land it connects, listens for new tasks on
-// LISTEN/NOTIFY and idles; it already owns the lifecycle: start, stop on SIGTERM/SIGINT, and
-// stop when the `npm start` process that spawned it is gone.
-import { connectClient } from "../db/client";
+// The worker process: the runtime (worker/runtime) over DATABASE_URL or the embedded
+// database, until SIGTERM/SIGINT or until the `npm start` process that spawned it is gone.
+import { createPool } from "../db/client";
 import { isAlive } from "../db/embedded";
 import { openDatabase } from "../db/open";
 import { env } from "../lib/env";
-import { TASKS_CHANNEL } from "../lib/server/commands/enqueue-task";
+import { agents } from "./agents";
+import { startWorker } from "./runtime/worker";
 
 export type WorkerOptions = { concurrency: number };
 
 export async function runWorker(opts: WorkerOptions): Promise<void> {
   const db = await openDatabase();
-  const listener = await connectClient(db.appUrl);
-  await listener.query(`listen ${TASKS_CHANNEL}`);
-  listener.on("notification", (msg) => {
-    console.log(`[worker] task ${msg.payload} enqueued; no agent runtime yet, it stays queued`);
+  const pool = createPool(db.appUrl, {
+    max: opts.concurrency + 3,
+    applicationName: "agent-ledger-worker",
   });
-  console.log(`[worker] ready (concurrency ${opts.concurrency}); waiting for tasks`);
+  const worker = await startWorker({ pool, agents, concurrency: opts.concurrency });
 
-  await new Promise<void>((resolve) => {
-    const stop = (why: string) => {
-      console.log(`[worker] stopping: ${why}`);
-      clearInterval(watchdog);
-      resolve();
-    };
-    process.once("SIGTERM", () => stop("SIGTERM"));
-    process.once("SIGINT", () => stop("SIGINT"));
+  const why = await new Promise<string>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
     const parent = env().AGENT_LEDGER_PARENT_PID;
-    const watchdog = setInterval(() => {
-      if (parent && !isAlive(parent)) stop(`parent process ${parent} is gone`);
-    }, 1_000);
+    if (parent) {
+      setInterval(() => {
+        if (!isAlive(parent)) resolve(`parent process ${parent} is gone`);
+      }, 1_000).unref();
+    }
   });
-  await listener.end().catch(() => undefined);
+  console.log(`[worker] stopping (${why}); finishing in-flight work`);
+  await worker.stop(10_000);
+  await pool.end();
   await db.release();
 }

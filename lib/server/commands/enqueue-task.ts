@@ -11,6 +11,8 @@ export type EnqueueInput = {
   input: unknown;
   key?: string;
   runAt?: Date;
+  /** Task-level retry policy override (partial). */
+  policy?: Record<string, unknown>;
   actor: string;
 };
 
@@ -19,8 +21,8 @@ export type EnqueueResult = { taskId: string; created: boolean };
 export async function enqueueTask(client: SqlClient, req: EnqueueInput): Promise<EnqueueResult> {
   const input = toJsonValue(req.input, "input");
   const { rows } = await client.query<{ id: string }>(
-    `insert into tasks (agent, input, enqueue_key, run_at, created_by)
-     values ($1, $2, $3, coalesce($4::timestamptz, now()), $5)
+    `insert into tasks (agent, input, enqueue_key, run_at, policy, created_by)
+     values ($1, $2, $3, coalesce($4::timestamptz, now()), $5, $6)
      on conflict (enqueue_key) do nothing
      returning id`,
     [
@@ -28,6 +30,7 @@ export async function enqueueTask(client: SqlClient, req: EnqueueInput): Promise
       JSON.stringify(input),
       req.key ?? null,
       req.runAt?.toISOString() ?? null,
+      req.policy ? JSON.stringify(toJsonValue(req.policy, "policy")) : null,
       req.actor,
     ],
   );
@@ -45,7 +48,12 @@ export async function enqueueTask(client: SqlClient, req: EnqueueInput): Promise
     kind: "task.enqueued",
     actor: req.actor,
     taskId: created.id,
-    data: { agent: req.agent, input, key: req.key ?? null },
+    data: {
+      agent: req.agent,
+      input,
+      key: req.key ?? null,
+      policy: toJsonValue(req.policy ?? null),
+    },
   });
   await client.query("select pg_notify($1, $2)", [TASKS_CHANNEL, created.id]);
   return { taskId: created.id, created: true };

@@ -1,0 +1,102 @@
+// The library agent authors use: defineTool, defineAgent and the ctx an agent's run receives.
+// Every ctx call is a durable step: journaled, and replayed from the journal on a later attempt.
+import type { z } from "zod";
+import type { JsonValue } from "../domain/json";
+import type { PartialRetryPolicy } from "../domain/retry-policy";
+
+export type ToolExecuteContext = {
+  /** sha256 of [taskId, tool, intent]: the same on every attempt and replay of this intent. */
+  idempotencyKey: string;
+  signal: AbortSignal;
+};
+
+export type ReconcileOutcome<R> = { happened: true; result: R } | { happened: false };
+
+// Callbacks are declared as methods so a Tool<specific> is usable where any Tool is expected.
+export type ToolDefinition<S extends z.ZodType, R extends JsonValue> = {
+  name: string;
+  description?: string;
+  input: S;
+  /** The part of the arguments that identifies what is done (e.g. {to, invoiceId}), not how it is worded. */
+  intent(args: z.output<S>): JsonValue;
+  execute(args: z.output<S>, ctx: ToolExecuteContext): Promise<R>;
+  /** Asks the provider whether the effect with this key already happened. */
+  reconcile?(
+    key: string,
+    args: z.output<S>,
+    ctx: { signal: AbortSignal },
+  ): Promise<ReconcileOutcome<R>>;
+  /** The provider honours the key itself (an Idempotency-Key header): resending is safe within dedupWindowMs. */
+  providerIdempotent?: boolean;
+  /** How long the provider remembers a key; past it a resend is never made on its memory alone. */
+  dedupWindowMs?: number;
+  /** Dotted paths in the arguments (and result) that never reach the ledger. */
+  sensitive?: readonly string[];
+  requiresApproval?(args: z.output<S>): boolean;
+  onPayloadMismatch?: "return-first" | "dead-letter";
+  /** Moves money: approving or replaying it needs two different reviewers. */
+  money?: boolean;
+};
+
+export type Tool<S extends z.ZodType = z.ZodType, R extends JsonValue = JsonValue> = ToolDefinition<
+  S,
+  R
+> & { readonly kind: "tool" };
+
+export function defineTool<S extends z.ZodType, R extends JsonValue>(
+  def: ToolDefinition<S, R>,
+): Tool<S, R> {
+  if (!/^[a-z][a-z0-9_]*$/.test(def.name)) {
+    throw new Error(`tool name "${def.name}" must be snake_case ([a-z][a-z0-9_]*)`);
+  }
+  return { ...def, kind: "tool" };
+}
+
+type AnyTool = Tool<z.ZodType, JsonValue>;
+export type ToolArgs<T> = T extends Tool<infer S, JsonValue> ? z.input<S> : never;
+export type ToolResult<T> = T extends Tool<z.ZodType, infer R> ? R : never;
+
+export type AgentContext<Tools extends Record<string, AnyTool>> = {
+  taskId: string;
+  /** 1 for the first attempt; counts attempts the worker started. */
+  attempt: number;
+  /** Aborted when the attempt times out or the worker loses the lease. */
+  signal: AbortSignal;
+  /** Performs a side effect at most once per intent. */
+  tool<K extends keyof Tools & string>(
+    name: K,
+    args: ToolArgs<Tools[K]>,
+  ): Promise<ToolResult<Tools[K]>>;
+  /** Any other durable computation: runs once, later attempts get the journaled result. */
+  step<T extends JsonValue>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** A durable pause: the task waits in the queue, not in memory. */
+  sleep(ms: number): Promise<void>;
+};
+
+export type AgentDefinition<S extends z.ZodType, Tools extends Record<string, AnyTool>> = {
+  name: string;
+  description?: string;
+  input: S;
+  tools: Tools;
+  policy?: PartialRetryPolicy;
+  run(ctx: AgentContext<Tools>, input: z.output<S>): Promise<JsonValue | undefined>;
+};
+
+export type Agent<
+  S extends z.ZodType = z.ZodType,
+  Tools extends Record<string, AnyTool> = Record<string, AnyTool>,
+> = AgentDefinition<S, Tools> & { readonly kind: "agent" };
+
+export function defineAgent<S extends z.ZodType, Tools extends Record<string, AnyTool>>(
+  def: AgentDefinition<S, Tools>,
+): Agent<S, Tools> {
+  if (!/^[a-z][a-z0-9-]*$/.test(def.name)) {
+    throw new Error(`agent name "${def.name}" must be kebab-case ([a-z][a-z0-9-]*)`);
+  }
+  for (const [key, tool] of Object.entries(def.tools)) {
+    if (key !== tool.name) {
+      throw new Error(`agent ${def.name}: tool registered as "${key}" is named "${tool.name}"`);
+    }
+  }
+  return { ...def, kind: "agent" };
+}

@@ -1,0 +1,103 @@
+// The ctx an agent's run receives. Each call takes the next step number; a step the journal
+// already holds returns its journaled result, so a re-run continues where the last one stopped.
+import type pg from "pg";
+import { withTransaction } from "../../db/client";
+import { toJsonValue } from "../../lib/domain/json";
+import type { StepKind } from "../../lib/domain/task-states";
+import type { Agent, AgentContext, Tool } from "../../lib/sdk/define";
+import { NonRetryableError } from "../../lib/sdk/errors";
+import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import { performEffect } from "./effects";
+import { LeaseLostError, SuspendError } from "./errors";
+import { type JournaledStep, journalStep } from "./journal";
+
+export type AttemptScope = {
+  pool: pg.Pool;
+  worker: string;
+  taskId: string;
+  attempt: number;
+  effectLeaseMs: number;
+  signal: AbortSignal;
+  journal: Map<number, JournaledStep>;
+};
+
+export function createContext(
+  scope: AttemptScope,
+  agent: Agent,
+): AgentContext<Record<string, Tool>> {
+  let seq = 0;
+  const actor = `worker:${scope.worker}`;
+
+  /** The journaled step at this position, after checking the code still asks for the same thing. */
+  const replayed = (n: number, kind: StepKind, name: string): JournaledStep | undefined => {
+    const step = scope.journal.get(n);
+    if (step && (step.kind !== kind || step.name !== name)) {
+      throw new NonRetryableError(
+        `journal divergence at step ${n}: the journal has ${step.kind} "${step.name}", the code now calls ${kind} "${name}"`,
+      );
+    }
+    return step;
+  };
+
+  const checkSignal = () => {
+    if (scope.signal.aborted) throw scope.signal.reason ?? new Error("attempt aborted");
+  };
+
+  const record = async (step: JournaledStep) => {
+    const ok = await withTransaction(scope.pool, async (client) => {
+      const leased = await journalStep(client, scope.worker, scope.taskId, scope.attempt, step);
+      if (leased) {
+        await appendLedger(client, taskStream(scope.taskId), {
+          kind: "step.completed",
+          actor,
+          taskId: scope.taskId,
+          data: { step: step.seq, kind: step.kind, name: step.name, result: step.result },
+        });
+      }
+      return leased;
+    });
+    if (!ok) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+    scope.journal.set(step.seq, step);
+  };
+
+  return {
+    taskId: scope.taskId,
+    attempt: scope.attempt,
+    signal: scope.signal,
+
+    async tool(name, args) {
+      checkSignal();
+      const n = ++seq;
+      const tool = agent.tools[name];
+      if (!tool) throw new NonRetryableError(`agent ${agent.name} has no tool "${name}"`);
+      const done = replayed(n, "tool", name);
+      if (done) return done.result as never;
+      return (await performEffect(scope, tool, args, n)) as never;
+    },
+
+    async step(name, fn) {
+      checkSignal();
+      const n = ++seq;
+      const done = replayed(n, "step", name);
+      if (done) return done.result as never;
+      const result = toJsonValue(await fn(), `step "${name}" result`);
+      await record({ seq: n, kind: "step", name, result, effectKey: null });
+      return result as never;
+    },
+
+    async sleep(ms) {
+      checkSignal();
+      const n = ++seq;
+      const done = replayed(n, "sleep", "sleep");
+      let until: number;
+      if (done) {
+        until = Number((done.result as { until?: number } | null)?.until ?? 0);
+      } else {
+        until = Date.now() + Math.max(0, ms);
+        await record({ seq: n, kind: "sleep", name: "sleep", result: { until }, effectKey: null });
+      }
+      if (until > Date.now())
+        throw new SuspendError(new Date(until), `sleeping until ${new Date(until).toISOString()}`);
+    },
+  };
+}

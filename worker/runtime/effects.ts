@@ -1,0 +1,318 @@
+// performEffect: at most one real action per intent. Two commits carry the guarantee: the key
+// is claimed (with its effect.started entry) before acting, and the result is recorded (with
+// effect.succeeded and the step) after. Everything in between is what "outcome unknown" means.
+import type pg from "pg";
+import { type SqlClient, withTransaction } from "../../db/client";
+import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
+import { type JsonValue, toJsonValue } from "../../lib/domain/json";
+import { redact } from "../../lib/domain/redact";
+import type { Tool } from "../../lib/sdk/define";
+import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
+import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import { DeadLetterError, LeaseLostError, SuspendError, serializeError } from "./errors";
+import { journalStep } from "./journal";
+
+export type EffectRunner = {
+  pool: pg.Pool;
+  worker: string;
+  taskId: string;
+  attempt: number;
+  /** How long an effect's claim lasts before it counts as outcome unknown. */
+  effectLeaseMs: number;
+  signal: AbortSignal;
+};
+
+type EffectRow = {
+  key: string;
+  fingerprint: string;
+  args: JsonValue;
+  status: "started" | "succeeded" | "failed";
+  result: JsonValue;
+  lease_owner: string | null;
+  lease_live: boolean;
+  age_ms: number;
+};
+
+type Claim =
+  | { action: "execute" }
+  | { action: "return"; result: JsonValue }
+  | { action: "reconcile" }
+  // Decided inside the claim transaction, thrown after it commits, so the ledger keeps why.
+  | { action: "dead"; error: DeadLetterError };
+
+export async function performEffect(
+  run: EffectRunner,
+  tool: Tool,
+  rawArgs: unknown,
+  stepSeq: number,
+): Promise<JsonValue> {
+  const parsed = tool.input.safeParse(rawArgs);
+  if (!parsed.success) {
+    throw new NonRetryableError(`tool ${tool.name}: invalid arguments: ${parsed.error.message}`);
+  }
+  const args = parsed.data;
+  const intent = toJsonValue(tool.intent(args), `${tool.name} intent`);
+  const key = deriveEffectKey(run.taskId, tool.name, intent);
+  const sensitive = tool.sensitive ?? [];
+  const redacted = redact(toJsonValue(args, `${tool.name} arguments`), sensitive);
+  const fingerprint = payloadFingerprint(redacted);
+  const stream = taskStream(run.taskId);
+  const entry = (kind: string, data: Record<string, JsonValue>) => ({
+    kind,
+    actor: `worker:${run.worker}`,
+    taskId: run.taskId,
+    key,
+    data: { tool: tool.name, step: stepSeq, attempt: run.attempt, ...data },
+  });
+
+  const claim = await withTransaction(run.pool, async (client): Promise<Claim> => {
+    const inserted = await client.query<{ leased: number; inserted: number }>({
+      name: "runtime_claim_effect",
+      text: `with lease as (
+               select id from tasks where id = $2 and lease_owner = $8 and status = 'running' for share
+             ), ins as (
+               insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
+               select $1, $2, $3, $4, $5, $6, $7, 'started', $8, now() + $9 * interval '1 millisecond' from lease
+               on conflict (key) do nothing
+               returning key
+             )
+             select (select count(*) from lease)::int as leased, (select count(*) from ins)::int as inserted`,
+      values: [
+        key,
+        run.taskId,
+        stepSeq,
+        tool.name,
+        JSON.stringify(intent),
+        JSON.stringify(redacted),
+        fingerprint,
+        run.worker,
+        run.effectLeaseMs,
+      ],
+    });
+    const row = inserted.rows[0];
+    if (!row || row.leased === 0) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
+    if (row.inserted === 1) {
+      await appendLedger(client, stream, entry("effect.started", { args: redacted, fingerprint }));
+      return { action: "execute" };
+    }
+    return resolveExisting(client, run, tool, key, redacted, fingerprint, stream, entry);
+  });
+
+  if (claim.action === "dead") throw claim.error;
+  if (claim.action === "return") {
+    await recordStep(run, stepSeq, tool.name, key, claim.result);
+    return claim.result;
+  }
+  if (claim.action === "reconcile" && tool.reconcile) {
+    const outcome = await tool.reconcile(key, args, { signal: run.signal });
+    if (outcome.happened) {
+      return recordSuccess(run, tool, key, stepSeq, outcome.result, entry, { reconciled: true });
+    }
+  }
+  return execute(run, tool, args, key, stepSeq, entry);
+}
+
+type EntryFn = (
+  kind: string,
+  data: Record<string, JsonValue>,
+) => { kind: string; actor: string; taskId: string; key: string; data: JsonValue };
+
+/** The key was claimed before: by an earlier attempt, a replay, or another worker. */
+async function resolveExisting(
+  client: SqlClient,
+  run: EffectRunner,
+  tool: Tool,
+  key: string,
+  redacted: JsonValue,
+  fingerprint: string,
+  stream: string,
+  entry: EntryFn,
+): Promise<Claim> {
+  const { rows } = await client.query<EffectRow>({
+    name: "runtime_lock_effect",
+    text: `select key, fingerprint, args, status, result, lease_owner,
+                  coalesce(lease_expires_at > now(), false) as lease_live,
+                  (extract(epoch from now() - created_at) * 1000)::bigint as age_ms
+           from effects where key = $1 for update`,
+    values: [key],
+  });
+  const existing = rows[0];
+  if (!existing) throw new Error(`effect ${key} vanished while claiming it`);
+
+  if (existing.fingerprint !== fingerprint) {
+    await appendLedger(
+      client,
+      stream,
+      entry("effect.payload_mismatch", {
+        first: { fingerprint: existing.fingerprint, args: existing.args },
+        second: { fingerprint, args: redacted },
+        policy: tool.onPayloadMismatch ?? "dead-letter",
+      }),
+    );
+    if ((tool.onPayloadMismatch ?? "dead-letter") === "dead-letter") {
+      return {
+        action: "dead",
+        error: new DeadLetterError(
+          "payload_mismatch",
+          `${tool.name}: the same intent was performed with different arguments (fingerprint ${existing.fingerprint.slice(0, 12)}… now ${fingerprint.slice(0, 12)}…)`,
+        ),
+      };
+    }
+  }
+
+  if (existing.status === "succeeded") {
+    await appendLedger(client, stream, entry("effect.deduplicated", { fingerprint }));
+    return { action: "return", result: existing.result };
+  }
+
+  if (existing.status === "failed") {
+    // The provider said it did not act: the same key may act now.
+    await takeOverEffect(client, run, key);
+    await appendLedger(
+      client,
+      stream,
+      entry("effect.started", { args: redacted, fingerprint, retry: true }),
+    );
+    return { action: "execute" };
+  }
+
+  if (existing.lease_live) {
+    throw new SuspendError(
+      new Date(Date.now() + Math.min(run.effectLeaseMs, 5_000)),
+      `effect ${key.slice(0, 12)}… is in flight on ${existing.lease_owner ?? "another worker"}`,
+    );
+  }
+
+  // Started, and its lease ran out without a result: outcome unknown.
+  const withinWindow =
+    tool.dedupWindowMs === undefined || Number(existing.age_ms) < tool.dedupWindowMs;
+  const action = tool.reconcile
+    ? "reconcile"
+    : tool.providerIdempotent && withinWindow
+      ? "resend"
+      : "dead-letter";
+  await appendLedger(
+    client,
+    stream,
+    entry("effect.outcome_unknown", {
+      action,
+      ageMs: Number(existing.age_ms),
+      ...(tool.providerIdempotent && !withinWindow
+        ? { why: "past the provider's dedup window" }
+        : {}),
+    }),
+  );
+  if (action === "dead-letter") {
+    return {
+      action: "dead",
+      error: new DeadLetterError(
+        "outcome_unknown",
+        `${tool.name}: an earlier attempt started this effect and never recorded a result; a reviewer must confirm whether it happened`,
+      ),
+    };
+  }
+  await takeOverEffect(client, run, key);
+  return action === "reconcile" ? { action: "reconcile" } : { action: "execute" };
+}
+
+async function takeOverEffect(client: SqlClient, run: EffectRunner, key: string): Promise<void> {
+  await client.query({
+    name: "runtime_take_over_effect",
+    text: `update effects set status = 'started', lease_owner = $2, error = null,
+             lease_expires_at = now() + $3 * interval '1 millisecond', attempts = attempts + 1, updated_at = now()
+           where key = $1`,
+    values: [key, run.worker, run.effectLeaseMs],
+  });
+}
+
+async function execute(
+  run: EffectRunner,
+  tool: Tool,
+  args: unknown,
+  key: string,
+  stepSeq: number,
+  entry: EntryFn,
+): Promise<JsonValue> {
+  let result: JsonValue;
+  try {
+    result = toJsonValue(await tool.execute(args, { idempotencyKey: key, signal: run.signal }));
+  } catch (err) {
+    const performed = err instanceof EffectNotPerformedError ? "no" : "unknown";
+    await withTransaction(run.pool, async (client) => {
+      // Not performed: the key may act again. Unknown: end the claim now, so the next attempt
+      // takes the outcome-unknown path (reconcile, resend, or a human) instead of waiting.
+      await client.query({
+        name: "runtime_effect_failed",
+        text: `update effects set status = case when $2 then 'failed' else status end, error = $3,
+                 lease_expires_at = now(), lease_owner = null, updated_at = now()
+               where key = $1 and status = 'started'`,
+        values: [key, performed === "no", JSON.stringify(serializeError(err))],
+      });
+      await appendLedger(
+        client,
+        taskStream(run.taskId),
+        entry("effect.failed", { performed, error: serializeError(err) }),
+      );
+    });
+    if (err instanceof EffectNotPerformedError && !err.retryable) {
+      throw new NonRetryableError(`${tool.name}: ${err.message}`, { cause: err });
+    }
+    throw err;
+  }
+  return recordSuccess(run, tool, key, stepSeq, result, entry, {});
+}
+
+async function recordSuccess(
+  run: EffectRunner,
+  tool: Tool,
+  key: string,
+  stepSeq: number,
+  result: JsonValue,
+  entry: EntryFn,
+  extra: Record<string, JsonValue>,
+): Promise<JsonValue> {
+  const sensitive = tool.sensitive ?? [];
+  const stillLeased = await withTransaction(run.pool, async (client) => {
+    // The result is a fact whoever holds the task now, so it is recorded regardless.
+    await client.query({
+      name: "runtime_effect_succeeded",
+      text: `update effects set status = 'succeeded', result = $2, error = null, lease_owner = null,
+               lease_expires_at = null, completed_at = now(), updated_at = now()
+             where key = $1 and status <> 'succeeded'`,
+      values: [key, JSON.stringify(result)],
+    });
+    await appendLedger(
+      client,
+      taskStream(run.taskId),
+      entry("effect.succeeded", { result: redact(result, sensitive), ...extra }),
+    );
+    return journalStep(client, run.worker, run.taskId, run.attempt, {
+      seq: stepSeq,
+      kind: "tool",
+      name: tool.name,
+      result,
+      effectKey: key,
+    });
+  });
+  if (!stillLeased) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
+  return result;
+}
+
+async function recordStep(
+  run: EffectRunner,
+  stepSeq: number,
+  toolName: string,
+  key: string,
+  result: JsonValue,
+): Promise<void> {
+  const ok = await withTransaction(run.pool, (client) =>
+    journalStep(client, run.worker, run.taskId, run.attempt, {
+      seq: stepSeq,
+      kind: "tool",
+      name: toolName,
+      result,
+      effectKey: key,
+    }),
+  );
+  if (!ok) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
+}

@@ -1,0 +1,87 @@
+// Reads the retry policy in force for a task, and decides what a failed attempt leads to.
+import { ZodError } from "zod";
+import type { SqlClient } from "../../db/client";
+import {
+  backoffDelayMs,
+  type PartialRetryPolicy,
+  partialRetryPolicySchema,
+  type RetryPolicy,
+  resolvePolicy,
+} from "../../lib/domain/retry-policy";
+import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
+import { AttemptTimeoutError, DeadLetterError } from "./errors";
+import type { FailOutcome } from "./task-sql";
+
+type PolicyRow = {
+  scope: string;
+  max_attempts: number | null;
+  backoff_initial_ms: number | null;
+  backoff_factor: number | null;
+  backoff_max_ms: number | null;
+  attempt_timeout_ms: number | null;
+  budget: number | null;
+};
+
+function fromRow(row: PolicyRow | undefined): PartialRetryPolicy | null {
+  if (!row) return null;
+  return {
+    maxAttempts: row.max_attempts ?? undefined,
+    backoffInitialMs: row.backoff_initial_ms ?? undefined,
+    backoffFactor: row.backoff_factor ?? undefined,
+    backoffMaxMs: row.backoff_max_ms ?? undefined,
+    attemptTimeoutMs: row.attempt_timeout_ms ?? undefined,
+    budget: row.budget ?? undefined,
+  };
+}
+
+/** Task override → agent policy (the admin's row over the agent's code) → global → built-in. */
+export async function loadPolicy(
+  client: SqlClient,
+  agentName: string,
+  agentCodePolicy: PartialRetryPolicy | undefined,
+  taskPolicy: unknown,
+): Promise<RetryPolicy> {
+  const { rows } = await client.query<PolicyRow>({
+    name: "runtime_load_policy",
+    text: `select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, budget
+           from retry_policies where scope = 'global' or scope = 'agent:' || $1`,
+    values: [agentName],
+  });
+  const task = partialRetryPolicySchema.safeParse(taskPolicy ?? {});
+  const agentRow = fromRow(rows.find((r) => r.scope !== "global"));
+  return resolvePolicy({
+    task: task.success ? task.data : null,
+    agent: {
+      ...agentCodePolicy,
+      ...Object.fromEntries(Object.entries(agentRow ?? {}).filter(([, v]) => v !== undefined)),
+    },
+    global: fromRow(rows.find((r) => r.scope === "global")),
+  });
+}
+
+export type FailureDecision = { outcome: FailOutcome; retryable: boolean };
+
+/** What a failed attempt (the `attempts`-th) leads to under `policy`. */
+export function decideFailure(
+  err: unknown,
+  attempts: number,
+  policy: RetryPolicy,
+  random: number,
+  now: Date,
+): FailureDecision {
+  const dead = (reason: Extract<FailOutcome, { status: "dead" }>["reason"]): FailureDecision => ({
+    outcome: { status: "dead", reason },
+    retryable: false,
+  });
+  if (err instanceof DeadLetterError) return dead(err.reason);
+  if (err instanceof NonRetryableError || err instanceof ZodError) return dead("non_retryable");
+  if (err instanceof EffectNotPerformedError && !err.retryable) return dead("non_retryable");
+  if (attempts >= policy.maxAttempts) {
+    return dead(err instanceof AttemptTimeoutError ? "timeout" : "exhausted");
+  }
+  const delay = backoffDelayMs(policy, attempts, random);
+  return {
+    outcome: { status: "retry_wait", runAt: new Date(now.getTime() + delay) },
+    retryable: true,
+  };
+}

@@ -1,0 +1,63 @@
+// Tasks whose worker crashed: the lease ran out without a heartbeat. Each counts as a failed
+// attempt (worker.lost) and goes to retry or, past the limit, to the dead letters.
+import type pg from "pg";
+import { withTransaction } from "../../db/client";
+import type { JsonValue } from "../../lib/domain/json";
+import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import { decideFailure, loadPolicy } from "./policy";
+import { failExpired, lockExpiredLeases } from "./task-sql";
+
+export async function reapExpiredLeases(
+  pool: pg.Pool,
+  reaper: string,
+  agentPolicies: ReadonlyMap<string, { policy?: Parameters<typeof loadPolicy>[2] }>,
+  limit = 100,
+  random: () => number = Math.random,
+): Promise<number> {
+  return withTransaction(pool, async (client) => {
+    const expired = await lockExpiredLeases(client, limit);
+    for (const task of expired) {
+      const policy = await loadPolicy(
+        client,
+        task.agent,
+        agentPolicies.get(task.agent)?.policy,
+        task.policy,
+      );
+      const error = {
+        name: "WorkerLost",
+        message: `worker ${task.lease_owner} stopped renewing its lease during attempt ${task.attempts}`,
+      };
+      const decision = decideFailure(
+        new Error(error.message),
+        task.attempts,
+        policy,
+        random(),
+        new Date(),
+      );
+      await failExpired(client, task, decision.outcome, error);
+      const base = { kind: "", actor: `worker:${reaper}`, taskId: task.id };
+      const entries: { kind: string; actor: string; taskId: string; data: JsonValue }[] = [
+        {
+          ...base,
+          kind: "worker.lost",
+          data: { attempt: task.attempts, worker: task.lease_owner },
+        },
+      ];
+      entries.push(
+        decision.outcome.status === "retry_wait"
+          ? {
+              ...base,
+              kind: "retry.scheduled",
+              data: { attempt: task.attempts, runAt: decision.outcome.runAt.toISOString() },
+            }
+          : {
+              ...base,
+              kind: "task.dead_lettered",
+              data: { attempt: task.attempts, reason: decision.outcome.reason, error },
+            },
+      );
+      await appendLedger(client, taskStream(task.id), entries);
+    }
+    return expired.length;
+  });
+}

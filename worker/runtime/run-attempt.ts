@@ -1,0 +1,132 @@
+// One attempt of one claimed task: validate the input, replay the journal, run the agent under
+// the attempt timeout, then record the outcome (succeeded, retry, dead, or back to the queue)
+// with its ledger entries in the same transaction.
+import type pg from "pg";
+import { withTransaction } from "../../db/client";
+import { type JsonValue, toJsonValue } from "../../lib/domain/json";
+import type { Agent } from "../../lib/sdk/define";
+import { NonRetryableError } from "../../lib/sdk/errors";
+import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import { createContext } from "./context";
+import { AttemptTimeoutError, LeaseLostError, SuspendError, serializeError } from "./errors";
+import { loadJournal } from "./journal";
+import { decideFailure, loadPolicy } from "./policy";
+import { type ClaimedTask, completeTask, failTask, requeueTask } from "./task-sql";
+
+export type AttemptDeps = {
+  pool: pg.Pool;
+  worker: string;
+  agents: ReadonlyMap<string, Agent>;
+  effectLeaseMs: number;
+  /** Aborted when the worker loses this task's lease or shuts down hard. */
+  signal: AbortSignal;
+  random?: () => number;
+};
+
+export type AttemptOutcome = "succeeded" | "retry_wait" | "dead" | "requeued" | "lost";
+
+export async function runAttempt(deps: AttemptDeps, task: ClaimedTask): Promise<AttemptOutcome> {
+  const actor = `worker:${deps.worker}`;
+  const stream = taskStream(task.id);
+  const agent = deps.agents.get(task.agent);
+  const policy = await loadPolicy(deps.pool, task.agent, agent?.policy, task.policy);
+
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(deps.signal.reason);
+  deps.signal.addEventListener("abort", onOuterAbort, { once: true });
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new AttemptTimeoutError(`attempt ${task.attempts} ran past ${policy.attemptTimeoutMs} ms`),
+      ),
+    policy.attemptTimeoutMs,
+  );
+
+  let outcome: { ok: true; result: JsonValue } | { ok: false; error: unknown };
+  try {
+    await withTransaction(deps.pool, (client) =>
+      appendLedger(client, stream, {
+        kind: "attempt.started",
+        actor,
+        taskId: task.id,
+        data: { attempt: task.attempts, agent: task.agent },
+      }),
+    );
+    if (!agent)
+      throw new NonRetryableError(`no agent named "${task.agent}" is registered on this worker`);
+    const input = agent.input.safeParse(task.input);
+    if (!input.success) throw new NonRetryableError(`invalid task input: ${input.error.message}`);
+    const journal = await loadJournal(deps.pool, task.id);
+    const ctx = createContext(
+      {
+        pool: deps.pool,
+        worker: deps.worker,
+        taskId: task.id,
+        attempt: task.attempts,
+        effectLeaseMs: deps.effectLeaseMs,
+        signal: controller.signal,
+        journal,
+      },
+      agent,
+    );
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), {
+        once: true,
+      });
+    });
+    const result = await Promise.race([agent.run(ctx, input.data), aborted]);
+    outcome = { ok: true, result: toJsonValue(result ?? null, "agent result") };
+  } catch (err) {
+    outcome = { ok: false, error: err };
+  } finally {
+    clearTimeout(timer);
+    deps.signal.removeEventListener("abort", onOuterAbort);
+  }
+
+  return withTransaction(deps.pool, async (client): Promise<AttemptOutcome> => {
+    const entry = (kind: string, data: Record<string, JsonValue>) => ({
+      kind,
+      actor,
+      taskId: task.id,
+      data: { attempt: task.attempts, ...data },
+    });
+    if (outcome.ok) {
+      if (!(await completeTask(client, deps.worker, task.id, outcome.result))) return "lost";
+      await appendLedger(client, stream, entry("task.succeeded", { result: outcome.result }));
+      return "succeeded";
+    }
+    const err = outcome.error;
+    if (err instanceof LeaseLostError) return "lost";
+    if (err instanceof SuspendError) {
+      if (!(await requeueTask(client, deps.worker, task.id, err.until))) return "lost";
+      await appendLedger(
+        client,
+        stream,
+        entry("task.requeued", { until: err.until.toISOString(), why: err.why }),
+      );
+      return "requeued";
+    }
+    const error = serializeError(err);
+    const decision = decideFailure(
+      err,
+      task.attempts,
+      policy,
+      (deps.random ?? Math.random)(),
+      new Date(),
+    );
+    if (!(await failTask(client, deps.worker, task.id, decision.outcome, error))) return "lost";
+    const entries = [entry("attempt.failed", { error })];
+    if (decision.outcome.status === "retry_wait") {
+      entries.push(
+        entry("retry.scheduled", {
+          runAt: decision.outcome.runAt.toISOString(),
+          maxAttempts: policy.maxAttempts,
+        }),
+      );
+    } else {
+      entries.push(entry("task.dead_lettered", { reason: decision.outcome.reason, error }));
+    }
+    await appendLedger(client, stream, entries);
+    return decision.outcome.status;
+  });
+}

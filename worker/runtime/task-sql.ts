@@ -1,0 +1,174 @@
+// The task-level SQL of the runtime, in view: claim a batch, extend leases, finish, fail,
+// suspend, release, reap. Every write is guarded by `lease_owner = $worker and status =
+// 'running'` and a zero row count means our lease is gone.
+import type { SqlClient } from "../../db/client";
+import type { JsonValue } from "../../lib/domain/json";
+import type { DeadReason } from "../../lib/domain/task-states";
+
+export type ClaimedTask = {
+  id: string;
+  agent: string;
+  input: JsonValue;
+  attempts: number;
+  policy: JsonValue | null;
+  cost: number;
+};
+
+/** Claims up to `limit` runnable tasks for the agents this worker has (others stay queued). */
+export async function claimTasks(
+  client: SqlClient,
+  worker: string,
+  agents: readonly string[],
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedTask[]> {
+  const { rows } = await client.query<ClaimedTask>({
+    name: "runtime_claim_tasks",
+    text: `with candidates as (
+             select id from tasks
+             where status in ('queued', 'retry_wait') and run_at <= now() and agent = any($4::text[])
+             order by run_at, id
+             limit $1
+             for update skip locked
+           )
+           update tasks t
+           set status = 'running', attempts = t.attempts + 1, lease_owner = $2,
+               lease_expires_at = now() + $3 * interval '1 millisecond',
+               version = t.version + 1, updated_at = now(), status_changed_at = now()
+           from candidates c where t.id = c.id
+           returning t.id, t.agent, t.input, t.attempts, t.policy, t.cost`,
+    values: [limit, worker, leaseMs, agents],
+  });
+  return rows;
+}
+
+/** Extends the leases we still hold; returns the ids whose lease we lost. */
+export async function heartbeat(
+  client: SqlClient,
+  worker: string,
+  ids: readonly string[],
+  leaseMs: number,
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await client.query<{ id: string }>({
+    name: "runtime_heartbeat",
+    text: `update tasks set lease_expires_at = now() + $3 * interval '1 millisecond'
+           where id = any($1::uuid[]) and lease_owner = $2 and status = 'running'
+           returning id`,
+    values: [ids, worker, leaseMs],
+  });
+  const kept = new Set(rows.map((r) => r.id));
+  return ids.filter((id) => !kept.has(id));
+}
+
+/** Effects this worker is executing stay claimed while it lives. */
+export async function extendEffectLeases(
+  client: SqlClient,
+  worker: string,
+  leaseMs: number,
+): Promise<void> {
+  await client.query({
+    name: "runtime_extend_effect_leases",
+    text: `update effects set lease_expires_at = now() + $2 * interval '1 millisecond'
+           where lease_owner = $1 and status = 'started'`,
+    values: [worker, leaseMs],
+  });
+}
+
+export async function completeTask(
+  client: SqlClient,
+  worker: string,
+  id: string,
+  result: JsonValue,
+): Promise<boolean> {
+  const { rowCount } = await client.query({
+    name: "runtime_complete_task",
+    text: `update tasks set status = 'succeeded', result = $3, lease_owner = null, lease_expires_at = null,
+             version = version + 1, updated_at = now(), status_changed_at = now()
+           where id = $1 and lease_owner = $2 and status = 'running'`,
+    values: [id, worker, JSON.stringify(result)],
+  });
+  return rowCount === 1;
+}
+
+export type FailOutcome =
+  | { status: "retry_wait"; runAt: Date }
+  | { status: "dead"; reason: DeadReason };
+
+export async function failTask(
+  client: SqlClient,
+  worker: string,
+  id: string,
+  outcome: FailOutcome,
+  error: JsonValue,
+): Promise<boolean> {
+  const { rowCount } = await client.query({
+    name: "runtime_fail_task",
+    text: `update tasks set status = $3, dead_reason = $4, run_at = coalesce($5::timestamptz, run_at),
+             last_error = $6, lease_owner = null, lease_expires_at = null,
+             version = version + 1, updated_at = now(), status_changed_at = now()
+           where id = $1 and lease_owner = $2 and status = 'running'`,
+    values: [
+      id,
+      worker,
+      outcome.status,
+      outcome.status === "dead" ? outcome.reason : null,
+      outcome.status === "retry_wait" ? outcome.runAt.toISOString() : null,
+      JSON.stringify(error),
+    ],
+  });
+  return rowCount === 1;
+}
+
+/**
+ * Back to the queue without spending an attempt: a durable sleep, an effect another worker
+ * holds, or a worker shutting down and releasing its work.
+ */
+export async function requeueTask(
+  client: SqlClient,
+  worker: string,
+  id: string,
+  runAt: Date | null,
+): Promise<boolean> {
+  const { rowCount } = await client.query({
+    name: "runtime_requeue_task",
+    text: `update tasks set status = 'queued', run_at = coalesce($3::timestamptz, now()),
+             attempts = greatest(attempts - 1, 0), lease_owner = null, lease_expires_at = null,
+             version = version + 1, updated_at = now(), status_changed_at = now()
+           where id = $1 and lease_owner = $2 and status = 'running'`,
+    values: [id, worker, runAt?.toISOString() ?? null],
+  });
+  return rowCount === 1;
+}
+
+export type ExpiredLease = {
+  id: string;
+  agent: string;
+  attempts: number;
+  policy: JsonValue | null;
+  lease_owner: string;
+};
+
+/** Locks up to `limit` tasks whose worker stopped renewing its lease (it crashed). */
+export async function lockExpiredLeases(client: SqlClient, limit: number): Promise<ExpiredLease[]> {
+  const { rows } = await client.query<ExpiredLease>({
+    name: "runtime_lock_expired",
+    text: `select id, agent, attempts, policy, lease_owner from tasks
+           where status = 'running' and lease_expires_at < now()
+           order by lease_expires_at
+           limit $1
+           for update skip locked`,
+    values: [limit],
+  });
+  return rows;
+}
+
+/** Used by the reaper on rows it locked: the lease owner is the crashed worker, not us. */
+export async function failExpired(
+  client: SqlClient,
+  task: ExpiredLease,
+  outcome: FailOutcome,
+  error: JsonValue,
+): Promise<void> {
+  await failTask(client, task.lease_owner, task.id, outcome, error);
+}
