@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import type { JsonValue } from "../domain/json";
 import type { PartialRetryPolicy } from "../domain/retry-policy";
+import type { ModelResponse } from "./model";
 
 export type ToolExecuteContext = {
   /** sha256 of [taskId, tool, intent]: the same on every attempt and replay of this intent. */
@@ -71,6 +72,15 @@ export type AgentContext<Tools extends Record<string, AnyTool>> = {
   step<T extends JsonValue>(name: string, fn: () => Promise<T>): Promise<T>;
   /** A durable pause: the task waits in the queue, not in memory. */
   sleep(ms: number): Promise<void>;
+  /**
+   * A language-model call, journaled like any step so a re-run does not re-roll the model's
+   * decision. `tools` names the agent's tools the model may choose; it only chooses, ctx.tool acts.
+   */
+  model(request: {
+    system?: string;
+    prompt: string;
+    tools?: readonly (keyof Tools & string)[];
+  }): Promise<ModelResponse>;
 };
 
 export type AgentDefinition<S extends z.ZodType, Tools extends Record<string, AnyTool>> = {

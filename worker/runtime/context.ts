@@ -6,9 +6,10 @@ import { toJsonValue } from "../../lib/domain/json";
 import type { StepKind } from "../../lib/domain/task-states";
 import type { Agent, AgentContext, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
+import type { ModelClient, ModelResponse } from "../../lib/sdk/model";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { performEffect } from "./effects";
-import { LeaseLostError, SuspendError } from "./errors";
+import { DeadLetterError, LeaseLostError, SuspendError } from "./errors";
 import { type JournaledStep, journalStep } from "./journal";
 
 export type AttemptScope = {
@@ -19,6 +20,10 @@ export type AttemptScope = {
   effectLeaseMs: number;
   signal: AbortSignal;
   journal: Map<number, JournaledStep>;
+  model?: ModelClient;
+  /** Model cost allowed for the whole task (null: unlimited) and spent so far. */
+  budget: number | null;
+  spent: number;
 };
 
 export function createContext(
@@ -96,8 +101,70 @@ export function createContext(
         until = Date.now() + Math.max(0, ms);
         await record({ seq: n, kind: "sleep", name: "sleep", result: { until }, effectKey: null });
       }
-      if (until > Date.now())
+      if (until > Date.now()) {
         throw new SuspendError(new Date(until), `sleeping until ${new Date(until).toISOString()}`);
+      }
+    },
+
+    async model(request) {
+      checkSignal();
+      const n = ++seq;
+      const done = replayed(n, "model", "model");
+      if (done) return done.result as ModelResponse;
+      if (!scope.model) throw new NonRetryableError("this worker has no model configured");
+      if (scope.budget !== null && scope.spent >= scope.budget) {
+        throw new DeadLetterError(
+          "budget",
+          `model budget ${scope.budget} is spent (${scope.spent})`,
+        );
+      }
+      const tools = (request.tools ?? []).map((name) => {
+        const tool = agent.tools[name];
+        if (!tool) throw new NonRetryableError(`agent ${agent.name} has no tool "${name}"`);
+        return { name, description: tool.description, input: tool.input };
+      });
+      const response = await scope.model.generate(
+        { system: request.system, prompt: request.prompt, tools },
+        scope.signal,
+      );
+      const result = toJsonValue(response, "model response") as ModelResponse;
+      const step: JournaledStep = { seq: n, kind: "model", name: "model", result, effectKey: null };
+      const ok = await withTransaction(scope.pool, async (client) => {
+        if (!(await journalStep(client, scope.worker, scope.taskId, scope.attempt, step)))
+          return false;
+        await client.query({
+          name: "runtime_add_cost",
+          text: "update tasks set cost = cost + $2 where id = $1",
+          values: [scope.taskId, response.cost],
+        });
+        await appendLedger(client, taskStream(scope.taskId), {
+          kind: "model.called",
+          actor,
+          taskId: scope.taskId,
+          data: {
+            step: n,
+            model: response.model,
+            system: request.system ?? null,
+            prompt: request.prompt,
+            toolsOffered: tools.map((t) => t.name),
+            text: response.text,
+            toolCalls: result.toolCalls,
+            usage: response.usage,
+            cost: response.cost,
+          },
+        });
+        return true;
+      });
+      if (!ok) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+      scope.journal.set(n, step);
+      scope.spent += response.cost;
+      if (scope.budget !== null && scope.spent > scope.budget) {
+        throw new DeadLetterError(
+          "budget",
+          `model cost ${scope.spent.toFixed(6)} passed the budget ${scope.budget}`,
+        );
+      }
+      return response;
     },
   };
 }

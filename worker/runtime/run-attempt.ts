@@ -6,6 +6,7 @@ import { withTransaction } from "../../db/client";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import type { Agent } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
+import type { ModelClient } from "../../lib/sdk/model";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { createContext } from "./context";
 import { AttemptTimeoutError, LeaseLostError, SuspendError, serializeError } from "./errors";
@@ -18,6 +19,7 @@ export type AttemptDeps = {
   worker: string;
   agents: ReadonlyMap<string, Agent>;
   effectLeaseMs: number;
+  model?: ModelClient;
   /** Aborted when the worker loses this task's lease or shuts down hard. */
   signal: AbortSignal;
   random?: () => number;
@@ -66,6 +68,9 @@ export async function runAttempt(deps: AttemptDeps, task: ClaimedTask): Promise<
         effectLeaseMs: deps.effectLeaseMs,
         signal: controller.signal,
         journal,
+        model: deps.model,
+        budget: policy.budget,
+        spent: task.cost,
       },
       agent,
     );

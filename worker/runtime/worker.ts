@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type pg from "pg";
 import type { Agent } from "../../lib/sdk/define";
+import type { ModelClient } from "../../lib/sdk/model";
 import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
 import { SuspendError } from "./errors";
 import { reapExpiredLeases } from "./reaper";
@@ -15,6 +16,7 @@ export type WorkerConfig = {
   pool: pg.Pool;
   agents: readonly Agent[];
   concurrency: number;
+  model?: ModelClient;
   /** Task lease; renewed every third of it. A crashed worker's tasks return after this long. */
   leaseMs?: number;
   pollMs?: number;
@@ -52,7 +54,14 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     const controller = new AbortController();
     active.set(task.id, controller);
     const p = runAttempt(
-      { pool: config.pool, worker: id, agents, effectLeaseMs: leaseMs, signal: controller.signal },
+      {
+        pool: config.pool,
+        worker: id,
+        agents,
+        effectLeaseMs: leaseMs,
+        model: config.model,
+        signal: controller.signal,
+      },
       task,
     )
       .then(
