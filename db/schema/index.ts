@@ -1,3 +1,4 @@
+export * from "./approvals";
 export * from "./effects";
 export * from "./ledger";
 export * from "./retry-policies";

@@ -9,7 +9,13 @@ import { redact } from "../../lib/domain/redact";
 import type { Tool } from "../../lib/sdk/define";
 import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
-import { DeadLetterError, LeaseLostError, SuspendError, serializeError } from "./errors";
+import {
+  ApprovalNeededError,
+  DeadLetterError,
+  LeaseLostError,
+  SuspendError,
+  serializeError,
+} from "./errors";
 import { journalStep } from "./journal";
 
 export type EffectRunner = {
@@ -38,7 +44,8 @@ type Claim =
   | { action: "return"; result: JsonValue }
   | { action: "reconcile" }
   // Decided inside the claim transaction, thrown after it commits, so the ledger keeps why.
-  | { action: "dead"; error: DeadLetterError };
+  | { action: "dead"; error: DeadLetterError }
+  | { action: "park" };
 
 export async function performEffect(
   run: EffectRunner,
@@ -66,6 +73,9 @@ export async function performEffect(
   });
 
   const claim = await withTransaction(run.pool, async (client): Promise<Claim> => {
+    if (tool.requiresApproval?.(args) && !(await approvedOrDone(client, key, fingerprint))) {
+      return { action: "park" };
+    }
     const inserted = await client.query<{ leased: number; inserted: number }>({
       name: "runtime_claim_effect",
       text: `with lease as (
@@ -99,6 +109,15 @@ export async function performEffect(
   });
 
   if (claim.action === "dead") throw claim.error;
+  if (claim.action === "park") {
+    throw new ApprovalNeededError({
+      key,
+      fingerprint,
+      tool: tool.name,
+      args: redacted,
+      step: stepSeq,
+    });
+  }
   if (claim.action === "return") {
     await recordStep(run, stepSeq, tool.name, key, claim.result);
     return claim.result;
@@ -116,6 +135,29 @@ type EntryFn = (
   kind: string,
   data: Record<string, JsonValue>,
 ) => { kind: string; actor: string; taskId: string; key: string; data: JsonValue };
+
+/**
+ * A gated effect may act when a reviewer approved this key with this exact payload, or when it
+ * already happened (then it is only deduplicated). The first use is stamped on the approval.
+ */
+async function approvedOrDone(
+  client: SqlClient,
+  key: string,
+  fingerprint: string,
+): Promise<boolean> {
+  const { rows } = await client.query<{ ok: boolean }>({
+    name: "runtime_check_approval",
+    text: `with used as (
+             update approvals set used_at = coalesce(used_at, now())
+             where effect_key = $1 and fingerprint = $2 and status = 'approved'
+             returning 1
+           )
+           select exists (select 1 from used)
+               or exists (select 1 from effects where key = $1 and status = 'succeeded') as ok`,
+    values: [key, fingerprint],
+  });
+  return rows[0]?.ok === true;
+}
 
 /** The key was claimed before: by an earlier attempt, a replay, or another worker. */
 async function resolveExisting(

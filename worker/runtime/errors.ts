@@ -1,4 +1,5 @@
 // Internal control flow of an attempt: why it stopped, as the runtime needs to know it.
+import type { JsonValue } from "../../lib/domain/json";
 import type { DeadReason } from "../../lib/domain/task-states";
 
 /** Ends the task in `dead` with this reason, whatever attempts are left. */
@@ -30,6 +31,22 @@ export class SuspendError extends Error {
     readonly why: string,
   ) {
     super(why);
+  }
+}
+
+/** A gated effect needs a human's yes for exactly this key and payload: park the task. */
+export class ApprovalNeededError extends Error {
+  override name = "ApprovalNeededError";
+  constructor(
+    readonly approval: {
+      key: string;
+      fingerprint: string;
+      tool: string;
+      args: JsonValue;
+      step: number;
+    },
+  ) {
+    super(`${approval.tool} needs approval before it acts`);
   }
 }
 

@@ -9,10 +9,16 @@ import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient } from "../../lib/sdk/model";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { createContext } from "./context";
-import { AttemptTimeoutError, LeaseLostError, SuspendError, serializeError } from "./errors";
+import {
+  ApprovalNeededError,
+  AttemptTimeoutError,
+  LeaseLostError,
+  SuspendError,
+  serializeError,
+} from "./errors";
 import { loadJournal } from "./journal";
 import { decideFailure, loadPolicy } from "./policy";
-import { type ClaimedTask, completeTask, failTask, requeueTask } from "./task-sql";
+import { type ClaimedTask, completeTask, failTask, parkForApproval, requeueTask } from "./task-sql";
 
 export type AttemptDeps = {
   pool: pg.Pool;
@@ -25,7 +31,13 @@ export type AttemptDeps = {
   random?: () => number;
 };
 
-export type AttemptOutcome = "succeeded" | "retry_wait" | "dead" | "requeued" | "lost";
+export type AttemptOutcome =
+  | "succeeded"
+  | "retry_wait"
+  | "dead"
+  | "requeued"
+  | "awaiting_approval"
+  | "lost";
 
 export async function runAttempt(deps: AttemptDeps, task: ClaimedTask): Promise<AttemptOutcome> {
   const actor = `worker:${deps.worker}`;
@@ -102,6 +114,19 @@ export async function runAttempt(deps: AttemptDeps, task: ClaimedTask): Promise<
     }
     const err = outcome.error;
     if (err instanceof LeaseLostError) return "lost";
+    if (err instanceof ApprovalNeededError) {
+      if (!(await parkForApproval(client, deps.worker, task.id, err.approval))) return "lost";
+      await appendLedger(client, stream, {
+        ...entry("approval.requested", {
+          tool: err.approval.tool,
+          step: err.approval.step,
+          fingerprint: err.approval.fingerprint,
+          args: err.approval.args,
+        }),
+        key: err.approval.key,
+      });
+      return "awaiting_approval";
+    }
     if (err instanceof SuspendError) {
       if (!(await requeueTask(client, deps.worker, task.id, err.until))) return "lost";
       await appendLedger(

@@ -172,3 +172,29 @@ export async function failExpired(
 ): Promise<void> {
   await failTask(client, task.lease_owner, task.id, outcome, error);
 }
+
+/** Parks the task until a reviewer decides on the gated effect; no attempt is spent. */
+export async function parkForApproval(
+  client: SqlClient,
+  worker: string,
+  id: string,
+  approval: { key: string; fingerprint: string; tool: string; args: JsonValue },
+): Promise<boolean> {
+  const { rowCount } = await client.query({
+    name: "runtime_park_task",
+    text: `update tasks set status = 'awaiting_approval', attempts = greatest(attempts - 1, 0),
+             lease_owner = null, lease_expires_at = null,
+             version = version + 1, updated_at = now(), status_changed_at = now()
+           where id = $1 and lease_owner = $2 and status = 'running'`,
+    values: [id, worker],
+  });
+  if (rowCount !== 1) return false;
+  await client.query({
+    name: "runtime_request_approval",
+    text: `insert into approvals (task_id, effect_key, fingerprint, tool, args)
+           values ($1, $2, $3, $4, $5)
+           on conflict (effect_key, fingerprint) do nothing`,
+    values: [id, approval.key, approval.fingerprint, approval.tool, JSON.stringify(approval.args)],
+  });
+  return true;
+}

@@ -1,0 +1,103 @@
+// set a retry policy (global or per agent). Applies to later failures of existing tasks; the
+// system stream records before, after and who.
+import type pg from "pg";
+import { withTransaction } from "../../../db/client";
+import {
+  BUILT_IN_POLICY,
+  type PartialRetryPolicy,
+  partialRetryPolicySchema,
+} from "../../domain/retry-policy";
+import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
+import type { CommandResult } from "./task-guard";
+
+export type SetPolicyInput = {
+  scope: string;
+  policy: PartialRetryPolicy;
+  /** The version the admin saw; null when they saw no policy for this scope. */
+  version: number | null;
+  actor: string;
+};
+
+type Row = {
+  version: number;
+  max_attempts: number | null;
+  backoff_initial_ms: number | null;
+  backoff_factor: number | null;
+  backoff_max_ms: number | null;
+  attempt_timeout_ms: number | null;
+  budget: number | null;
+};
+
+const toPolicy = (r: Row): PartialRetryPolicy => ({
+  maxAttempts: r.max_attempts ?? undefined,
+  backoffInitialMs: r.backoff_initial_ms ?? undefined,
+  backoffFactor: r.backoff_factor ?? undefined,
+  backoffMaxMs: r.backoff_max_ms ?? undefined,
+  attemptTimeoutMs: r.attempt_timeout_ms ?? undefined,
+  budget: r.budget ?? undefined,
+});
+
+export async function setPolicy(
+  pool: pg.Pool,
+  input: SetPolicyInput,
+): Promise<CommandResult<{ scope: string; version: number }>> {
+  if (!/^(global|agent:[a-z][a-z0-9-]*)$/.test(input.scope)) {
+    return {
+      ok: false,
+      code: "invalid",
+      message: `scope must be "global" or "agent:<name>", got "${input.scope}"`,
+    };
+  }
+  const parsed = partialRetryPolicySchema.safeParse(input.policy);
+  if (!parsed.success) return { ok: false, code: "invalid", message: parsed.error.message };
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query<Row>(
+      "select * from retry_policies where scope = $1 for update",
+      [input.scope],
+    );
+    const current = rows[0];
+    if ((current?.version ?? null) !== input.version) {
+      return {
+        ok: false as const,
+        code: "conflict" as const,
+        message: current
+          ? `the ${input.scope} policy changed since you loaded it (now version ${current.version})`
+          : `there is no ${input.scope} policy any more`,
+      };
+    }
+    const before = current ? toPolicy(current) : null;
+    // The global policy is the floor of the chain: every field is set.
+    const after =
+      input.scope === "global"
+        ? { ...BUILT_IN_POLICY, ...before, ...parsed.data }
+        : { ...parsed.data };
+    const saved = await client.query<{ version: number }>(
+      `insert into retry_policies (scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, budget, updated_by)
+       values ($1, $2, $3, $4, $5, $6, $7, $8)
+       on conflict (scope) do update set max_attempts = excluded.max_attempts, backoff_initial_ms = excluded.backoff_initial_ms,
+         backoff_factor = excluded.backoff_factor, backoff_max_ms = excluded.backoff_max_ms,
+         attempt_timeout_ms = excluded.attempt_timeout_ms, budget = excluded.budget,
+         updated_by = excluded.updated_by, updated_at = now(), version = retry_policies.version + 1
+       returning version`,
+      [
+        input.scope,
+        after.maxAttempts ?? null,
+        after.backoffInitialMs ?? null,
+        after.backoffFactor ?? null,
+        after.backoffMaxMs ?? null,
+        after.attemptTimeoutMs ?? null,
+        after.budget ?? null,
+        input.actor,
+      ],
+    );
+    await appendLedger(client, SYSTEM_STREAM, {
+      kind: "policy.changed",
+      actor: input.actor,
+      data: { scope: input.scope, before, after },
+    });
+    return {
+      ok: true as const,
+      value: { scope: input.scope, version: saved.rows[0]?.version ?? 1 },
+    };
+  });
+}
