@@ -30,6 +30,27 @@ const schema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   /** Set by `npm start` on its children: they stop when that process is gone. */
   AGENT_LEDGER_PARENT_PID: optional(z.coerce.number().int().positive()),
+  /** Where invoice-reminder sends mail; the demo SMTP sink by default. */
+  SMTP_URL: z
+    .string()
+    .refine((v) => /^smtps?:\/\/.+/.test(v), { message: "must be an smtp:// or smtps:// URL" })
+    .default("smtp://127.0.0.1:2525"),
+  MAIL_FROM: z.string().email("must be an email address").default("billing@agent-ledger.local"),
+  /** Stripe-compatible payments API for the refund agent; the demo payments service by default. */
+  PAYMENTS_URL: z.string().url("must be a URL").default("http://127.0.0.1:4242"),
+  PAYMENTS_API_KEY: z.string().min(1).default("sk_test_agent_ledger_demo"),
+  /** Refunds above this many minor units need a reviewer's approval. */
+  REFUND_APPROVAL_THRESHOLD: z.coerce.number().int().min(0).default(20_000),
+  /** An OpenAI-compatible chat-completions endpoint; without it the demo's scripted model runs. */
+  MODEL_BASE_URL: optional(z.string().url("must be a URL")),
+  MODEL_API_KEY: optional(z.string().min(1)),
+  MODEL_NAME: z.string().min(1).default("gpt-4o-mini"),
+  MODEL_INPUT_PRICE_PER_MTOK: z.coerce.number().min(0).default(0.15),
+  MODEL_OUTPUT_PRICE_PER_MTOK: z.coerce.number().min(0).default(0.6),
+  /** Chaos harness only: JSON {"effect.started": 0.05, …} of crash probabilities per fault point. */
+  AGENT_LEDGER_FAULT_POINTS: optional(z.string().min(2)),
+  /** A worker's task lease; a crashed worker's tasks return to the queue after it. */
+  AGENT_LEDGER_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
 });
 

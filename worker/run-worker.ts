@@ -1,11 +1,15 @@
 // The worker process: the runtime (worker/runtime) over DATABASE_URL or the embedded
 // database, until SIGTERM/SIGINT or until the `npm start` process that spawned it is gone.
+import { z } from "zod";
 import { createPool } from "../db/client";
 import { isAlive } from "../db/embedded";
 import { openDatabase } from "../db/open";
 import { env } from "../lib/env";
-import { agents } from "./agents";
+import { configureFaultPoints, FAULT_POINTS } from "../lib/server/fault-points";
+import { createAgents, createModel } from "./agents";
 import { startWorker } from "./runtime/worker";
+
+const faultPointsSchema = z.partialRecord(z.enum(FAULT_POINTS), z.number().min(0).max(1));
 
 export type WorkerOptions = { concurrency: number };
 
@@ -15,7 +19,17 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     max: opts.concurrency + 3,
     applicationName: "agent-ledger-worker",
   });
-  const worker = await startWorker({ pool, agents, concurrency: opts.concurrency });
+  const config = env();
+  if (config.AGENT_LEDGER_FAULT_POINTS) {
+    configureFaultPoints(faultPointsSchema.parse(JSON.parse(config.AGENT_LEDGER_FAULT_POINTS)));
+  }
+  const worker = await startWorker({
+    pool,
+    agents: createAgents(config),
+    model: createModel(config),
+    concurrency: opts.concurrency,
+    leaseMs: config.AGENT_LEDGER_LEASE_MS,
+  });
 
   const why = await new Promise<string>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));

@@ -1,5 +1,33 @@
-// The agents this worker runs. A worker claims only tasks of agents it has, so tasks for an
-// agent deployed elsewhere wait for a worker that has it.
+// The agents this worker runs, configured from the environment. A worker claims only tasks of
+// agents it has, so tasks for an agent deployed elsewhere wait for a worker that has it.
+import type { Env } from "../../lib/env";
 import type { Agent } from "../../lib/sdk/define";
+import type { ModelClient } from "../../lib/sdk/model";
+import { createOpenAICompatibleModel } from "../models/openai-compatible";
+import { createDemoModel } from "./demo-model";
+import { invoiceReminderAgent } from "./invoice-reminder";
+import { refundAgent } from "./refund";
 
-export const agents: readonly Agent[] = [];
+export function createAgents(config: Env): Agent[] {
+  return [
+    invoiceReminderAgent({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM }),
+    refundAgent({
+      paymentsUrl: config.PAYMENTS_URL,
+      apiKey: config.PAYMENTS_API_KEY,
+      approvalThresholdCents: config.REFUND_APPROVAL_THRESHOLD,
+    }),
+  ];
+}
+
+export function createModel(config: Env): ModelClient {
+  if (!config.MODEL_BASE_URL) return createDemoModel();
+  return createOpenAICompatibleModel({
+    baseURL: config.MODEL_BASE_URL,
+    apiKey: config.MODEL_API_KEY,
+    model: config.MODEL_NAME,
+    pricing: {
+      inputPerMTok: config.MODEL_INPUT_PRICE_PER_MTOK,
+      outputPerMTok: config.MODEL_OUTPUT_PRICE_PER_MTOK,
+    },
+  });
+}

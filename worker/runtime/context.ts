@@ -7,6 +7,7 @@ import type { StepKind } from "../../lib/domain/task-states";
 import type { Agent, AgentContext, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient, ModelResponse } from "../../lib/sdk/model";
+import { faultPoint } from "../../lib/server/fault-points";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { performEffect } from "./effects";
 import { DeadLetterError, LeaseLostError, SuspendError } from "./errors";
@@ -123,10 +124,12 @@ export function createContext(
         if (!tool) throw new NonRetryableError(`agent ${agent.name} has no tool "${name}"`);
         return { name, description: tool.description, input: tool.input };
       });
-      const response = await scope.model.generate(
+      const pending = scope.model.generate(
         { system: request.system, prompt: request.prompt, tools },
         scope.signal,
       );
+      faultPoint("model.call");
+      const response = await pending;
       const result = toJsonValue(response, "model response") as ModelResponse;
       const step: JournaledStep = { seq: n, kind: "model", name: "model", result, effectKey: null };
       const ok = await withTransaction(scope.pool, async (client) => {

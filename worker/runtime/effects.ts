@@ -8,6 +8,7 @@ import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { redact } from "../../lib/domain/redact";
 import type { Tool } from "../../lib/sdk/define";
 import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
+import { faultPoint } from "../../lib/server/fault-points";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import {
   ApprovalNeededError,
@@ -276,8 +277,10 @@ async function execute(
   entry: EntryFn,
 ): Promise<JsonValue> {
   let result: JsonValue;
+  faultPoint("effect.started");
   try {
     result = toJsonValue(await tool.execute(args, { idempotencyKey: key, signal: run.signal }));
+    faultPoint("effect.returned");
   } catch (err) {
     const performed = err instanceof EffectNotPerformedError ? "no" : "unknown";
     await withTransaction(run.pool, async (client) => {

@@ -5,6 +5,7 @@ import type { SqlClient } from "../../../db/client";
 import { entryHash, GENESIS_HASH } from "../../domain/hash";
 import { type JsonValue, toJsonValue } from "../../domain/json";
 import { redact } from "../../domain/redact";
+import { faultPoint } from "../fault-points";
 
 export type NewLedgerEntry = {
   kind: string;
@@ -94,6 +95,7 @@ export async function appendLedger(
   });
 
   const head = await lockStreamHead(client, stream);
+  faultPoint("ledger.append");
   const at = head.now.toISOString();
   let prevHash = head.headHash;
   let seq = head.headSeq;

@@ -1,0 +1,28 @@
+// Named crash points for the chaos harness. In production nothing is configured and each call
+// is one map lookup; the harness's worker processes configure probabilities, and a hit kills
+// the process on the spot (SIGKILL), exactly like a machine dying there.
+export const FAULT_POINTS = [
+  /** The effect's claim (effect.started) committed; the provider has not been called. */
+  "effect.started",
+  /** The provider answered; its result is not committed yet. */
+  "effect.returned",
+  /** A model call is in flight. */
+  "model.call",
+  /** Between locking a stream head and writing the entries. */
+  "ledger.append",
+] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number];
+
+const probabilities = new Map<FaultPoint, number>();
+
+export function configureFaultPoints(config: Partial<Record<FaultPoint, number>>): void {
+  probabilities.clear();
+  for (const [name, p] of Object.entries(config)) {
+    if (p !== undefined && p > 0) probabilities.set(name as FaultPoint, p);
+  }
+}
+
+export function faultPoint(name: FaultPoint): void {
+  const p = probabilities.get(name);
+  if (p !== undefined && Math.random() < p) process.kill(process.pid, "SIGKILL");
+}
