@@ -31,13 +31,14 @@ const schema = z.object({
   /** Set by `npm start` on its children: they stop when that process is gone. */
   AGENT_LEDGER_PARENT_PID: optional(z.coerce.number().int().positive()),
   /** Where invoice-reminder sends mail; the demo SMTP sink by default. */
-  SMTP_URL: z
-    .string()
-    .refine((v) => /^smtps?:\/\/.+/.test(v), { message: "must be an smtp:// or smtps:// URL" })
-    .default("smtp://127.0.0.1:2525"),
+  SMTP_URL: optional(
+    z.string().refine((v) => /^smtps?:\/\/.+/.test(v), {
+      message: "must be an smtp:// or smtps:// URL",
+    }),
+  ),
   MAIL_FROM: z.string().email("must be an email address").default("billing@agent-ledger.local"),
   /** Stripe-compatible payments API for the refund agent; the demo payments service by default. */
-  PAYMENTS_URL: z.string().url("must be a URL").default("http://127.0.0.1:4242"),
+  PAYMENTS_URL: optional(z.string().url("must be a URL")),
   PAYMENTS_API_KEY: z.string().min(1).default("sk_test_agent_ledger_demo"),
   /** Refunds above this many minor units need a reviewer's approval. */
   REFUND_APPROVAL_THRESHOLD: z.coerce.number().int().min(0).default(20_000),
@@ -55,6 +56,12 @@ const schema = z.object({
 });
 
 export type Env = z.infer<typeof schema>;
+
+/** Where the demo receivers listen when SMTP_URL / PAYMENTS_URL are not set (npm start runs them). */
+export const DEMO_SMTP_PORT = 2525;
+export const DEMO_PAYMENTS_PORT = 4242;
+export const DEMO_SMTP_URL = `smtp://127.0.0.1:${DEMO_SMTP_PORT}`;
+export const DEMO_PAYMENTS_URL = `http://127.0.0.1:${DEMO_PAYMENTS_PORT}`;
 
 export class EnvError extends Error {
   override name = "EnvError";

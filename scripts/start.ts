@@ -11,8 +11,9 @@ import { type DatabaseTarget, dataDir, openDatabase, PROJECT_ROOT } from "../db/
 import { env } from "../lib/env";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { buildIfNeeded } from "./build-if-needed";
+import { startDemoReceiversProcess } from "./demo-receivers";
 
-type RunFile = { launcher: number; web?: number; worker?: number; url: string };
+type RunFile = { launcher: number; web?: number; worker?: number; receivers?: number; url: string };
 
 const runFile = () => path.join(dataDir(), "run.json");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -56,6 +57,7 @@ async function takeOverRunFile(): Promise<void> {
   for (const [name, pid] of [
     ["web server", previous.web],
     ["worker", previous.worker],
+    ["demo receivers", previous.receivers],
   ] as const) {
     if (pid && isAlive(pid)) {
       console.log(`Stopping the ${name} (pid ${pid}) left by a previous run that was killed.`);
@@ -153,10 +155,15 @@ async function main(): Promise<number> {
     if (stop.reason !== undefined) return 0;
     const db = await openDatabase();
     const children: ChildProcess[] = [];
+    const receivers: ChildProcess[] = [];
+    const stopAll = (list: ChildProcess[]) =>
+      Promise.all(list.map((c) => (c.pid ? stopProcess(c.pid, 10_000) : undefined)));
     try {
-      return await serve(db, children, stop, PORT, HOST);
+      return await serve(db, children, receivers, stop, PORT, HOST);
     } finally {
-      await Promise.all(children.map((c) => (c.pid ? stopProcess(c.pid, 10_000) : undefined)));
+      // The worker may still be finishing a send: stop it before what it sends to.
+      await stopAll(children);
+      await stopAll(receivers);
       await db.release();
     }
   } finally {
@@ -168,6 +175,7 @@ async function main(): Promise<number> {
 async function serve(
   db: DatabaseTarget,
   children: ChildProcess[],
+  receivers: ChildProcess[],
   stop: StopSignal,
   port: number,
   host: string,
@@ -183,8 +191,20 @@ async function serve(
   }
   if (stop.reason !== undefined) return 0;
 
+  const config = env();
+  const demo =
+    config.SMTP_URL && config.PAYMENTS_URL
+      ? undefined
+      : await startDemoReceiversProcess(PROJECT_ROOT);
+  if (demo) receivers.push(demo.child);
   const childEnv = {
     ...process.env,
+    ...(demo
+      ? {
+          SMTP_URL: config.SMTP_URL ?? demo.smtpUrl,
+          PAYMENTS_URL: config.PAYMENTS_URL ?? demo.paymentsUrl,
+        }
+      : {}),
     DATABASE_URL: db.appUrl,
     AGENT_LEDGER_PARENT_PID: String(process.pid),
     NEXT_TELEMETRY_DISABLED: "1",
@@ -223,7 +243,13 @@ async function serve(
   }
   const shownHost = host === "0.0.0.0" || host === "127.0.0.1" ? "localhost" : host;
   const url = `http://${shownHost}:${port}`;
-  const run: RunFile = { launcher: process.pid, web: web.pid, worker: worker.pid, url };
+  const run: RunFile = {
+    launcher: process.pid,
+    web: web.pid,
+    worker: worker.pid,
+    receivers: demo?.child.pid,
+    url,
+  };
   writeFileSync(runFile(), JSON.stringify(run));
 
   const healthy = waitForHealth(
@@ -236,7 +262,7 @@ async function serve(
   if ((await Promise.race([healthy, stop.promise])) === "healthy") {
     console.log(`
   Agent Ledger is running at ${url}
-  Database: ${db.embedded ? `embedded PostgreSQL in ${dataDir()}` : "DATABASE_URL"}
+  Database: ${db.embedded ? `embedded PostgreSQL in ${dataDir()}` : "DATABASE_URL"}${demo ? `\n  Demo receivers: mail ${demo.smtpUrl}, payments ${demo.paymentsUrl}` : ""}
   Press Ctrl-C to stop.
 `);
   }

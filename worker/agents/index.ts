@@ -1,6 +1,6 @@
 // The agents this worker runs, configured from the environment. A worker claims only tasks of
 // agents it has, so tasks for an agent deployed elsewhere wait for a worker that has it.
-import type { Env } from "../../lib/env";
+import { DEMO_PAYMENTS_URL, DEMO_SMTP_URL, type Env } from "../../lib/env";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
 import { createOpenAICompatibleModel } from "../models/openai-compatible";
@@ -10,9 +10,9 @@ import { refundAgent } from "./refund";
 
 export function createAgents(config: Env): Agent[] {
   return [
-    invoiceReminderAgent({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM }),
+    invoiceReminderAgent({ smtpUrl: config.SMTP_URL ?? DEMO_SMTP_URL, from: config.MAIL_FROM }),
     refundAgent({
-      paymentsUrl: config.PAYMENTS_URL,
+      paymentsUrl: config.PAYMENTS_URL ?? DEMO_PAYMENTS_URL,
       apiKey: config.PAYMENTS_API_KEY,
       approvalThresholdCents: config.REFUND_APPROVAL_THRESHOLD,
     }),

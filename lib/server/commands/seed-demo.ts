@@ -16,21 +16,28 @@ export const DEFAULT_POLICY = {
   budget: 1,
 };
 
+// A realistic mix: with the demo receivers' seeded faults, some reminders end as unknown
+// outcomes for a human, big refunds wait for approval, one bad input is dead-lettered, and
+// the rest succeed (a few after a retry or a reconciliation).
 const DEMO_TASKS = [
-  { agent: "invoice-reminder", input: { invoiceId: "inv_1001", customerEmail: "ada@example.com" } },
-  {
+  ...[
+    ["inv_1001", "ada@example.com"],
+    ["inv_1002", "grace@example.com"],
+    ["inv_1003", "linus@example.com"],
+    ["inv_1004", "barbara@example.com"],
+    ["inv_1005", "ken@example.com"],
+    ["inv_1006", "margaret@example.com"],
+    ["inv_1007", "edsger@example.com"],
+    ["inv_1008", "frances@example.com"],
+  ].map(([invoiceId, customerEmail]) => ({
     agent: "invoice-reminder",
-    input: { invoiceId: "inv_1002", customerEmail: "grace@example.com" },
-  },
-  {
-    agent: "invoice-reminder",
-    input: { invoiceId: "inv_1003", customerEmail: "linus@example.com" },
-  },
+    input: { invoiceId, customerEmail },
+  })),
   {
     agent: "refund",
     input: {
       orderId: "ord_2001",
-      amountCents: 1299,
+      amountCents: 1_299,
       currency: "usd",
       reason: "damaged in transit",
     },
@@ -42,6 +49,33 @@ const DEMO_TASKS = [
       amountCents: 48_000,
       currency: "usd",
       reason: "duplicate charge",
+    },
+  },
+  {
+    agent: "refund",
+    input: {
+      orderId: "ord_2003",
+      amountCents: 2_500,
+      currency: "usd",
+      reason: "customer changed their mind",
+    },
+  },
+  {
+    agent: "refund",
+    input: {
+      orderId: "ord_2004",
+      amountCents: 120_000,
+      currency: "usd",
+      reason: "fraudulent order",
+    },
+  },
+  {
+    agent: "refund",
+    input: {
+      orderId: "ord_2005",
+      amountCents: 900,
+      currency: "US dollars",
+      reason: "late delivery",
     },
   },
 ];
