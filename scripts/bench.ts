@@ -7,11 +7,13 @@ import { createPool, withTransaction } from "../db/client";
 import { createTestDatabaseFrom, dropTestDatabase, startTestCluster } from "../db/testing/cluster";
 import { env } from "../lib/env";
 import { appendLedger } from "../lib/server/ledger/append-ledger";
+import { benchBareQueue, benchRuntime } from "./bench/runtime";
 
 const { values } = parseArgs({
   options: {
     ops: { type: "string", default: "2000" },
     concurrency: { type: "string", default: "16" },
+    tasks: { type: "string", default: "1000" },
     json: { type: "boolean" },
   },
 });
@@ -91,12 +93,29 @@ try {
     opsPerSec: Math.round(r.opsPerSec),
     ratio: Number((r.opsPerSec / baseline.opsPerSec).toFixed(2)),
   }));
-  if (values.json) console.log(JSON.stringify({ ops, concurrency, results: rows }));
+  const tasks = Number(values.tasks);
+  const bare = await benchBareQueue(pool, tasks, concurrency);
+  const full = await benchRuntime(pool, tasks, concurrency);
+  const runtime = [
+    { label: "bare queue: claim + complete", tasksPerSec: Math.round(bare), ratio: 1 },
+    {
+      label: "runtime: step + effect + ledger",
+      tasksPerSec: Math.round(full),
+      ratio: Number((full / bare).toFixed(2)),
+    },
+  ];
+  if (values.json) console.log(JSON.stringify({ ops, concurrency, tasks, results: rows, runtime }));
   else {
     console.log(`${ops} transactions per case, ${concurrency} concurrent\n`);
     for (const r of rows) {
       console.log(
         `${r.label.padEnd(36)} ${String(r.opsPerSec).padStart(7)} tx/s   ${r.ratio.toFixed(2)}× baseline`,
+      );
+    }
+    console.log(`\n${tasks} tasks per case, ${concurrency} concurrent\n`);
+    for (const r of runtime) {
+      console.log(
+        `${r.label.padEnd(36)} ${String(r.tasksPerSec).padStart(7)} tasks/s ${r.ratio.toFixed(2)}× bare queue`,
       );
     }
   }
