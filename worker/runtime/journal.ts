@@ -12,28 +12,40 @@ export type JournaledStep = {
   effectKey: string | null;
 };
 
-export async function loadJournal(
+/** The completed steps of several tasks in one query, by task. */
+export async function loadJournals(
   client: SqlClient,
-  taskId: string,
-): Promise<Map<number, JournaledStep>> {
+  taskIds: readonly string[],
+): Promise<Map<string, Map<number, JournaledStep>>> {
   const { rows } = await client.query<{
+    task_id: string;
     seq: number;
     kind: StepKind;
     name: string;
     result: JsonValue;
     effect_key: string | null;
   }>({
-    name: "runtime_load_journal",
-    text: `select seq, kind, name, result, effect_key from steps
-           where task_id = $1 and status = 'completed' order by seq`,
-    values: [taskId],
+    name: "runtime_load_journals",
+    text: `select task_id, seq, kind, name, result, effect_key from steps
+           where task_id = any($1::uuid[]) and status = 'completed' order by task_id, seq`,
+    values: [taskIds],
   });
-  return new Map(
-    rows.map((r) => [
-      r.seq,
-      { seq: r.seq, kind: r.kind, name: r.name, result: r.result, effectKey: r.effect_key },
-    ]),
-  );
+  const journals = new Map<string, Map<number, JournaledStep>>();
+  for (const r of rows) {
+    let journal = journals.get(r.task_id);
+    if (!journal) {
+      journal = new Map();
+      journals.set(r.task_id, journal);
+    }
+    journal.set(r.seq, {
+      seq: r.seq,
+      kind: r.kind,
+      name: r.name,
+      result: r.result,
+      effectKey: r.effect_key,
+    });
+  }
+  return journals;
 }
 
 /** Writes a completed step if the task is still leased to `worker`; false means the lease is gone. */

@@ -12,7 +12,7 @@ import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors
 import { AttemptTimeoutError, DeadLetterError } from "./errors";
 import type { FailOutcome } from "./task-sql";
 
-type PolicyRow = {
+export type PolicyRow = {
   scope: string;
   max_attempts: number | null;
   backoff_initial_ms: number | null;
@@ -34,21 +34,29 @@ function fromRow(row: PolicyRow | undefined): PartialRetryPolicy | null {
   };
 }
 
-/** Task override → agent policy (the admin's row over the agent's code) → global → built-in. */
-export async function loadPolicy(
+/** The global row and the rows of these agents. */
+export async function loadPolicyRows(
   client: SqlClient,
+  agentNames: readonly string[],
+): Promise<PolicyRow[]> {
+  const { rows } = await client.query<PolicyRow>({
+    name: "runtime_load_policies",
+    text: `select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, budget
+           from retry_policies where scope = 'global' or scope = any($1::text[])`,
+    values: [agentNames.map((a) => `agent:${a}`)],
+  });
+  return rows;
+}
+
+/** Task override → agent policy (the admin's row over the agent's code) → global → built-in. */
+export function resolveTaskPolicy(
+  rows: readonly PolicyRow[],
   agentName: string,
   agentCodePolicy: PartialRetryPolicy | undefined,
   taskPolicy: unknown,
-): Promise<RetryPolicy> {
-  const { rows } = await client.query<PolicyRow>({
-    name: "runtime_load_policy",
-    text: `select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, budget
-           from retry_policies where scope = 'global' or scope = 'agent:' || $1`,
-    values: [agentName],
-  });
+): RetryPolicy {
   const task = partialRetryPolicySchema.safeParse(taskPolicy ?? {});
-  const agentRow = fromRow(rows.find((r) => r.scope !== "global"));
+  const agentRow = fromRow(rows.find((r) => r.scope === `agent:${agentName}`));
   return resolvePolicy({
     task: task.success ? task.data : null,
     agent: {
@@ -57,6 +65,16 @@ export async function loadPolicy(
     },
     global: fromRow(rows.find((r) => r.scope === "global")),
   });
+}
+
+export async function loadPolicy(
+  client: SqlClient,
+  agentName: string,
+  agentCodePolicy: PartialRetryPolicy | undefined,
+  taskPolicy: unknown,
+): Promise<RetryPolicy> {
+  const rows = await loadPolicyRows(client, [agentName]);
+  return resolveTaskPolicy(rows, agentName, agentCodePolicy, taskPolicy);
 }
 
 export type FailureDecision = { outcome: FailOutcome; retryable: boolean };

@@ -8,6 +8,7 @@ import type { Agent } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient } from "../../lib/sdk/model";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import type { ClaimedAttempt } from "./claim-batch";
 import { createContext } from "./context";
 import {
   ApprovalNeededError,
@@ -16,9 +17,8 @@ import {
   SuspendError,
   serializeError,
 } from "./errors";
-import { loadJournal } from "./journal";
-import { decideFailure, loadPolicy } from "./policy";
-import { type ClaimedTask, completeTask, failTask, parkForApproval, requeueTask } from "./task-sql";
+import { decideFailure, resolveTaskPolicy } from "./policy";
+import { completeTask, failTask, parkForApproval, requeueTask } from "./task-sql";
 
 export type AttemptDeps = {
   pool: pg.Pool;
@@ -39,11 +39,15 @@ export type AttemptOutcome =
   | "awaiting_approval"
   | "lost";
 
-export async function runAttempt(deps: AttemptDeps, task: ClaimedTask): Promise<AttemptOutcome> {
+export async function runAttempt(
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+): Promise<AttemptOutcome> {
+  const { task, journal } = claimed;
   const actor = `worker:${deps.worker}`;
   const stream = taskStream(task.id);
   const agent = deps.agents.get(task.agent);
-  const policy = await loadPolicy(deps.pool, task.agent, agent?.policy, task.policy);
+  const policy = resolveTaskPolicy(claimed.policyRows, task.agent, agent?.policy, task.policy);
 
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(deps.signal.reason);
@@ -58,19 +62,10 @@ export async function runAttempt(deps: AttemptDeps, task: ClaimedTask): Promise<
 
   let outcome: { ok: true; result: JsonValue } | { ok: false; error: unknown };
   try {
-    await withTransaction(deps.pool, (client) =>
-      appendLedger(client, stream, {
-        kind: "attempt.started",
-        actor,
-        taskId: task.id,
-        data: { attempt: task.attempts, agent: task.agent },
-      }),
-    );
     if (!agent)
       throw new NonRetryableError(`no agent named "${task.agent}" is registered on this worker`);
     const input = agent.input.safeParse(task.input);
     if (!input.success) throw new NonRetryableError(`invalid task input: ${input.error.message}`);
-    const journal = await loadJournal(deps.pool, task.id);
     const ctx = createContext(
       {
         pool: deps.pool,

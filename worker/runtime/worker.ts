@@ -7,10 +7,11 @@ import type pg from "pg";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
 import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
+import { type ClaimedAttempt, claimBatch } from "./claim-batch";
 import { SuspendError } from "./errors";
 import { reapExpiredLeases } from "./reaper";
 import { type AttemptOutcome, runAttempt } from "./run-attempt";
-import { claimTasks, extendEffectLeases, heartbeat } from "./task-sql";
+import { extendEffectLeases, heartbeat } from "./task-sql";
 
 export type WorkerConfig = {
   pool: pg.Pool;
@@ -50,7 +51,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   listener.on("notification", () => wake());
   await listener.query(`listen ${TASKS_CHANNEL}`);
 
-  const spawnAttempt = (task: Awaited<ReturnType<typeof claimTasks>>[number]) => {
+  const spawnAttempt = (claimed: ClaimedAttempt) => {
+    const { task } = claimed;
     const controller = new AbortController();
     active.set(task.id, controller);
     const p = runAttempt(
@@ -62,7 +64,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         model: config.model,
         signal: controller.signal,
       },
-      task,
+      claimed,
     )
       .then(
         (outcome) => config.onAttempt?.(task.id, outcome),
@@ -85,7 +87,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       let claimed = 0;
       if (free > 0 && agentNames.length > 0) {
         try {
-          const tasks = await claimTasks(config.pool, id, agentNames, free, leaseMs);
+          const tasks = await claimBatch(config.pool, id, agentNames, free, leaseMs);
           claimed = tasks.length;
           for (const task of tasks) spawnAttempt(task);
         } catch (err) {

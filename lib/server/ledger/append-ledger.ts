@@ -41,46 +41,79 @@ export function taskStream(taskId: string): string {
 export const SYSTEM_STREAM = "system";
 
 /**
- * Locks the head of `stream` (creating it at seq 0 if new) and returns it with the database
- * clock, truncated to the millisecond precision entries store. A brand-new stream created
- * concurrently by another transaction is not visible to this statement's snapshot, so an
- * empty answer is retried.
+ * Locks the heads of `streams` (creating new ones at seq 0), in stream order so two appenders
+ * never wait on each other in a cycle, and returns them with the database clock truncated to
+ * the millisecond precision entries store. A stream created concurrently by another
+ * transaction is not visible to this statement's snapshot; it is retried.
  */
-async function lockStreamHead(
+async function lockStreamHeads(
   client: SqlClient,
-  stream: string,
-): Promise<{ headSeq: number; headHash: string; now: Date }> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const { rows } = await client.query<{ head_seq: number; head_hash: string; now: Date }>({
+  streams: readonly string[],
+): Promise<{ heads: Map<string, { seq: number; hash: string }>; now: Date }> {
+  const heads = new Map<string, { seq: number; hash: string }>();
+  let now: Date | undefined;
+  let missing = [...streams];
+  for (let attempt = 0; attempt < 5 && missing.length > 0; attempt++) {
+    const { rows } = await client.query<{
+      stream: string;
+      head_seq: number;
+      head_hash: string;
+      now: Date;
+    }>({
       // Named: prepared once per connection, so the hot path skips parsing and planning.
-      name: "ledger_lock_head",
+      name: "ledger_lock_heads",
       text: `with created as (
-         insert into ledger_streams (stream, head_seq, head_hash) values ($1, 0, $2)
-         on conflict (stream) do nothing
-         returning head_seq, head_hash
-       ), locked as (
-         select head_seq, head_hash from ledger_streams where stream = $1 for update
-       )
-       select head_seq, head_hash, date_trunc('milliseconds', clock_timestamp()) as now from created
-       union all
-       select head_seq, head_hash, date_trunc('milliseconds', clock_timestamp()) from locked`,
-      values: [stream, GENESIS_HASH],
+               insert into ledger_streams (stream, head_seq, head_hash)
+               select s, 0, $2 from unnest($1::text[]) as s
+               on conflict (stream) do nothing
+               returning stream, head_seq, head_hash
+             ), locked as (
+               select stream, head_seq, head_hash from ledger_streams
+               where stream = any($1::text[]) order by stream for update
+             )
+             select stream, head_seq, head_hash, date_trunc('milliseconds', clock_timestamp()) as now from created
+             union all
+             select stream, head_seq, head_hash, date_trunc('milliseconds', clock_timestamp()) from locked`,
+      values: [missing, GENESIS_HASH],
     });
-    const row = rows[0];
-    if (row) return { headSeq: Number(row.head_seq), headHash: row.head_hash, now: row.now };
+    for (const r of rows) {
+      heads.set(r.stream, { seq: Number(r.head_seq), hash: r.head_hash });
+      now ??= r.now;
+    }
+    missing = missing.filter((st) => !heads.has(st));
   }
-  throw new Error(`could not lock ledger stream ${stream}`);
+  if (missing.length > 0 || !now)
+    throw new Error(`could not lock ledger streams ${missing.join(", ")}`);
+  return { heads, now };
 }
 
+export type NewStreamEntry = NewLedgerEntry & { stream: string };
+
+/** Appends entries to one stream. */
 export async function appendLedger(
   client: SqlClient,
   stream: string,
   input: NewLedgerEntry | readonly NewLedgerEntry[],
 ): Promise<AppendedEntry[]> {
   const entries = Array.isArray(input) ? input : [input as NewLedgerEntry];
+  return appendLedgerMany(
+    client,
+    entries.map((e) => ({ ...e, stream })),
+  );
+}
+
+/**
+ * Appends entries to any number of streams in three statements: lock the heads, then insert
+ * every entry and move every head. Entries keep their order within each stream.
+ */
+export async function appendLedgerMany(
+  client: SqlClient,
+  entries: readonly NewStreamEntry[],
+): Promise<AppendedEntry[]> {
   if (entries.length === 0) return [];
-  if (!STREAM_PATTERN.test(stream)) throw new LedgerInputError(`bad ledger stream name: ${stream}`);
   const prepared = entries.map((e, i) => {
+    if (!STREAM_PATTERN.test(e.stream))
+      throw new LedgerInputError(`bad ledger stream name: ${e.stream}`);
     if (!KIND_PATTERN.test(e.kind)) throw new LedgerInputError(`bad ledger entry kind: ${e.kind}`);
     if (e.actor.trim() === "") throw new LedgerInputError("a ledger entry needs an actor");
     const data: JsonValue = redact(
@@ -94,12 +127,12 @@ export async function appendLedger(
     return { ...e, data, taskId: e.taskId?.toLowerCase() ?? null, key: e.key ?? null };
   });
 
-  const head = await lockStreamHead(client, stream);
+  const streams = [...new Set(prepared.map((e) => e.stream))].sort();
+  const { heads, now } = await lockStreamHeads(client, streams);
   faultPoint("ledger.append");
-  const at = head.now.toISOString();
-  let prevHash = head.headHash;
-  let seq = head.headSeq;
+  const at = now.toISOString();
   const cols = {
+    stream: [] as string[],
     seq: [] as number[],
     kind: [] as string[],
     actor: [] as string[],
@@ -110,9 +143,10 @@ export async function appendLedger(
     hash: [] as string[],
   };
   for (const e of prepared) {
-    seq += 1;
-    const hash = entryHash(prevHash, {
-      stream,
+    const head = heads.get(e.stream) as { seq: number; hash: string };
+    const seq = head.seq + 1;
+    const hash = entryHash(head.hash, {
+      stream: e.stream,
       seq,
       at,
       kind: e.kind,
@@ -121,34 +155,37 @@ export async function appendLedger(
       key: e.key,
       data: e.data,
     });
+    cols.stream.push(e.stream);
     cols.seq.push(seq);
     cols.kind.push(e.kind);
     cols.actor.push(e.actor);
     cols.taskId.push(e.taskId);
     cols.key.push(e.key);
     cols.data.push(JSON.stringify(e.data));
-    cols.prevHash.push(prevHash);
+    cols.prevHash.push(head.hash);
     cols.hash.push(hash);
-    prevHash = hash;
+    heads.set(e.stream, { seq, hash });
   }
+  const headStreams = [...heads.keys()];
 
-  const { rows } = await client.query<{ id: number; seq: number }>({
+  const { rows } = await client.query<{ id: number; stream: string; seq: number }>({
     name: "ledger_append_entries",
     text: `with inserted as (
        insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash)
-       select $1, s.seq, $2::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash
-       from unnest($3::bigint[], $4::text[], $5::text[], $6::uuid[], $7::text[], $8::jsonb[], $9::text[], $10::text[])
-         as s(seq, kind, actor, task_id, key, data, prev_hash, hash)
-       returning id, seq
+       select s.stream, s.seq, $1::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash
+       from unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::uuid[], $7::text[], $8::jsonb[], $9::text[], $10::text[])
+         as s(stream, seq, kind, actor, task_id, key, data, prev_hash, hash)
+       returning id, stream, seq
      ), head as (
-       update ledger_streams set head_seq = $11, head_hash = $12, updated_at = $2::timestamptz
-       where stream = $1
+       update ledger_streams h set head_seq = n.seq, head_hash = n.hash, updated_at = $1::timestamptz
+       from unnest($11::text[], $12::bigint[], $13::text[]) as n(stream, seq, hash)
+       where h.stream = n.stream
        returning 1
      )
-     select id, seq from inserted order by seq`,
+     select id, stream, seq from inserted`,
     values: [
-      stream,
       at,
+      cols.stream,
       cols.seq,
       cols.kind,
       cols.actor,
@@ -157,16 +194,18 @@ export async function appendLedger(
       cols.data,
       cols.prevHash,
       cols.hash,
-      seq,
-      prevHash,
+      headStreams,
+      headStreams.map((st) => heads.get(st)?.seq ?? 0),
+      headStreams.map((st) => heads.get(st)?.hash ?? GENESIS_HASH),
     ],
   });
-  return rows.map((r, i) => ({
-    id: Number(r.id),
-    stream,
-    seq: Number(r.seq),
-    at: head.now,
-    kind: prepared[i]?.kind ?? "",
+  const ids = new Map(rows.map((r) => [`${r.stream}#${Number(r.seq)}`, Number(r.id)]));
+  return prepared.map((e, i) => ({
+    id: ids.get(`${e.stream}#${cols.seq[i]}`) ?? 0,
+    stream: e.stream,
+    seq: cols.seq[i] ?? 0,
+    at: now,
+    kind: e.kind,
     hash: cols.hash[i] ?? "",
   }));
 }
