@@ -1,6 +1,7 @@
 // Enqueues a task and opens its ledger stream in one transaction. With a key, enqueueing is
 // idempotent: the same key returns the first task and writes nothing.
-import type { SqlClient } from "../../../db/client";
+import type pg from "pg";
+import { type SqlClient, withTransaction } from "../../../db/client";
 import { toJsonValue } from "../../domain/json";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 
@@ -57,4 +58,9 @@ export async function enqueueTask(client: SqlClient, req: EnqueueInput): Promise
   });
   await client.query("select pg_notify($1, $2)", [TASKS_CHANNEL, created.id]);
   return { taskId: created.id, created: true };
+}
+
+/** The same in a transaction of its own. */
+export async function enqueueTaskWith(pool: pg.Pool, req: EnqueueInput): Promise<EnqueueResult> {
+  return withTransaction(pool, (client) => enqueueTask(client, req));
 }
