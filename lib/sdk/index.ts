@@ -1,0 +1,6 @@
+// The library's entry point for agent authors and the user's own code.
+export type { Agent, AgentContext, Tool, ToolExecuteContext } from "./define";
+export { defineAgent, defineTool } from "./define";
+export { enqueue, InvalidTaskInputError } from "./enqueue";
+export { EffectNotPerformedError, NonRetryableError } from "./errors";
+export type { ModelClient, ModelRequest, ModelResponse } from "./model";
