@@ -14,6 +14,13 @@ const faultPointsSchema = z.partialRecord(z.enum(FAULT_POINTS), z.number().min(0
 export type WorkerOptions = { concurrency: number };
 
 export async function runWorker(opts: WorkerOptions): Promise<void> {
+  // Handlers first: a SIGTERM during start-up must still stop cleanly, not by default action.
+  let stopRequested: (why: string) => void = () => {};
+  const stopped = new Promise<string>((resolve) => {
+    stopRequested = resolve;
+  });
+  process.once("SIGTERM", () => stopRequested("SIGTERM"));
+  process.once("SIGINT", () => stopRequested("SIGINT"));
   const db = await openDatabase();
   const pool = createPool(db.appUrl, {
     max: opts.concurrency + 3,
@@ -31,16 +38,13 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     leaseMs: config.AGENT_LEDGER_LEASE_MS,
   });
 
-  const why = await new Promise<string>((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-    const parent = env().AGENT_LEDGER_PARENT_PID;
-    if (parent) {
-      setInterval(() => {
-        if (!isAlive(parent)) resolve(`parent process ${parent} is gone`);
-      }, 1_000).unref();
-    }
-  });
+  const parent = config.AGENT_LEDGER_PARENT_PID;
+  if (parent) {
+    setInterval(() => {
+      if (!isAlive(parent)) stopRequested(`parent process ${parent} is gone`);
+    }, 1_000).unref();
+  }
+  const why = await stopped;
   console.log(`[worker] stopping (${why}); finishing in-flight work`);
   await worker.stop(10_000);
   await pool.end();

@@ -11,7 +11,8 @@ export async function reapExpiredLeases(
   pool: pg.Pool,
   reaper: string,
   agentPolicies: ReadonlyMap<string, { policy?: Parameters<typeof loadPolicy>[2] }>,
-  limit = 100,
+  // Small committed batches: a worker dying mid-reap rolls back only a few.
+  limit = 10,
   random: () => number = Math.random,
 ): Promise<number> {
   return withTransaction(pool, async (client) => {

@@ -74,7 +74,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         },
       )
       .finally(() => {
-        active.delete(task.id);
+        // A later attempt of the same task may have been claimed meanwhile: keep its entry.
+        if (active.get(task.id) === controller) active.delete(task.id);
         running.delete(p);
         wake();
       });
@@ -125,25 +126,28 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     Math.max(50, Math.floor(leaseMs / 3)),
   );
 
-  const reap = setInterval(
-    () => {
-      void reapExpiredLeases(config.pool, id, agents).then(
-        (n) => {
-          if (n > 0) log(`returned ${n} task(s) of crashed workers to the queue`);
-        },
-        (err: unknown) => log(`reaper failed: ${(err as Error).message}`),
-      );
-    },
-    Math.max(100, Math.floor(leaseMs / 2)),
-  );
+  const reapNow = () =>
+    reapExpiredLeases(config.pool, id, agents).then(
+      (n) => {
+        if (n > 0) log(`returned ${n} task(s) of crashed workers to the queue`);
+      },
+      (err: unknown) => log(`reaper failed: ${(err as Error).message}`),
+    );
+  // Reap at once too: a fleet whose workers die young must still recover expired leases.
+  void reapNow();
+  const reap = setInterval(() => void reapNow(), Math.max(100, Math.floor(leaseMs / 2)));
 
   const stop = async (graceMs = 10_000) => {
     if (stopping) return;
     stopping = true;
     wake();
     await loop;
-    const deadline = new Promise((r) => setTimeout(r, graceMs));
+    let graceTimer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((r) => {
+      graceTimer = setTimeout(r, graceMs);
+    });
     await Promise.race([Promise.all(running), deadline]);
+    clearTimeout(graceTimer);
     for (const controller of active.values()) {
       controller.abort(new SuspendError(new Date(), "the worker is shutting down"));
     }
