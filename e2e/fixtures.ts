@@ -2,8 +2,13 @@
 // spec can write a known row and check the screen shows it.
 import { test as base } from "@playwright/test";
 import type pg from "pg";
+import { z } from "zod";
 import { createPool, withTransaction } from "../db/client";
+import type { TaskStatus } from "../lib/domain/task-states";
+import { type Agent, defineAgent, defineTool } from "../lib/sdk/define";
+import { enqueueTask } from "../lib/server/commands/enqueue-task";
 import { appendLedger } from "../lib/server/ledger/append-ledger";
+import { startWorker } from "../worker/runtime/worker";
 import { readE2eDatabase } from "./settings";
 
 type Fixtures = { db: pg.Pool };
@@ -63,4 +68,95 @@ export async function appendEntries(
 ): Promise<number[]> {
   const appended = await withTransaction(db, (client) => appendLedger(client, stream, entries));
   return appended.map((e) => e.id);
+}
+
+/** Enqueues a task the way the API does, opening its ledger stream. */
+export async function enqueue(
+  db: pg.Pool,
+  agent: string,
+  input: unknown,
+  policy?: Record<string, unknown>,
+): Promise<string> {
+  const { taskId } = await withTransaction(db, (client) =>
+    enqueueTask(client, { agent, input, policy, actor: "e2e" }),
+  );
+  return taskId;
+}
+
+/**
+ * Runs `agents` on a real worker until each task in `ids` reaches one of `statuses`, so a spec
+ * sees exactly the rows the runtime writes. The worker claims only these agents' tasks.
+ */
+export async function runTasks(
+  agents: readonly Agent[],
+  ids: readonly string[],
+  statuses: readonly TaskStatus[],
+  timeoutMs = 20_000,
+): Promise<void> {
+  const pool = createPool(readE2eDatabase().appUrl, { max: 6, applicationName: "e2e-worker" });
+  const worker = await startWorker({
+    pool,
+    agents,
+    concurrency: 4,
+    leaseMs: 5_000,
+    pollMs: 50,
+    log: () => {},
+  });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await pool.query<{ id: string; status: TaskStatus }>(
+        "select id, status from tasks where id = any($1::uuid[])",
+        [ids],
+      );
+      if (rows.length === ids.length && rows.every((r) => statuses.includes(r.status))) return;
+      if (Date.now() > deadline) {
+        throw new Error(`tasks did not reach ${statuses.join("/")}: ${JSON.stringify(rows)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await worker.stop(1_000);
+    await pool.end();
+  }
+}
+
+/** Refunds above this need a person's approval. */
+export const E2E_APPROVAL_THRESHOLD_CENTS = 10_000;
+
+/**
+ * A refund agent like the example one, run by a real worker in the spec's process. Its tool
+ * returns a provider token marked sensitive: the ledger gets it redacted, the journal does not.
+ */
+export function refundAgent(name: string) {
+  const issueRefund = defineTool({
+    name: "issue_refund",
+    input: z.object({ orderId: z.string(), amountCents: z.number().int() }),
+    intent: (a) => ({ orderId: a.orderId }),
+    sensitive: ["providerToken"],
+    requiresApproval: (a) => a.amountCents > E2E_APPROVAL_THRESHOLD_CENTS,
+    execute: async (a, { idempotencyKey }) => ({
+      refundId: `re_${a.orderId}`,
+      amountCents: a.amountCents,
+      providerToken: `tok_${idempotencyKey.slice(0, 16)}`,
+    }),
+  });
+  return defineAgent({
+    name,
+    input: z.object({
+      orderId: z.string(),
+      amountCents: z.number().int(),
+      failAfterRefund: z.boolean().optional(),
+    }),
+    tools: { issue_refund: issueRefund },
+    run: async (ctx, input) => {
+      const order = await ctx.step("look-up-order", async () => ({
+        orderId: input.orderId,
+        amountCents: input.amountCents,
+      }));
+      const refund = await ctx.tool("issue_refund", order);
+      if (input.failAfterRefund) throw new Error("ledger export failed after the refund");
+      return { refundId: refund.refundId };
+    },
+  });
 }

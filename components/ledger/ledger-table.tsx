@@ -1,6 +1,8 @@
 // Ledger entries as a table. Every value is rendered as text (React escapes it): actors, kinds
 // and streams come from agents and API callers and must never be interpreted as markup.
+import Link from "next/link";
 import type { LedgerEntryDto } from "../../lib/server/queries/list-ledger-entries";
+import { taskHref } from "../tasks/task-link";
 import { Table, Td, Th } from "../ui/table";
 import { Timestamp } from "../ui/timestamp";
 
@@ -28,9 +30,20 @@ export function LedgerTable({ entries, caption }: { entries: LedgerEntryDto[]; c
             </Td>
             <Td mono>{e.kind}</Td>
             <Td mono>
-              <span className="block max-w-[22rem] truncate" title={e.stream}>
-                {e.stream}
-              </span>
+              {e.taskId ? (
+                <Link
+                  href={taskHref(e.taskId)}
+                  prefetch={false}
+                  title={`${e.stream}: open the task`}
+                  className="block max-w-[22rem] truncate text-sky-800 underline-offset-2 hover:underline"
+                >
+                  {e.stream}
+                </Link>
+              ) : (
+                <span className="block max-w-[22rem] truncate" title={e.stream}>
+                  {e.stream}
+                </span>
+              )}
             </Td>
             <Td align="right" mono>
               {e.seq}

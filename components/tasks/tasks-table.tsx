@@ -4,6 +4,7 @@ import { Badge } from "../ui/badge";
 import { DEAD_REASON_LABEL, TASK_STATUS_LABEL, TASK_STATUS_TONE } from "../ui/labels";
 import { Table, Td, Th } from "../ui/table";
 import { Timestamp } from "../ui/timestamp";
+import { TaskLink } from "./task-link";
 
 export function TasksTable({ tasks, caption }: { tasks: TaskListItemDto[]; caption: string }) {
   return (
@@ -22,8 +23,8 @@ export function TasksTable({ tasks, caption }: { tasks: TaskListItemDto[]; capti
       <tbody className="divide-y divide-slate-100">
         {tasks.map((t) => (
           <tr key={t.id} data-task-id={t.id}>
-            <Td mono>
-              <span title={t.id}>{t.id.slice(0, 8)}</span>
+            <Td>
+              <TaskLink id={t.id} />
             </Td>
             <Td>
               <span className="whitespace-nowrap">{t.agent}</span>

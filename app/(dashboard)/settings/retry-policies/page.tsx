@@ -1,18 +1,140 @@
 import type { Metadata } from "next";
-import { NotAvailable } from "../../../../components/ui/not-available";
+import Link from "next/link";
+import { PolicyChanges } from "../../../../components/policies/policy-changes";
+import {
+  AgentRowsTable,
+  InForceTable,
+  PolicyValues,
+  RowMeta,
+} from "../../../../components/policies/policy-tables";
+import { ResolutionChain } from "../../../../components/policies/resolution-chain";
+import { Card } from "../../../../components/ui/card";
+import { EmptyState } from "../../../../components/ui/empty-state";
+import { PageHeader } from "../../../../components/ui/page-header";
+import { Timestamp } from "../../../../components/ui/timestamp";
+import { getDb } from "../../../../lib/server/db";
+import { listRetryPolicies } from "../../../../lib/server/queries/list-retry-policies";
 
+export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Retry policies" };
 
-export default function RetryPoliciesPage() {
+const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
+
+export default async function RetryPoliciesPage() {
+  const policies = await listRetryPolicies(getDb());
+
   return (
-    <NotAvailable
-      title="Retry policies"
-      purpose="How many times tasks retry, how long they back off and how much model spend each may use."
-      plans={[
-        "Edit the global default and per-agent overrides.",
-        "Apply a change to later failures of existing tasks.",
-        "Record every change in the ledger with before, after and who made it.",
-      ]}
-    />
+    <>
+      <PageHeader
+        title="Retry policies"
+        description="How many times a task is attempted, how long it backs off between attempts, how long one attempt may run and how much model spend it may use."
+        aside={
+          <>
+            As of <Timestamp iso={policies.asOf} />
+          </>
+        }
+      />
+      <div className="space-y-6">
+        <p className="rounded-md border border-slate-200 bg-white px-4 py-3 text-sm text-slate-700 shadow-xs">
+          <span className="font-medium text-slate-900">Read-only for now.</span> Changing policies
+          arrives with sign-in, for admins. A change applies to later failures of existing tasks and
+          is recorded in the ledger with before, after and who made it.
+        </p>
+
+        <Card
+          id="resolution"
+          title="How a policy is resolved"
+          description="For each field, the first level that sets it wins."
+        >
+          <ResolutionChain />
+        </Card>
+
+        <Card
+          id="global"
+          title="Global default"
+          description={
+            policies.global ? (
+              <RowMeta row={policies.global} />
+            ) : (
+              "No global policy is set: the built-in defaults apply."
+            )
+          }
+        >
+          {policies.global ? (
+            <PolicyValues values={policies.global.values} testId="policy-global" />
+          ) : (
+            <EmptyState title="No global policy">
+              Until an admin sets one, every agent without its own row uses the built-in defaults
+              below. <code className="font-mono">npm start</code> seeds a global policy for the
+              demo.
+            </EmptyState>
+          )}
+        </Card>
+
+        <Card
+          id="agents"
+          title="Agent overrides"
+          description="Rows scoped to one agent. An empty field inherits from the global policy."
+        >
+          {policies.agentRows.length === 0 ? (
+            <EmptyState title="No agent overrides">
+              Every agent follows the global policy, apart from defaults an agent declares in its
+              own code.
+            </EmptyState>
+          ) : (
+            <AgentRowsTable rows={policies.agentRows} />
+          )}
+        </Card>
+
+        <Card
+          id="in-force"
+          title="In force per agent"
+          description="Agents with tasks or an override, resolved agent → global → built-in. A task's own override still wins for that task."
+        >
+          {policies.inForce.length === 0 ? (
+            <EmptyState title="No agents yet">
+              Agents appear here once they have tasks or an override.
+            </EmptyState>
+          ) : (
+            <>
+              <InForceTable agents={policies.inForce} />
+              <p className="mt-3 text-xs text-slate-600">
+                Defaults an agent declares in its code sit between its row and the global policy.
+                The dashboard cannot read agent code, so a field shown as global or built-in may be
+                set there instead.
+              </p>
+            </>
+          )}
+        </Card>
+
+        <Card
+          id="built-in"
+          title="Built-in defaults"
+          description="Agent Ledger's own floor, used for any field no level sets."
+        >
+          <PolicyValues values={policies.builtIn} testId="policy-built-in" />
+        </Card>
+
+        <Card
+          id="changes"
+          title="Recent changes"
+          description="From the ledger's system stream, newest first."
+          action={
+            <Link href="/ledger?kind=policy.changed" className={linkClass}>
+              All policy changes
+            </Link>
+          }
+        >
+          {policies.changes.length === 0 ? (
+            <EmptyState title="No changes recorded">
+              Every policy change is appended to the ledger as policy.changed, with before, after
+              and who made it.
+            </EmptyState>
+          ) : (
+            <PolicyChanges changes={policies.changes} />
+          )}
+        </Card>
+      </div>
+    </>
   );
 }

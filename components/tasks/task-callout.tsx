@@ -1,0 +1,119 @@
+// One sentence on where the task stands and what a person might do about it, above the detail.
+import type { ReactNode } from "react";
+import type { TaskApprovalDto, TaskHeaderDto } from "../../lib/server/queries/get-task-detail";
+import { DEAD_REASON_HINT, DEAD_REASON_LABEL } from "../ui/labels";
+import { Timestamp } from "../ui/timestamp";
+
+type Look = "bad" | "warn" | "info" | "good";
+
+const LOOK: Record<Look, string> = {
+  bad: "border-rose-300 bg-rose-50 text-rose-950",
+  warn: "border-amber-300 bg-amber-50 text-amber-950",
+  info: "border-sky-300 bg-sky-50 text-sky-950",
+  good: "border-emerald-300 bg-emerald-50 text-emerald-950",
+};
+
+function Callout({ look, title, children }: { look: Look; title: string; children?: ReactNode }) {
+  return (
+    <div data-testid="task-callout" className={`rounded-md border px-4 py-3 ${LOOK[look]}`}>
+      <p className="font-medium">{title}</p>
+      {children ? <div className="mt-1 space-y-1 text-sm">{children}</div> : null}
+    </div>
+  );
+}
+
+function ErrorLine({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <p className="line-clamp-4 font-mono text-xs break-words whitespace-pre-wrap">{message}</p>
+  );
+}
+
+export function TaskCallout({
+  task,
+  pendingApproval,
+}: {
+  task: TaskHeaderDto;
+  pendingApproval: TaskApprovalDto | undefined;
+}) {
+  switch (task.status) {
+    case "dead":
+      return (
+        <Callout
+          look="bad"
+          title={`Dead: ${task.deadReason ? DEAD_REASON_LABEL[task.deadReason] : "no reason recorded"}`}
+        >
+          {task.deadReason ? <p>{DEAD_REASON_HINT[task.deadReason]}</p> : null}
+          <ErrorLine message={task.lastErrorMessage} />
+          <p>
+            It waits for a reviewer, who will approve it (resume from the last completed step),
+            replay it or reject it once review actions arrive with sign-in.
+          </p>
+        </Callout>
+      );
+    case "awaiting_approval":
+      return (
+        <Callout look="warn" title="Waiting for a person's approval">
+          <p>
+            {pendingApproval
+              ? `The ${pendingApproval.tool} effect needs a yes for exactly the arguments below before it acts.`
+              : "A gated effect needs a yes before it acts."}{" "}
+            Nothing has been done for it yet.
+          </p>
+        </Callout>
+      );
+    case "running":
+      return (
+        <Callout look="info" title="Running now">
+          <p>
+            Attempt {task.attempts}
+            {task.leaseOwner ? ` on ${task.leaseOwner}` : ""}
+            {task.leaseExpiresAt ? (
+              <>
+                , lease until <Timestamp iso={task.leaseExpiresAt} />
+              </>
+            ) : null}
+            . If the worker stops renewing its lease, the task returns to the queue.
+          </p>
+        </Callout>
+      );
+    case "retry_wait":
+      return (
+        <Callout look="warn" title="Waiting to retry">
+          <p>
+            Attempt {task.attempts} failed; the next starts at <Timestamp iso={task.runAt} />.
+          </p>
+          <ErrorLine message={task.lastErrorMessage} />
+        </Callout>
+      );
+    case "queued":
+      return (
+        <Callout look="info" title="Queued">
+          <p>
+            A worker claims it from <Timestamp iso={task.runAt} />.
+          </p>
+        </Callout>
+      );
+    case "succeeded":
+      return (
+        <Callout look="good" title="Succeeded">
+          <p>
+            Finished after {task.attempts} {task.attempts === 1 ? "attempt" : "attempts"} at{" "}
+            <Timestamp iso={task.statusChangedAt} />.
+          </p>
+        </Callout>
+      );
+    case "rejected":
+      return (
+        <Callout look="info" title="Rejected by a reviewer">
+          <p>Nothing more is done for this task. The ledger below records who and why.</p>
+        </Callout>
+      );
+    case "cancelled":
+      return (
+        <Callout look="info" title="Cancelled">
+          <p>Nothing more is done for this task. The ledger below records who cancelled it.</p>
+        </Callout>
+      );
+  }
+}

@@ -1,0 +1,294 @@
+// The task screen, the one that answers "why did it send that?": the task, its step journal,
+// its effects and approvals, its whole ledger stream, and (where a reviewer could replay it)
+// what a replay from step 1 would do, all read in one read-only snapshot so they agree.
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../../../db/client";
+import { approvals, effects, ledgerEntries, steps, tasks } from "../../../db/schema";
+import type { JsonValue } from "../../domain/json";
+import type { DeadReason, StepKind, TaskStatus } from "../../domain/task-states";
+import { taskStream } from "../ledger/append-ledger";
+import { listTaskTimeline, type TaskTimelineDto, type TimelineSearch } from "./list-task-timeline";
+import { planReplay, type ReplayPreview } from "./preview-replay";
+
+/** Statuses a reviewer can replay from (DESIGN.md: dead, awaiting_approval). */
+export const REPLAYABLE_STATUSES: readonly TaskStatus[] = ["dead", "awaiting_approval"];
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A task id as it appears in the address: any UUID in its usual written form, any case. */
+export const taskIdSchema = z
+  .string()
+  .regex(UUID_PATTERN, {
+    error: "is not a task id. Task ids are UUIDs such as 0b6f1f0e-6a43-4d6b-9e83-1f2b3c4d5e6f.",
+  })
+  .transform((id) => id.toLowerCase());
+
+export type EffectState = "succeeded" | "failed" | "in_flight" | "outcome_unknown";
+
+export type TaskHeaderDto = {
+  id: string;
+  agent: string;
+  status: TaskStatus;
+  deadReason: DeadReason | null;
+  attempts: number;
+  version: number;
+  cost: number;
+  createdBy: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  updatedAt: string;
+  statusChangedAt: string;
+  runAt: string;
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+  enqueueKey: string | null;
+  /** The task's own retry-policy override, the first level of resolution. */
+  policy: JsonValue | null;
+  input: JsonValue;
+  result: JsonValue | null;
+  lastError: JsonValue | null;
+  /** The message of `lastError`, when it has one. */
+  lastErrorMessage: string | null;
+};
+
+export type StepDto = {
+  seq: number;
+  kind: StepKind;
+  name: string;
+  status: "started" | "completed";
+  attempt: number;
+  /**
+   * What the step returned. A tool step shows its effect's result as the ledger recorded it
+   * (redacted), never the raw journal copy, which may hold the tool's sensitive fields.
+   */
+  result: JsonValue | null;
+  effectKey: string | null;
+  startedAt: string;
+  completedAt: string | null;
+};
+
+export type EffectDto = {
+  key: string;
+  stepSeq: number;
+  tool: string;
+  status: "started" | "succeeded" | "failed";
+  /** `status` read with the lease: a started effect is in flight or its outcome is unknown. */
+  state: EffectState;
+  fingerprint: string;
+  intent: JsonValue;
+  /** Redacted when first performed. */
+  args: JsonValue;
+  /** The result as the ledger recorded it (redacted); null until it succeeded. */
+  result: JsonValue | null;
+  error: JsonValue | null;
+  attempts: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+};
+
+export type TaskApprovalDto = {
+  id: number;
+  effectKey: string;
+  fingerprint: string;
+  tool: string;
+  args: JsonValue;
+  status: "pending" | "approved" | "rejected";
+  requestedAt: string;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  reason: string | null;
+  usedAt: string | null;
+};
+
+export type TaskDetailDto = {
+  task: TaskHeaderDto;
+  steps: StepDto[];
+  effects: EffectDto[];
+  approvals: TaskApprovalDto[];
+  /** The task's ledger stream, or the window of it the address asks for. */
+  timeline: TaskTimelineDto;
+  /** A replay from step 1, for tasks a reviewer can replay; null otherwise. */
+  replay: ReplayPreview | null;
+  /** The database clock when the snapshot was taken, ISO 8601. */
+  asOf: string;
+};
+
+const iso = (d: Date) => d.toISOString();
+const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+
+function errorMessage(error: unknown): string | null {
+  if (typeof error === "string") return error;
+  if (typeof error === "object" && error !== null && "message" in error) {
+    return typeof error.message === "string" ? error.message : null;
+  }
+  return null;
+}
+
+function effectState(status: EffectDto["status"], live: boolean): EffectState {
+  if (status !== "started") return status;
+  return live ? "in_flight" : "outcome_unknown";
+}
+
+/** The task with `id` (a lower-case UUID), or null when there is none. */
+export async function getTaskDetail(
+  db: Db,
+  id: string,
+  search: TimelineSearch = {},
+): Promise<TaskDetailDto | null> {
+  return db.transaction(
+    async (tx) => {
+      const [task] = await tx
+        .select({
+          row: tasks,
+          asOf: sql<Date>`now()`.mapWith(tasks.createdAt),
+        })
+        .from(tasks)
+        .where(eq(tasks.id, id));
+      if (!task) return null;
+      const t = task.row;
+      const stream = taskStream(t.id);
+
+      const stepRows = await tx
+        .select()
+        .from(steps)
+        .where(eq(steps.taskId, t.id))
+        .orderBy(asc(steps.seq));
+
+      const effectRows = await tx
+        .select({
+          row: effects,
+          live: sql<boolean>`coalesce(${effects.leaseExpiresAt} > now(), false)`,
+        })
+        .from(effects)
+        .where(eq(effects.taskId, t.id))
+        .orderBy(asc(effects.stepSeq), asc(effects.createdAt), asc(effects.key));
+
+      const approvalRows = await tx
+        .select()
+        .from(approvals)
+        .where(eq(approvals.taskId, t.id))
+        .orderBy(asc(approvals.requestedAt), asc(approvals.id));
+
+      const timeline = await listTaskTimeline(tx, t.id, search);
+
+      // The effects table keeps the raw result (a dedupe must return it); screens show the
+      // copy the ledger holds, redacted by the tool's `sensitive` paths. The latest entry wins:
+      // a reviewer's "it happened" can record a result after an unknown outcome.
+      const recorded = new Map<string, JsonValue>();
+      if (effectRows.length > 0) {
+        const resultRows = await tx
+          .selectDistinctOn([ledgerEntries.key], {
+            key: ledgerEntries.key,
+            result: sql<JsonValue>`${ledgerEntries.data} -> 'result'`,
+          })
+          .from(ledgerEntries)
+          .where(
+            and(
+              eq(ledgerEntries.stream, stream),
+              inArray(ledgerEntries.kind, ["effect.succeeded", "outcome.resolved"]),
+              inArray(
+                ledgerEntries.key,
+                effectRows.map((e) => e.row.key),
+              ),
+            ),
+          )
+          .orderBy(ledgerEntries.key, sql`${ledgerEntries.seq} desc`);
+        for (const r of resultRows) if (r.key !== null) recorded.set(r.key, r.result ?? null);
+      }
+
+      const effectDtos: EffectDto[] = effectRows.map(({ row: e, live }) => ({
+        key: e.key,
+        stepSeq: e.stepSeq,
+        tool: e.tool,
+        status: e.status,
+        state: effectState(e.status, live),
+        fingerprint: e.fingerprint,
+        intent: e.intent as JsonValue,
+        args: e.args as JsonValue,
+        result: e.status === "succeeded" ? (recorded.get(e.key) ?? null) : null,
+        error: (e.error ?? null) as JsonValue | null,
+        attempts: e.attempts,
+        leaseOwner: e.leaseOwner,
+        leaseExpiresAt: isoOrNull(e.leaseExpiresAt),
+        createdAt: iso(e.createdAt),
+        updatedAt: iso(e.updatedAt),
+        completedAt: isoOrNull(e.completedAt),
+      }));
+
+      return {
+        task: {
+          id: t.id,
+          agent: t.agent,
+          status: t.status,
+          deadReason: t.deadReason,
+          attempts: t.attempts,
+          version: t.version,
+          cost: t.cost,
+          createdBy: t.createdBy,
+          createdAt: iso(t.createdAt),
+          updatedAt: iso(t.updatedAt),
+          statusChangedAt: iso(t.statusChangedAt),
+          runAt: iso(t.runAt),
+          leaseOwner: t.leaseOwner,
+          leaseExpiresAt: isoOrNull(t.leaseExpiresAt),
+          enqueueKey: t.enqueueKey,
+          policy: (t.policy ?? null) as JsonValue | null,
+          input: t.input as JsonValue,
+          result: (t.result ?? null) as JsonValue | null,
+          lastError: (t.lastError ?? null) as JsonValue | null,
+          lastErrorMessage: errorMessage(t.lastError),
+        },
+        steps: stepRows.map((s) => ({
+          seq: s.seq,
+          kind: s.kind,
+          name: s.name,
+          status: s.status,
+          attempt: s.attempt,
+          result:
+            s.kind === "tool"
+              ? s.effectKey === null
+                ? null
+                : (recorded.get(s.effectKey) ?? null)
+              : ((s.result ?? null) as JsonValue | null),
+          effectKey: s.effectKey,
+          startedAt: iso(s.startedAt),
+          completedAt: isoOrNull(s.completedAt),
+        })),
+        effects: effectDtos,
+        approvals: approvalRows.map((a) => ({
+          id: a.id,
+          effectKey: a.effectKey,
+          fingerprint: a.fingerprint,
+          tool: a.tool,
+          args: a.args as JsonValue,
+          status: a.status,
+          requestedAt: iso(a.requestedAt),
+          decidedBy: a.decidedBy,
+          decidedAt: isoOrNull(a.decidedAt),
+          reason: a.reason,
+          usedAt: isoOrNull(a.usedAt),
+        })),
+        timeline,
+        replay: REPLAYABLE_STATUSES.includes(t.status)
+          ? planReplay(
+              stepRows,
+              effectRows.map(({ row: e, live }) => ({
+                stepSeq: e.stepSeq,
+                tool: e.tool,
+                key: e.key,
+                status: e.status,
+                live,
+              })),
+              1,
+            )
+          : null,
+        asOf: iso(task.asOf),
+      };
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
+}

@@ -1,0 +1,117 @@
+// One task's ledger stream for the task screen, oldest first. A long stream shows its beginning
+// (enqueue, the first decisions) and its latest end and says what it left out between; any
+// part can be read in windows. Each entry carries its data (about 4 kB of page per entry), so
+// showing thousands at once would make a page of megabytes.
+import { and, asc, eq, gt, gte, lt, lte, or } from "drizzle-orm";
+import { z } from "zod";
+import { ledgerEntries, ledgerStreams } from "../../../db/schema";
+import type { JsonValue } from "../../domain/json";
+import { taskStream } from "../ledger/append-ledger";
+import type { DbReader } from "./db-reader";
+
+export const TASK_TIMELINE_HEAD = 25;
+export const TASK_TIMELINE_TAIL = 75;
+export const TASK_TIMELINE_PAGE = 100;
+
+/** The task page's address: `from` opens a window of the stream at that entry. */
+export const timelineSearchSchema = z.object({
+  from: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, { error: "must be a positive whole number (an entry's seq)." })
+    .transform(Number)
+    .refine(Number.isSafeInteger, { error: "is too large to be an entry's seq." })
+    .optional(),
+});
+
+export type TimelineSearch = z.output<typeof timelineSearchSchema>;
+
+export type TimelineEntryDto = {
+  id: number;
+  seq: number;
+  /** ISO 8601, UTC. */
+  at: string;
+  kind: string;
+  actor: string;
+  key: string | null;
+  data: JsonValue;
+};
+
+export type TaskTimelineDto = {
+  /**
+   * Oldest first: the window asked for, or else every entry, or for a long stream the first
+   * TASK_TIMELINE_HEAD and the last TASK_TIMELINE_TAIL.
+   */
+  entries: TimelineEntryDto[];
+  /** Entries in the stream. */
+  total: number;
+  /** Entries the whole story left out, after the entry with seq `afterSeq`; else null. */
+  gap: { afterSeq: number; count: number } | null;
+  /** The window asked for (`from` up to TASK_TIMELINE_PAGE entries); null for the whole story. */
+  window: { from: number } | null;
+};
+
+/** Reads inside the caller's snapshot, so the count and the entries agree. */
+export async function listTaskTimeline(
+  db: DbReader,
+  taskId: string,
+  search: TimelineSearch = {},
+): Promise<TaskTimelineDto> {
+  const stream = taskStream(taskId);
+  const [head] = await db
+    .select({ total: ledgerStreams.headSeq })
+    .from(ledgerStreams)
+    .where(eq(ledgerStreams.stream, stream));
+
+  // Seqs run 1..head_seq without holes (the head row serializes appends), so the head says
+  // how many entries the stream has and which seqs make up its ends.
+  const total = head?.total ?? 0;
+  const window = search.from === undefined ? null : { from: search.from };
+  const gap =
+    window === null && total > TASK_TIMELINE_HEAD + TASK_TIMELINE_TAIL
+      ? { afterSeq: TASK_TIMELINE_HEAD, count: total - TASK_TIMELINE_HEAD - TASK_TIMELINE_TAIL }
+      : null;
+
+  const rows = await db
+    .select({
+      id: ledgerEntries.id,
+      seq: ledgerEntries.seq,
+      at: ledgerEntries.at,
+      kind: ledgerEntries.kind,
+      actor: ledgerEntries.actor,
+      key: ledgerEntries.key,
+      data: ledgerEntries.data,
+    })
+    .from(ledgerEntries)
+    .where(
+      and(
+        eq(ledgerEntries.stream, stream),
+        window !== null
+          ? and(
+              gte(ledgerEntries.seq, window.from),
+              lt(ledgerEntries.seq, window.from + TASK_TIMELINE_PAGE),
+            )
+          : gap !== null
+            ? or(
+                lte(ledgerEntries.seq, TASK_TIMELINE_HEAD),
+                gt(ledgerEntries.seq, total - TASK_TIMELINE_TAIL),
+              )
+            : undefined,
+      ),
+    )
+    .orderBy(asc(ledgerEntries.seq));
+
+  return {
+    entries: rows.map((e) => ({
+      id: e.id,
+      seq: e.seq,
+      at: e.at.toISOString(),
+      kind: e.kind,
+      actor: e.actor,
+      key: e.key,
+      data: e.data as JsonValue,
+    })),
+    total,
+    gap,
+    window,
+  };
+}
