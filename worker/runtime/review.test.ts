@@ -11,9 +11,10 @@ import { approveTask } from "../../lib/server/commands/approve-task";
 import { cancelTask } from "../../lib/server/commands/cancel-task";
 import { enqueueTask } from "../../lib/server/commands/enqueue-task";
 import { rejectTask } from "../../lib/server/commands/reject-task";
-import { previewReplay, replayTask } from "../../lib/server/commands/replay-task";
+import { replayTask } from "../../lib/server/commands/replay-task";
 import { resolveOutcome } from "../../lib/server/commands/resolve-outcome";
 import { setPolicy } from "../../lib/server/commands/set-policy";
+import { previewReplay } from "../../lib/server/queries/preview-replay";
 import { type RunningWorker, startWorker } from "./worker";
 
 const t = await setUpTestDatabase("review");

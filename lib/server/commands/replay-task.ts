@@ -1,69 +1,11 @@
 // replay from step N: steps before N keep their journaled results, steps from N run again, and
 // an effect whose key already succeeded returns its stored result instead of acting. The
-// preview says, before the reviewer confirms, which known effects would be deduplicated.
+// preview (lib/server/queries/preview-replay) is the one the reviewer saw, recorded in the ledger.
 import type pg from "pg";
-import { type SqlClient, withTransaction } from "../../../db/client";
+import { withTransaction } from "../../../db/client";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
+import { previewReplay, type ReplayPreview } from "../queries/preview-replay";
 import { type CommandResult, lockTaskFor, notifyWorkers } from "./task-guard";
-
-export type ReplayEffect = {
-  step: number;
-  tool: string;
-  key: string;
-  status: "succeeded" | "failed" | "started";
-  /** dedupe: returns the stored result, provided the replay reaches it with the same intent. */
-  outcome: "dedupe" | "act" | "outcome_unknown" | "in_flight";
-  /** A step re-run before it (a model call or computation) may change its arguments. */
-  mayChange: boolean;
-};
-
-export type ReplayPreview = {
-  fromStep: number;
-  rerun: { seq: number; kind: string; name: string }[];
-  effects: ReplayEffect[];
-};
-
-export async function previewReplay(
-  client: SqlClient,
-  taskId: string,
-  fromStep: number,
-): Promise<ReplayPreview> {
-  const steps = await client.query<{ seq: number; kind: string; name: string }>(
-    "select seq, kind, name from steps where task_id = $1 and seq >= $2 order by seq",
-    [taskId, fromStep],
-  );
-  const effects = await client.query<{
-    step_seq: number;
-    tool: string;
-    key: string;
-    status: ReplayEffect["status"];
-    live: boolean;
-  }>(
-    `select step_seq, tool, key, status, coalesce(lease_expires_at > now(), false) as live
-     from effects where task_id = $1 and step_seq >= $2 order by step_seq`,
-    [taskId, fromStep],
-  );
-  const firstChanging = steps.rows.find((s) => s.kind !== "tool" && s.kind !== "sleep")?.seq;
-  return {
-    fromStep,
-    rerun: steps.rows,
-    effects: effects.rows.map((e) => ({
-      step: e.step_seq,
-      tool: e.tool,
-      key: e.key,
-      status: e.status,
-      outcome:
-        e.status === "succeeded"
-          ? "dedupe"
-          : e.status === "failed"
-            ? "act"
-            : e.live
-              ? "in_flight"
-              : "outcome_unknown",
-      mayChange: firstChanging !== undefined && firstChanging < e.step_seq,
-    })),
-  };
-}
 
 export type ReplayInput = { taskId: string; version: number; fromStep: number; actor: string };
 
