@@ -3,7 +3,7 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
-import { type CommandResult, lockTaskFor, notifyWorkers } from "./task-guard";
+import { type CommandResult, lockTaskFor, notifyWorkers, requeueReviewed } from "./task-guard";
 
 export type ApproveInput = { taskId: string; version: number; actor: string; note?: string };
 
@@ -29,14 +29,8 @@ export async function approveTask(pool: pg.Pool, input: ApproveInput): Promise<C
        returning id, effect_key, fingerprint, tool`,
       [task.id, input.actor, input.note ?? null],
     );
-    const { rows } = await client.query<{ version: number }>(
-      `update tasks set status = 'queued', dead_reason = null, run_at = now(),
-         attempts = case when status = 'dead' then 0 else attempts end,
-         version = version + 1, updated_at = now(), status_changed_at = now()
-       where id = $1 and version = $2 returning version`,
-      [task.id, task.version],
-    );
-    const version = rows[0]?.version ?? task.version + 1;
+    // A dead task resumes with a fresh attempt budget; a parked one keeps its count.
+    const version = await requeueReviewed(client, task, task.status === "dead");
     await appendLedger(client, taskStream(task.id), {
       kind: "review.approved",
       actor: input.actor,

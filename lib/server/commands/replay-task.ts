@@ -5,7 +5,7 @@ import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { previewReplay, type ReplayPreview } from "../queries/preview-replay";
-import { type CommandResult, lockTaskFor, notifyWorkers } from "./task-guard";
+import { type CommandResult, lockTaskFor, notifyWorkers, requeueReviewed } from "./task-guard";
 
 export type ReplayInput = { taskId: string; version: number; fromStep: number; actor: string };
 
@@ -51,12 +51,7 @@ export async function replayTask(
        where task_id = $1 and status = 'pending'`,
       [task.id, input.actor],
     );
-    const { rows } = await client.query<{ version: number }>(
-      `update tasks set status = 'queued', dead_reason = null, attempts = 0, run_at = now(),
-         version = version + 1, updated_at = now(), status_changed_at = now()
-       where id = $1 and version = $2 returning version`,
-      [task.id, task.version],
-    );
+    const version = await requeueReviewed(client, task, true);
     await appendLedger(client, taskStream(task.id), {
       kind: "replay.requested",
       actor: input.actor,
@@ -74,7 +69,7 @@ export async function replayTask(
       value: {
         id: task.id,
         status: "queued" as const,
-        version: rows[0]?.version ?? task.version + 1,
+        version,
         preview,
       },
     };

@@ -5,7 +5,7 @@ import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { type JsonValue, toJsonValue } from "../../domain/json";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
-import { type CommandResult, lockTaskFor, notifyWorkers } from "./task-guard";
+import { type CommandResult, lockTaskFor, notifyWorkers, requeueReviewed } from "./task-guard";
 
 export type ResolveInput = {
   taskId: string;
@@ -61,12 +61,7 @@ export async function resolveOutcome(pool: pg.Pool, input: ResolveInput): Promis
             }),
       ],
     );
-    const { rows } = await client.query<{ version: number }>(
-      `update tasks set status = 'queued', dead_reason = null, attempts = 0, run_at = now(),
-         version = version + 1, updated_at = now(), status_changed_at = now()
-       where id = $1 and version = $2 returning version`,
-      [task.id, task.version],
-    );
+    const version = await requeueReviewed(client, task, true);
     await appendLedger(client, taskStream(task.id), {
       kind: "outcome.resolved",
       actor: input.actor,
@@ -77,7 +72,7 @@ export async function resolveOutcome(pool: pg.Pool, input: ResolveInput): Promis
     await notifyWorkers(client, task.id);
     return {
       ok: true,
-      value: { id: task.id, status: "queued", version: rows[0]?.version ?? task.version + 1 },
+      value: { id: task.id, status: "queued", version },
     };
   });
 }

@@ -59,6 +59,25 @@ export async function lockTaskFor(
   return { task };
 }
 
+/**
+ * Back to the queue after a review decision, on the version the reviewer acted on (the task
+ * row is locked by lockTaskFor). `freshAttempts` gives the task a new attempt budget.
+ */
+export async function requeueReviewed(
+  client: SqlClient,
+  task: LockedTask,
+  freshAttempts: boolean,
+): Promise<number> {
+  const { rows } = await client.query<{ version: number }>(
+    `update tasks set status = 'queued', dead_reason = null, run_at = now(),
+       attempts = case when $3 then 0 else attempts end,
+       version = version + 1, updated_at = now(), status_changed_at = now()
+     where id = $1 and version = $2 returning version`,
+    [task.id, task.version, freshAttempts],
+  );
+  return rows[0]?.version ?? task.version + 1;
+}
+
 export async function notifyWorkers(client: SqlClient, taskId: string): Promise<void> {
   await client.query("select pg_notify($1, $2)", [TASKS_CHANNEL, taskId]);
 }
