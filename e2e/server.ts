@@ -12,6 +12,10 @@ import {
   type TestCluster,
 } from "../db/testing/cluster";
 import { seedDemo } from "../lib/server/commands/seed-demo";
+import { seedDemoUsers } from "../lib/server/commands/users";
+
+/** Signs the e2e app's session cookies; a test-only value. */
+const E2E_AUTH_SECRET = "e2e-only-secret-e2e-only-secret-e2e-only";
 import { E2E_DB_FILE, type E2eDatabase, e2ePort, ROOT } from "./settings";
 
 const log = (msg: string) => console.error(`[e2e-server] ${msg}`);
@@ -78,6 +82,7 @@ async function main(): Promise<void> {
   const pool = createPool(urls.appUrl, { max: 2, applicationName: "agent-ledger-e2e-seed" });
   try {
     const { seeded } = await seedDemo(pool);
+    await seedDemoUsers(pool, "system:seed");
     log(`database ${urls.name} ready${seeded ? ", demo seeded" : ""}`);
   } finally {
     await pool.end();
@@ -94,7 +99,13 @@ async function main(): Promise<void> {
     {
       cwd: ROOT,
       stdio: "inherit",
-      env: { ...process.env, DATABASE_URL: urls.appUrl, NEXT_TELEMETRY_DISABLED: "1" },
+      env: {
+        ...process.env,
+        DATABASE_URL: urls.appUrl,
+        NEXT_TELEMETRY_DISABLED: "1",
+        AUTH_SECRET: E2E_AUTH_SECRET,
+        AUTH_BASE_URL: `http://127.0.0.1:${port}`,
+      },
     },
   );
   app.once("exit", (code, signal) => {

@@ -12,48 +12,81 @@ const postgresUrl = z
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 
-const schema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  CI: optional(z.string()),
-  DATABASE_URL: optional(postgresUrl),
-  DATABASE_OWNER_URL: optional(postgresUrl),
-  TEST_DATABASE_URL: optional(postgresUrl),
-  PORT: z.coerce
-    .number({ message: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "must be between 1 and 65535")
-    .max(65535, "must be between 1 and 65535")
-    .default(3000),
-  AGENT_LEDGER_DATA_DIR: optional(z.string().min(1)),
-  LEDGER_SIGNING_KEY: optional(z.string().min(1)),
-  LEDGER_PUBLIC_KEY: optional(z.string().min(1)),
-  HOST: z.string().min(1).default("127.0.0.1"),
-  /** Set by `npm start` on its children: they stop when that process is gone. */
-  AGENT_LEDGER_PARENT_PID: optional(z.coerce.number().int().positive()),
-  /** Where invoice-reminder sends mail; the demo SMTP sink by default. */
-  SMTP_URL: optional(
-    z.string().refine((v) => /^smtps?:\/\/.+/.test(v), {
-      message: "must be an smtp:// or smtps:// URL",
-    }),
-  ),
-  MAIL_FROM: z.string().email("must be an email address").default("billing@agent-ledger.local"),
-  /** Stripe-compatible payments API for the refund agent; the demo payments service by default. */
-  PAYMENTS_URL: optional(z.string().url("must be a URL")),
-  PAYMENTS_API_KEY: z.string().min(1).default("sk_test_agent_ledger_demo"),
-  /** Refunds above this many minor units need a reviewer's approval. */
-  REFUND_APPROVAL_THRESHOLD: z.coerce.number().int().min(0).default(20_000),
-  /** An OpenAI-compatible chat-completions endpoint; without it the demo's scripted model runs. */
-  MODEL_BASE_URL: optional(z.string().url("must be a URL")),
-  MODEL_API_KEY: optional(z.string().min(1)),
-  MODEL_NAME: z.string().min(1).default("gpt-4o-mini"),
-  MODEL_INPUT_PRICE_PER_MTOK: z.coerce.number().min(0).default(0.15),
-  MODEL_OUTPUT_PRICE_PER_MTOK: z.coerce.number().min(0).default(0.6),
-  /** Chaos harness only: JSON {"effect.started": 0.05, …} of crash probabilities per fault point. */
-  AGENT_LEDGER_FAULT_POINTS: optional(z.string().min(2)),
-  /** A worker's task lease; a crashed worker's tasks return to the queue after it. */
-  AGENT_LEDGER_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
-});
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    CI: optional(z.string()),
+    DATABASE_URL: optional(postgresUrl),
+    DATABASE_OWNER_URL: optional(postgresUrl),
+    TEST_DATABASE_URL: optional(postgresUrl),
+    PORT: z.coerce
+      .number({ message: "must be a number" })
+      .int("must be a whole number")
+      .min(1, "must be between 1 and 65535")
+      .max(65535, "must be between 1 and 65535")
+      .default(3000),
+    AGENT_LEDGER_DATA_DIR: optional(z.string().min(1)),
+    LEDGER_SIGNING_KEY: optional(z.string().min(1)),
+    LEDGER_PUBLIC_KEY: optional(z.string().min(1)),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    /** Set by `npm start` on its children: they stop when that process is gone. */
+    AGENT_LEDGER_PARENT_PID: optional(z.coerce.number().int().positive()),
+    /** Where invoice-reminder sends mail; the demo SMTP sink by default. */
+    SMTP_URL: optional(
+      z.string().refine((v) => /^smtps?:\/\/.+/.test(v), {
+        message: "must be an smtp:// or smtps:// URL",
+      }),
+    ),
+    MAIL_FROM: z.string().email("must be an email address").default("billing@agent-ledger.local"),
+    /** Stripe-compatible payments API for the refund agent; the demo payments service by default. */
+    PAYMENTS_URL: optional(z.string().url("must be a URL")),
+    PAYMENTS_API_KEY: z.string().min(1).default("sk_test_agent_ledger_demo"),
+    /** Refunds above this many minor units need a reviewer's approval. */
+    REFUND_APPROVAL_THRESHOLD: z.coerce.number().int().min(0).default(20_000),
+    /** An OpenAI-compatible chat-completions endpoint; without it the demo's scripted model runs. */
+    MODEL_BASE_URL: optional(z.string().url("must be a URL")),
+    MODEL_API_KEY: optional(z.string().min(1)),
+    MODEL_NAME: z.string().min(1).default("gpt-4o-mini"),
+    MODEL_INPUT_PRICE_PER_MTOK: z.coerce.number().min(0).default(0.15),
+    MODEL_OUTPUT_PRICE_PER_MTOK: z.coerce.number().min(0).default(0.6),
+    /** Chaos harness only: JSON {"effect.started": 0.05, …} of crash probabilities per fault point. */
+    AGENT_LEDGER_FAULT_POINTS: optional(z.string().min(2)),
+    /** A worker's task lease; a crashed worker's tasks return to the queue after it. */
+    AGENT_LEDGER_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    /** Signs session cookies. `npm start` generates one into the data dir when unset. */
+    AUTH_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+    /** The URL people open the dashboard at; cookies are Secure when it is https. */
+    AUTH_BASE_URL: optional(z.string().url("must be a URL like https://ledger.example.com")),
+    /** A session unused this long ends. */
+    AUTH_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(43_200).default(60),
+    /** A session ends this long after sign-in, used or not. */
+    AUTH_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(720).default(12),
+    /** Single sign-on through any OpenID Connect provider (all three or none). */
+    OIDC_ISSUER: optional(z.string().url("must be the issuer URL, e.g. https://login.example.com")),
+    OIDC_CLIENT_ID: optional(z.string().min(1)),
+    OIDC_CLIENT_SECRET: optional(z.string().min(1)),
+    /** The ID-token claim that lists the person's groups. */
+    OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
+    /** Which IdP group grants which role: "ledger-admins=admin,ledger-reviewers=reviewer". */
+    OIDC_ROLE_MAP: optional(
+      z
+        .string()
+        .refine((v) => /^[^=,]+=(admin|reviewer|ops)(,[^=,]+=(admin|reviewer|ops))*$/.test(v), {
+          message:
+            'must look like "group=admin,other-group=reviewer" (roles: admin, reviewer, ops)',
+        }),
+    ),
+  })
+  .refine(
+    (e) =>
+      [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET].every((v) => v === undefined) ||
+      [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET].every((v) => v !== undefined),
+    {
+      message: "set all of OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or none",
+      path: ["OIDC_ISSUER"],
+    },
+  );
 
 export type Env = z.infer<typeof schema>;
 

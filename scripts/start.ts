@@ -2,7 +2,8 @@
 // and one worker; prints the URL and stops everything on Ctrl-C. A previous run that was
 // killed (kill -9) leaves processes behind; they are found through .data/run.json and stopped.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createPool } from "../db/client";
 import { freePort, isAlive } from "../db/embedded";
@@ -10,12 +11,23 @@ import { migrateDatabase } from "../db/migrate";
 import { type DatabaseTarget, dataDir, openDatabase, PROJECT_ROOT } from "../db/open";
 import { env } from "../lib/env";
 import { seedDemo } from "../lib/server/commands/seed-demo";
+import { DEMO_PASSWORD, DEMO_USERS, seedDemoUsers } from "../lib/server/commands/users";
 import { buildIfNeeded } from "./build-if-needed";
 import { startDemoReceiversProcess } from "./demo-receivers";
 
 type RunFile = { launcher: number; web?: number; worker?: number; receivers?: number; url: string };
 
 const runFile = () => path.join(dataDir(), "run.json");
+
+/** The session-signing secret when AUTH_SECRET is unset: generated once, kept in the data dir. */
+function authSecret(): string {
+  const file = path.join(dataDir(), "auth-secret");
+  if (!existsSync(file)) {
+    mkdirSync(dataDir(), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
+  }
+  return readFileSync(file, "utf8").trim();
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function readRunFile(): RunFile | undefined {
@@ -185,6 +197,7 @@ async function serve(
     const pool = createPool(db.appUrl, { max: 1 });
     try {
       await seedDemo(pool);
+      await seedDemoUsers(pool, "system:seed");
     } finally {
       await pool.end();
     }
@@ -206,6 +219,7 @@ async function serve(
         }
       : {}),
     DATABASE_URL: db.appUrl,
+    AUTH_SECRET: config.AUTH_SECRET ?? authSecret(),
     AGENT_LEDGER_PARENT_PID: String(process.pid),
     NEXT_TELEMETRY_DISABLED: "1",
     NODE_ENV: "production" as const,
@@ -262,7 +276,11 @@ async function serve(
   if ((await Promise.race([healthy, stop.promise])) === "healthy") {
     console.log(`
   Agent Ledger is running at ${url}
-  Database: ${db.embedded ? `embedded PostgreSQL in ${dataDir()}` : "DATABASE_URL"}${demo ? `\n  Demo receivers: mail ${demo.smtpUrl}, payments ${demo.paymentsUrl}` : ""}
+  Database: ${db.embedded ? `embedded PostgreSQL in ${dataDir()}` : "DATABASE_URL"}${demo ? `\n  Demo receivers: mail ${demo.smtpUrl}, payments ${demo.paymentsUrl}` : ""}${
+    db.embedded
+      ? `\n  Demo accounts (password ${DEMO_PASSWORD}): ${DEMO_USERS.map((u) => `${u.email} (${u.role})`).join(", ")}`
+      : ""
+  }
   Press Ctrl-C to stop.
 `);
   }

@@ -1,8 +1,16 @@
 import Link from "next/link";
+import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { SidebarNav } from "../../components/shell/sidebar-nav";
+import { UserMenu } from "../../components/shell/user-menu";
+import { currentViewer } from "../../lib/auth/page";
 
-export default function DashboardLayout({ children }: { children: ReactNode }) {
+export const dynamic = "force-dynamic";
+
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  // Chrome only: each page checks its own scope (layouts do not re-run on client navigation).
+  const viewer = await currentViewer();
+  if (!viewer || viewer.kind !== "user") redirect("/sign-in");
   return (
     <>
       <a
@@ -28,7 +36,8 @@ export default function DashboardLayout({ children }: { children: ReactNode }) {
                 </span>
               </Link>
             </div>
-            <SidebarNav />
+            <SidebarNav scopes={[...viewer.scopes]} />
+            <UserMenu name={viewer.name} email={viewer.email} role={viewer.role} />
           </header>
         </div>
         <main

@@ -13,6 +13,7 @@ import {
 import { PageHeader } from "../../components/ui/page-header";
 import { Stat } from "../../components/ui/stat";
 import { Timestamp } from "../../components/ui/timestamp";
+import { pageViewer } from "../../lib/auth/page";
 import { getDb } from "../../lib/server/db";
 import { getOverview } from "../../lib/server/queries/get-overview";
 
@@ -22,6 +23,7 @@ export const metadata: Metadata = { title: "Overview" };
 const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 
 export default async function OverviewPage() {
+  await pageViewer("tasks:read");
   const overview = await getOverview(getDb());
   const deadTotal = overview.deadByReason.reduce((sum, r) => sum + r.count, 0);
 

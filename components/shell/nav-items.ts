@@ -1,33 +1,43 @@
 // The dashboard's sections, in the order the sidebar lists them.
-export type NavItem = { href: string; label: string };
+import type { Scope } from "../../lib/auth/permissions";
+
+/** `scope`: shown only to people who have it (the page checks again). */
+export type NavItem = { href: string; label: string; scope: Scope };
 export type NavGroup = { label: string; items: NavItem[] };
 
 export const NAV_GROUPS: NavGroup[] = [
   {
     label: "Operate",
     items: [
-      { href: "/", label: "Overview" },
-      { href: "/tasks", label: "Tasks" },
-      { href: "/dead-letters", label: "Dead letters" },
-      { href: "/approvals", label: "Approvals" },
+      { href: "/", label: "Overview", scope: "tasks:read" },
+      { href: "/tasks", label: "Tasks", scope: "tasks:read" },
+      { href: "/dead-letters", label: "Dead letters", scope: "tasks:read" },
+      { href: "/approvals", label: "Approvals", scope: "tasks:read" },
     ],
   },
   {
     label: "Audit",
     items: [
-      { href: "/ledger", label: "Ledger" },
-      { href: "/why", label: "Why?" },
+      { href: "/ledger", label: "Ledger", scope: "ledger:read" },
+      { href: "/why", label: "Why?", scope: "ledger:read" },
     ],
   },
   {
     label: "Settings",
     items: [
-      { href: "/settings/retry-policies", label: "Retry policies" },
-      { href: "/settings/users", label: "Users" },
-      { href: "/settings/tokens", label: "API tokens" },
+      { href: "/settings/retry-policies", label: "Retry policies", scope: "tasks:read" },
+      { href: "/settings/users", label: "Users", scope: "users:manage" },
+      { href: "/settings/tokens", label: "API tokens", scope: "tokens:manage" },
     ],
   },
 ];
+
+export function visibleGroups(scopes: readonly string[]): NavGroup[] {
+  return NAV_GROUPS.map((g) => ({
+    ...g,
+    items: g.items.filter((i) => scopes.includes(i.scope)),
+  })).filter((g) => g.items.length > 0);
+}
 
 /** A section is current on its own page and on pages below it; Overview only on itself. */
 export function isCurrent(href: string, pathname: string): boolean {

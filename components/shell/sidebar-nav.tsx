@@ -2,14 +2,14 @@
 // The sidebar's links. A client component only to read the current path for aria-current.
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { isCurrent, NAV_GROUPS } from "./nav-items";
+import { isCurrent, visibleGroups } from "./nav-items";
 
-export function SidebarNav() {
+export function SidebarNav({ scopes }: { scopes: string[] }) {
   const pathname = usePathname();
   return (
     <nav aria-label="Main" className="px-2 pb-3 md:px-3 md:pb-6">
       <ul className="flex gap-1 overflow-x-auto md:flex-col md:gap-5 md:overflow-visible">
-        {NAV_GROUPS.map((group) => {
+        {visibleGroups(scopes).map((group) => {
           const groupId = `nav-group-${group.label.toLowerCase()}`;
           return (
             <li key={group.label} className="shrink-0">

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
   check,
   index,
   jsonb,
@@ -32,6 +33,11 @@ export const approvals = pgTable(
       .notNull()
       .default("pending"),
     requestedAt: timestamp("requested_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The tool moves money: a second, different reviewer must approve too. */
+    money: boolean("money").notNull().default(false),
+    /** Under the two-person rule, the first reviewer's yes (the row stays pending). */
+    firstApprovedBy: text("first_approved_by"),
+    firstApprovedAt: timestamp("first_approved_at", { withTimezone: true }),
     decidedBy: text("decided_by"),
     decidedAt: timestamp("decided_at", { withTimezone: true }),
     reason: text("reason"),
@@ -41,6 +47,10 @@ export const approvals = pgTable(
   (t) => [
     check("approvals_status_check", sql`${t.status} in ('pending', 'approved', 'rejected')`),
     check("approvals_decided_check", sql`(${t.status} = 'pending') = (${t.decidedAt} is null)`),
+    check(
+      "approvals_second_person_check",
+      sql`${t.firstApprovedBy} is null or ${t.status} <> 'approved' or ${t.decidedBy} <> ${t.firstApprovedBy}`,
+    ),
     uniqueIndex("approvals_key_fingerprint_idx").on(t.effectKey, t.fingerprint),
     index("approvals_pending_idx").on(t.requestedAt).where(sql`${t.status} = 'pending'`),
     index("approvals_task_idx").on(t.taskId),

@@ -7,6 +7,7 @@ import { EmptyState } from "../../../components/ui/empty-state";
 import { PageHeader } from "../../../components/ui/page-header";
 import { Stat } from "../../../components/ui/stat";
 import { Timestamp } from "../../../components/ui/timestamp";
+import { pageViewer } from "../../../lib/auth/page";
 import { getDb } from "../../../lib/server/db";
 import { DECIDED_APPROVALS_LIMIT, listApprovals } from "../../../lib/server/queries/list-approvals";
 
@@ -14,6 +15,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Approvals" };
 
 export default async function ApprovalsPage() {
+  await pageViewer("tasks:read");
   const approvals = await listApprovals(getDb());
   const oldest = approvals.pending[0];
 

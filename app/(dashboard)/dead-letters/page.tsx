@@ -8,6 +8,7 @@ import { PageHeader } from "../../../components/ui/page-header";
 import { Stat } from "../../../components/ui/stat";
 import { Table, Td, Th } from "../../../components/ui/table";
 import { Timestamp } from "../../../components/ui/timestamp";
+import { pageViewer } from "../../../lib/auth/page";
 import { getDb } from "../../../lib/server/db";
 import { listDeadLetters } from "../../../lib/server/queries/list-dead-letters";
 
@@ -15,6 +16,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Dead letters" };
 
 export default async function DeadLettersPage() {
+  await pageViewer("tasks:read");
   const dead = await listDeadLetters(getDb());
   const open = dead.groups.filter((g) => g.count > 0);
 

@@ -4,6 +4,7 @@ import { LedgerTable } from "../../../components/ledger/ledger-table";
 import { EmptyState } from "../../../components/ui/empty-state";
 import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
+import { pageViewer } from "../../../lib/auth/page";
 import { getDb } from "../../../lib/server/db";
 import {
   LEDGER_PAGE_SIZE,
@@ -34,6 +35,7 @@ export default async function LedgerPage({
 }: {
   searchParams: Promise<SearchParams>;
 }) {
+  await pageViewer("ledger:read");
   const parsed = parseSearchParams(ledgerSearchSchema, await searchParams);
   const header = (
     <PageHeader

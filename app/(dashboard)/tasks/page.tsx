@@ -5,6 +5,7 @@ import { EmptyState } from "../../../components/ui/empty-state";
 import { TASK_STATUS_LABEL } from "../../../components/ui/labels";
 import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
+import { pageViewer } from "../../../lib/auth/page";
 import { TASK_STATUSES, type TaskStatus } from "../../../lib/domain/task-states";
 import { getDb } from "../../../lib/server/db";
 import {
@@ -32,6 +33,7 @@ function tasksHref(params: { status?: TaskStatus; before?: string }): string {
 }
 
 export default async function TasksPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  await pageViewer("tasks:read");
   const parsed = parseSearchParams(taskSearchSchema, await searchParams);
   const header = (
     <PageHeader

@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
 import { NotAvailable } from "../../../components/ui/not-available";
+import { pageViewer } from "../../../lib/auth/page";
 
 export const metadata: Metadata = { title: "Why?" };
 
-export default function WhyPage() {
+export default async function WhyPage() {
+  await pageViewer("ledger:read");
   return (
     <NotAvailable
       title="Why?"

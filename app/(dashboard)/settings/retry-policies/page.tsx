@@ -12,6 +12,7 @@ import { Card } from "../../../../components/ui/card";
 import { EmptyState } from "../../../../components/ui/empty-state";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
+import { pageViewer } from "../../../../lib/auth/page";
 import { getDb } from "../../../../lib/server/db";
 import { listRetryPolicies } from "../../../../lib/server/queries/list-retry-policies";
 
@@ -21,6 +22,7 @@ export const metadata: Metadata = { title: "Retry policies" };
 const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 
 export default async function RetryPoliciesPage() {
+  await pageViewer("tasks:read");
   const policies = await listRetryPolicies(getDb());
 
   return (

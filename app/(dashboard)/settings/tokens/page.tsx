@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
 import { NotAvailable } from "../../../../components/ui/not-available";
+import { pageViewer } from "../../../../lib/auth/page";
 
 export const metadata: Metadata = { title: "API tokens" };
 
-export default function TokensPage() {
+export default async function TokensPage() {
+  await pageViewer("tokens:manage");
   return (
     <NotAvailable
       title="API tokens"

@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
 import { NotAvailable } from "../../../../components/ui/not-available";
+import { pageViewer } from "../../../../lib/auth/page";
 
 export const metadata: Metadata = { title: "Users" };
 
-export default function UsersPage() {
+export default async function UsersPage() {
+  await pageViewer("users:manage");
   return (
     <NotAvailable
       title="Users"

@@ -16,6 +16,7 @@ import { EmptyState } from "../../../../components/ui/empty-state";
 import { InvalidAddressNotice, Notice } from "../../../../components/ui/notice";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
+import { pageViewer } from "../../../../lib/auth/page";
 import { getDb } from "../../../../lib/server/db";
 import { taskStream } from "../../../../lib/server/ledger/append-ledger";
 import { getTaskDetail, taskIdSchema } from "../../../../lib/server/queries/get-task-detail";
@@ -55,6 +56,7 @@ function Breadcrumb({ current }: { current: string }) {
 }
 
 export default async function TaskPage({ params, searchParams }: Props) {
+  await pageViewer("tasks:read");
   const raw = (await params).id;
   const parsed = taskIdSchema.safeParse(raw);
   if (!parsed.success) {

@@ -1,0 +1,131 @@
+// The one chain every server action and route handler goes through: who is asking (session or
+// token) → may they (scope) → is the input well-formed (zod) → run the command. Actions and
+// handlers never check access any other way; the authorization matrix test holds them to it.
+import { headers } from "next/headers";
+import type { z } from "zod";
+import type { CommandResult } from "../server/commands/task-guard";
+import { AuthError, type Scope, type Viewer } from "./permissions";
+import { viewerFromHeaders, viewerFromSession } from "./viewer";
+
+export type ActionResult<T> =
+  | { ok: true; value: T }
+  | {
+      ok: false;
+      status: 400 | 401 | 403 | 404 | 409 | 422;
+      error: string;
+      /** Per-field messages for forms, keyed by the input's field path. */
+      fields?: Record<string, string>;
+    };
+
+const STATUS_OF_CODE = { not_found: 404, conflict: 409, invalid: 422 } as const;
+
+export function fromCommand<T>(result: CommandResult<T>): ActionResult<T> {
+  return result.ok
+    ? { ok: true, value: result.value }
+    : { ok: false, status: STATUS_OF_CODE[result.code], error: result.message };
+}
+
+/** FormData from a <form action>, or a plain object from a client call. */
+export function toPlain(raw: unknown): unknown {
+  if (typeof FormData !== "undefined" && raw instanceof FormData) {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of raw.entries()) {
+      if (key.startsWith("$ACTION")) continue;
+      out[key] = typeof value === "string" ? value : undefined;
+    }
+    return out;
+  }
+  return raw;
+}
+
+export function zodFailure(error: z.ZodError): ActionResult<never> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const path = issue.path.join(".") || "(input)";
+    fields[path] ??= issue.message;
+  }
+  return {
+    ok: false,
+    status: 400,
+    error: Object.entries(fields)
+      .map(([path, message]) => `${path}: ${message}`)
+      .join("; "),
+    fields,
+  };
+}
+
+export type ActionSpec<S extends z.ZodType, T> = {
+  /** Matches the exported name; the authorization matrix is keyed by it. */
+  name: string;
+  scope: Scope;
+  input: S;
+  run: (input: z.infer<S>, viewer: Viewer) => Promise<ActionResult<T>>;
+};
+
+/** Server actions are for people in the browser: only a session counts, never a token. */
+export function defineAction<S extends z.ZodType, T>(
+  spec: ActionSpec<S, T>,
+): (raw: unknown) => Promise<ActionResult<T>> {
+  return async (raw) => {
+    const viewer = await viewerFromSession(await headers());
+    const denied = deny(viewer, spec.scope);
+    if (denied) return denied;
+    const parsed = spec.input.safeParse(toPlain(raw));
+    if (!parsed.success) return zodFailure(parsed.error);
+    return spec.run(parsed.data, viewer as Viewer);
+  };
+}
+
+function deny(viewer: Viewer | null, scope: Scope): ActionResult<never> | null {
+  if (!viewer) return { ok: false, status: 401, error: "Sign in first." };
+  if (!viewer.scopes.has(scope)) {
+    const who = viewer.kind === "user" ? `The ${viewer.role} role` : `Token "${viewer.name}"`;
+    return { ok: false, status: 403, error: `${who} may not do this (needs ${scope}).` };
+  }
+  return null;
+}
+
+/** RFC 9457 problem details with a stable `type` per error. */
+export function problem(
+  status: number,
+  type: string,
+  title: string,
+  detail?: string,
+  extra?: Record<string, unknown>,
+  headersInit?: HeadersInit,
+): Response {
+  return Response.json(
+    { type: `https://agent-ledger.dev/problems/${type}`, title, status, detail, ...extra },
+    {
+      status,
+      headers: { "content-type": "application/problem+json", ...headersInit },
+    },
+  );
+}
+
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+/** A route handler that requires `scope` from a session or a bearer token. */
+export function guardRoute(
+  scope: Scope,
+  handler: (request: Request, viewer: Viewer, context: RouteContext) => Promise<Response>,
+): (request: Request, context: RouteContext) => Promise<Response> {
+  return async (request, context) => {
+    let viewer: Viewer | null;
+    try {
+      viewer = await viewerFromHeaders(request.headers);
+    } catch (error) {
+      if (error instanceof AuthError) viewer = null;
+      else throw error;
+    }
+    if (!viewer) {
+      return problem(401, "unauthenticated", "Sign in or send an API token", undefined, undefined, {
+        "www-authenticate": 'Bearer realm="agent-ledger"',
+      });
+    }
+    if (!viewer.scopes.has(scope)) {
+      return problem(403, "forbidden", "Not allowed", `needs the ${scope} scope`);
+    }
+    return handler(request, viewer, context);
+  };
+}

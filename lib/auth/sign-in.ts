@@ -1,0 +1,82 @@
+// Password sign-in, the one path for the sign-in form and the HTTP endpoint: parse, check the
+// brute-force lock, let better-auth verify the password and create the session, record the
+// attempt. Messages never say whether the account exists.
+import { isIP } from "node:net";
+import { z } from "zod";
+import { getPool } from "../server/db";
+import { getAuth } from "./auth";
+import { loginLock, recordLoginAttempt } from "./login-limit";
+
+export const signInInput = z.object({
+  email: z.string().trim().toLowerCase().email("enter an email address").max(320),
+  password: z.string().min(1, "enter your password").max(256, "that password is too long"),
+});
+
+const WRONG = "Wrong email or password, or the account is disabled.";
+
+export type SignInResult =
+  | { ok: true; headers: Headers; userId: string }
+  | { ok: false; status: 400 | 401 | 429; message: string; retryAfterS?: number };
+
+/** The caller's address from the proxy header Next sets (first hop), if it is an IP. */
+export function clientIp(headers: Headers): string | null {
+  const first = headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "";
+  const ip = first.replace(/^::ffff:/, "");
+  return isIP(ip) ? ip : null;
+}
+
+/** better-auth's APIError (its class identity differs between its bundles, so check the shape). */
+function isApiError(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === "APIError" &&
+    typeof (error as { statusCode?: unknown }).statusCode === "number"
+  );
+}
+
+export async function signInWithPassword(
+  raw: unknown,
+  requestHeaders: Headers,
+  now: Date = new Date(),
+): Promise<SignInResult> {
+  const parsed = signInInput.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      status: 400,
+      message: parsed.error.issues.map((i) => i.message).join("; "),
+    };
+  }
+  const { email, password } = parsed.data;
+  const ip = clientIp(requestHeaders);
+  const pool = getPool();
+  const lock = await loginLock(pool, { email, ip, now });
+  if (lock) {
+    const retryAfterS = Math.max(1, Math.ceil((lock.lockedUntil.getTime() - now.getTime()) / 1000));
+    return {
+      ok: false,
+      status: 429,
+      message: `Too many failed sign-ins ${lock.by === "account" ? "for this account" : "from this address"}. Try again in ${retryAfterS} s.`,
+      retryAfterS,
+    };
+  }
+  try {
+    const { headers, response } = await getAuth().api.signInEmail({
+      body: { email, password, rememberMe: false },
+      headers: requestHeaders,
+      returnHeaders: true,
+    });
+    if (response.user.disabled) {
+      // The password was right but the account is off: end the session just made.
+      await pool.query("delete from sessions where token = $1", [response.token]);
+      await recordLoginAttempt(pool, { email, ip, ok: false, now });
+      return { ok: false, status: 401, message: WRONG };
+    }
+    await recordLoginAttempt(pool, { email, ip, ok: true, now });
+    return { ok: true, headers, userId: response.user.id };
+  } catch (error) {
+    if (!isApiError(error)) throw error;
+    await recordLoginAttempt(pool, { email, ip, ok: false, now });
+    return { ok: false, status: 401, message: WRONG };
+  }
+}

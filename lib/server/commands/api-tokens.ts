@@ -1,0 +1,98 @@
+// API tokens for machines: created by admins, shown once, stored hashed, scoped, revocable.
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { z } from "zod";
+import { withTransaction } from "../../../db/client";
+import { generateToken } from "../../auth/api-tokens";
+import { SCOPES } from "../../auth/permissions";
+import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
+import type { CommandResult } from "./task-guard";
+
+export const newTokenSchema = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1, "enter a name")
+    .max(80, "must be at most 80 characters")
+    .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, "letters, digits, spaces, . _ - only"),
+  scopes: z
+    .array(z.enum(SCOPES, { message: `each scope must be one of ${SCOPES.join(", ")}` }))
+    .min(1, "choose at least one scope")
+    .transform((s) => [...new Set(s)].sort()),
+});
+export type NewToken = z.input<typeof newTokenSchema>;
+
+export type CreatedToken = {
+  id: string;
+  name: string;
+  scopes: string[];
+  prefix: string;
+  token: string;
+};
+
+export async function createApiToken(
+  pool: pg.Pool,
+  input: NewToken,
+  actor: string,
+): Promise<CommandResult<CreatedToken>> {
+  const parsed = newTokenSchema.safeParse(input);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      code: "invalid",
+      message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+    };
+  }
+  const { name, scopes } = parsed.data;
+  const { token, hash, prefix } = generateToken();
+  return withTransaction(pool, async (client) => {
+    const id = randomUUID();
+    const inserted = await client.query(
+      `insert into api_tokens (id, name, hash, prefix, scopes, created_by) values ($1, $2, $3, $4, $5, $6)
+       on conflict do nothing returning id`,
+      [id, name, hash, prefix, scopes, actor],
+    );
+    if (inserted.rowCount === 0) {
+      return {
+        ok: false as const,
+        code: "conflict" as const,
+        message: `an active token named "${name}" already exists`,
+      };
+    }
+    await appendLedger(client, SYSTEM_STREAM, {
+      kind: "token.created",
+      actor,
+      data: { tokenId: id, name, prefix, scopes },
+    });
+    return { ok: true as const, value: { id, name, scopes, prefix, token } };
+  });
+}
+
+export async function revokeApiToken(
+  pool: pg.Pool,
+  tokenId: string,
+  actor: string,
+): Promise<CommandResult<{ id: string; revoked: true }>> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query<{
+      id: string;
+      name: string;
+      prefix: string;
+      revoked_at: Date | null;
+    }>("select id, name, prefix, revoked_at from api_tokens where id = $1 for update", [tokenId]);
+    const row = rows[0];
+    if (!row)
+      return { ok: false as const, code: "not_found" as const, message: `no token ${tokenId}` };
+    if (row.revoked_at) return { ok: true as const, value: { id: row.id, revoked: true as const } };
+    await client.query("update api_tokens set revoked_at = now(), revoked_by = $2 where id = $1", [
+      row.id,
+      actor,
+    ]);
+    await appendLedger(client, SYSTEM_STREAM, {
+      kind: "token.revoked",
+      actor,
+      data: { tokenId: row.id, name: row.name, prefix: row.prefix },
+    });
+    return { ok: true as const, value: { id: row.id, revoked: true as const } };
+  });
+}

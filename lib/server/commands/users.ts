@@ -1,0 +1,162 @@
+// People who may sign in: created by an admin (or the CLI, or the demo seed), never by
+// sign-up. Every change is a `system` ledger entry with who made it, in the same transaction.
+import { randomUUID } from "node:crypto";
+import { hashPassword } from "better-auth/crypto";
+import type pg from "pg";
+import { z } from "zod";
+import { withTransaction } from "../../../db/client";
+import { ROLES, type Role } from "../../../db/schema/auth";
+import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
+import type { CommandResult } from "./task-guard";
+
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .email("must be an email address")
+  .max(320);
+export const passwordSchema = z
+  .string()
+  .min(12, "must be at least 12 characters")
+  .max(256, "must be at most 256 characters");
+export const roleSchema = z.enum(ROLES, { message: `must be one of ${ROLES.join(", ")}` });
+
+export const newUserSchema = z.object({
+  email: emailSchema,
+  name: z.string().trim().min(1, "enter a name").max(120).optional(),
+  role: roleSchema,
+  password: passwordSchema,
+});
+export type NewUser = z.infer<typeof newUserSchema>;
+
+export type UserSummary = { id: string; email: string; role: Role; disabled: boolean };
+
+export async function createUser(
+  pool: pg.Pool,
+  input: NewUser,
+  actor: string,
+): Promise<CommandResult<UserSummary>> {
+  const parsed = newUserSchema.safeParse(input);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      code: "invalid",
+      message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+    };
+  }
+  const { email, role, password } = parsed.data;
+  const name = parsed.data.name ?? email.split("@")[0] ?? email;
+  const hash = await hashPassword(password);
+  return withTransaction(pool, async (client) => {
+    const id = randomUUID();
+    const inserted = await client.query(
+      `insert into users (id, name, email, email_verified, role) values ($1, $2, $3, true, $4)
+       on conflict do nothing returning id`,
+      [id, name, email, role],
+    );
+    if (inserted.rowCount === 0) {
+      return {
+        ok: false as const,
+        code: "conflict" as const,
+        message: `a user with email ${email} already exists`,
+      };
+    }
+    await client.query(
+      `insert into accounts (id, account_id, provider_id, user_id, password) values ($1, $2, 'credential', $2, $3)`,
+      [randomUUID(), id, hash],
+    );
+    await appendLedger(client, SYSTEM_STREAM, {
+      kind: "user.created",
+      actor,
+      data: { userId: id, email, name, role },
+    });
+    return { ok: true as const, value: { id, email, role, disabled: false } };
+  });
+}
+
+type UserRowLite = { id: string; email: string; role: Role; disabled: boolean };
+
+async function changeUser(
+  pool: pg.Pool,
+  userId: string,
+  actor: string,
+  change: (
+    user: UserRowLite,
+  ) => { set: Partial<Pick<UserRowLite, "role" | "disabled">>; kind: string } | { error: string },
+): Promise<CommandResult<UserSummary>> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query<UserRowLite>(
+      "select id, email, role, disabled from users where id = $1 for update",
+      [userId],
+    );
+    const user = rows[0];
+    if (!user)
+      return { ok: false as const, code: "not_found" as const, message: `no user ${userId}` };
+    const decided = change(user);
+    if ("error" in decided)
+      return { ok: false as const, code: "conflict" as const, message: decided.error };
+    const after = { ...user, ...decided.set };
+    if (after.role === user.role && after.disabled === user.disabled) {
+      return { ok: true as const, value: after }; // already so: idempotent, nothing recorded
+    }
+    // Never leave the system without an active admin.
+    if (user.role === "admin" && !user.disabled && (after.role !== "admin" || after.disabled)) {
+      const admins = await client.query<{ n: number }>(
+        "select count(*)::int as n from users where role = 'admin' and not disabled and id <> $1",
+        [user.id],
+      );
+      if ((admins.rows[0]?.n ?? 0) === 0) {
+        return {
+          ok: false as const,
+          code: "conflict" as const,
+          message: "this is the last active admin; make another admin first",
+        };
+      }
+    }
+    await client.query(
+      "update users set role = $2, disabled = $3, updated_at = now() where id = $1",
+      [user.id, after.role, after.disabled],
+    );
+    if (after.disabled) await client.query("delete from sessions where user_id = $1", [user.id]);
+    await appendLedger(client, SYSTEM_STREAM, {
+      kind: decided.kind,
+      actor,
+      data: {
+        userId: user.id,
+        email: user.email,
+        before: { role: user.role, disabled: user.disabled },
+        after: { role: after.role, disabled: after.disabled },
+      },
+    });
+    return { ok: true as const, value: after };
+  });
+}
+
+export function setUserRole(pool: pg.Pool, userId: string, role: Role, actor: string) {
+  return changeUser(pool, userId, actor, () => ({ set: { role }, kind: "user.role_changed" }));
+}
+
+/** Disabling ends the user's sessions in the same transaction. */
+export function setUserDisabled(pool: pg.Pool, userId: string, disabled: boolean, actor: string) {
+  return changeUser(pool, userId, actor, () => ({
+    set: { disabled },
+    kind: disabled ? "user.disabled" : "user.enabled",
+  }));
+}
+
+/** Demo accounts for the embedded demo only (npm start prints them). */
+export const DEMO_PASSWORD = "agent-ledger-demo";
+export const DEMO_USERS: readonly { email: string; role: Role; name: string }[] = [
+  { email: "admin@example.com", role: "admin", name: "Ada Admin" },
+  { email: "reviewer@example.com", role: "reviewer", name: "Rui Reviewer" },
+  { email: "ops@example.com", role: "ops", name: "Olu Ops" },
+];
+
+export async function seedDemoUsers(pool: pg.Pool, actor: string): Promise<number> {
+  let created = 0;
+  for (const u of DEMO_USERS) {
+    const r = await createUser(pool, { ...u, password: DEMO_PASSWORD }, actor);
+    if (r.ok) created++;
+  }
+  return created;
+}

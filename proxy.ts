@@ -1,0 +1,60 @@
+// Runs before every request. Two jobs, neither of them a security boundary (every page, action
+// and route handler checks the viewer itself): a per-request CSP nonce that Next applies to
+// its own scripts, and an early redirect to sign-in for pages requested without a session
+// cookie (saves rendering a page only to redirect).
+import { type NextRequest, NextResponse } from "next/server";
+
+const PUBLIC_PAGES = ["/sign-in"];
+const SESSION_COOKIES = ["agent-ledger.session_token", "__Secure-agent-ledger.session_token"];
+
+function contentSecurityPolicy(nonce: string, dev: boolean): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
+    // React and Tailwind set style attributes; styles cannot run code.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+export function proxy(request: NextRequest) {
+  const { pathname, search } = request.nextUrl;
+  const isApi = pathname.startsWith("/api/");
+  if (
+    !isApi &&
+    !PUBLIC_PAGES.includes(pathname) &&
+    !SESSION_COOKIES.some((name) => request.cookies.has(name))
+  ) {
+    const url = request.nextUrl.clone();
+    url.pathname = "/sign-in";
+    url.search = pathname === "/" ? "" : `?next=${encodeURIComponent(pathname + search)}`;
+    return NextResponse.redirect(url);
+  }
+  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development");
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set("x-nonce", nonce);
+  requestHeaders.set("content-security-policy", csp);
+  requestHeaders.set("x-agent-ledger-path", pathname + search);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set("content-security-policy", csp);
+  return response;
+}
+
+export const config = {
+  matcher: [
+    {
+      source: "/((?!_next/static|_next/image|favicon.ico).*)",
+      missing: [
+        { type: "header", key: "next-router-prefetch" },
+        { type: "header", key: "purpose", value: "prefetch" },
+      ],
+    },
+  ],
+};
