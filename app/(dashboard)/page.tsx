@@ -23,8 +23,8 @@ export const metadata: Metadata = { title: "Overview" };
 const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 
 export default async function OverviewPage() {
-  await pageViewer("tasks:read");
-  const overview = await getOverview(getDb());
+  const viewer = await pageViewer("tasks:read");
+  const overview = await getOverview(getDb(), viewer);
   const deadTotal = overview.deadByReason.reduce((sum, r) => sum + r.count, 0);
 
   return (

@@ -15,8 +15,8 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Approvals" };
 
 export default async function ApprovalsPage() {
-  await pageViewer("tasks:read");
-  const approvals = await listApprovals(getDb());
+  const viewer = await pageViewer("tasks:read");
+  const approvals = await listApprovals(getDb(), viewer);
   const oldest = approvals.pending[0];
 
   return (

@@ -16,8 +16,8 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Dead letters" };
 
 export default async function DeadLettersPage() {
-  await pageViewer("tasks:read");
-  const dead = await listDeadLetters(getDb());
+  const viewer = await pageViewer("tasks:read");
+  const dead = await listDeadLetters(getDb(), viewer);
   const open = dead.groups.filter((g) => g.count > 0);
 
   return (

@@ -35,7 +35,7 @@ export default async function LedgerPage({
 }: {
   searchParams: Promise<SearchParams>;
 }) {
-  await pageViewer("ledger:read");
+  const viewer = await pageViewer("ledger:read");
   const parsed = parseSearchParams(ledgerSearchSchema, await searchParams);
   const header = (
     <PageHeader
@@ -59,7 +59,7 @@ export default async function LedgerPage({
   }
 
   const search = parsed.data;
-  const page = await listLedgerEntries(getDb(), search);
+  const page = await listLedgerEntries(getDb(), viewer, search);
 
   return (
     <>

@@ -33,7 +33,7 @@ function tasksHref(params: { status?: TaskStatus; before?: string }): string {
 }
 
 export default async function TasksPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  await pageViewer("tasks:read");
+  const viewer = await pageViewer("tasks:read");
   const parsed = parseSearchParams(taskSearchSchema, await searchParams);
   const header = (
     <PageHeader
@@ -57,7 +57,7 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
   }
 
   const search = parsed.data;
-  const page = await listTasks(getDb(), search);
+  const page = await listTasks(getDb(), viewer, search);
   const statusLabel = search.status ? TASK_STATUS_LABEL[search.status] : undefined;
 
   return (

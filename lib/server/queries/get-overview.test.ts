@@ -1,17 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { AuthError } from "../../auth/permissions";
+import { testTokenViewer, testViewer } from "../../auth/testing";
 import { DEAD_REASONS, TASK_STATUSES } from "../../domain/task-states";
 import { appendLedger } from "../ledger/append-ledger";
 import { getOverview } from "./get-overview";
 
 const t = await setUpTestDatabase("overview");
+const ops = testViewer("ops");
 
 const hex = (c: string) => c.repeat(64);
 
 describe("getOverview", () => {
   it("lists every status, reason and effect state with zeros on an empty database", async () => {
-    const o = await getOverview(t.db);
+    const o = await getOverview(t.db, ops);
     expect(o.tasksByStatus.map((s) => s.status)).toEqual([...TASK_STATUSES]);
     expect(o.tasksByStatus.every((s) => s.count === 0)).toBe(true);
     expect(o.deadByReason.map((r) => r.reason)).toEqual([...DEAD_REASONS]);
@@ -53,7 +56,7 @@ describe("getOverview", () => {
       await appendLedger(client, `task:${taskId}`, { kind: "task.enqueued", actor: "api", taskId });
     });
 
-    const o = await getOverview(t.db);
+    const o = await getOverview(t.db, ops);
     const byStatus = Object.fromEntries(o.tasksByStatus.map((s) => [s.status, s.count]));
     expect(byStatus).toEqual({
       queued: 2,
@@ -95,10 +98,32 @@ describe("getOverview", () => {
         Array.from({ length: 12 }, () => ({ kind: "note.added", actor: "t" })),
       ),
     );
-    const o = await getOverview(t.db);
+    const o = await getOverview(t.db, ops);
     expect(o.latestEntries).toHaveLength(10);
     const ids = o.latestEntries.map((e) => e.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect(o.ledger.entries).toBe(15);
+  });
+});
+
+describe("getOverview authorization", () => {
+  it("refuses without a viewer (401) and without tasks:read (403)", async () => {
+    await expect(getOverview(t.db, null)).rejects.toMatchObject({ name: "AuthError", status: 401 });
+    const denied = getOverview(t.db, testTokenViewer(["ledger:read"], "reader"));
+    await expect(denied).rejects.toBeInstanceOf(AuthError);
+    await expect(denied).rejects.toMatchObject({
+      status: 403,
+      message: 'token "reader" may not do this (needs tasks:read)',
+    });
+  });
+
+  it("leaves the latest entries out for a viewer who may not read the ledger, counts kept", async () => {
+    const o = await getOverview(t.db, testTokenViewer(["tasks:read"]));
+    expect(o.ledgerHidden).toBe(true);
+    expect(o.latestEntries).toEqual([]);
+    expect(o.ledger.entries).toBe(15);
+    const full = await getOverview(t.db, testViewer("reviewer"));
+    expect(full.ledgerHidden).toBe(false);
+    expect(full.latestEntries).toHaveLength(10);
   });
 });

@@ -3,6 +3,7 @@
 import { count, max, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { effects, ledgerEntries, ledgerStreams, tasks } from "../../../db/schema";
+import { can, requireScope, type Viewer } from "../../auth/permissions";
 import {
   DEAD_REASONS,
   type DeadReason,
@@ -25,12 +26,17 @@ export type OverviewDto = {
   /** `started` effects whose lease ran out without a result: someone must find out what happened. */
   effectsOutcomeUnknown: number;
   ledger: { entries: number; streams: number; latestAt: string | null };
+  /** Newest first; empty when the viewer may not read the ledger (`ledgerHidden`). */
   latestEntries: LedgerEntryDto[];
+  /** The viewer lacks `ledger:read`; the counts above are still shown. */
+  ledgerHidden: boolean;
   /** The database clock when the snapshot was taken, ISO 8601. */
   asOf: string;
 };
 
-export async function getOverview(db: Db): Promise<OverviewDto> {
+export async function getOverview(db: Db, viewer: Viewer | null): Promise<OverviewDto> {
+  const reader = requireScope(viewer, "tasks:read");
+  const readsLedger = can(reader, "ledger:read");
   return db.transaction(
     async (tx) => {
       const taskRows = await tx
@@ -57,7 +63,9 @@ export async function getOverview(db: Db): Promise<OverviewDto> {
         })
         .from(ledgerEntries);
 
-      const latest = await listLedgerEntries(tx, {}, OVERVIEW_LATEST_ENTRIES);
+      const latest = readsLedger
+        ? (await listLedgerEntries(tx, reader, {}, OVERVIEW_LATEST_ENTRIES)).entries
+        : [];
 
       const byStatus = new Map<string, number>();
       const byReason = new Map<string, number>();
@@ -86,7 +94,8 @@ export async function getOverview(db: Db): Promise<OverviewDto> {
           streams: totals?.streams ?? 0,
           latestAt: totals?.latestAt?.toISOString() ?? null,
         },
-        latestEntries: latest.entries,
+        latestEntries: latest,
+        ledgerHidden: !readsLedger,
         asOf: (totals?.asOf ?? new Date()).toISOString(),
       };
     },

@@ -2,11 +2,15 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { AuthError } from "../../auth/permissions";
+import { testTokenViewer, testViewer } from "../../auth/testing";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { getTaskDetail, taskIdSchema } from "./get-task-detail";
 import { TASK_TIMELINE_PAGE } from "./list-task-timeline";
+import { HIDDEN_PAYLOAD } from "./payloads";
 
 const t = await setUpTestDatabase("task-detail");
+const ops = testViewer("ops");
 
 /** Effect keys are unique across tasks, so every story gets its own. */
 const newKey = () => randomBytes(32).toString("hex");
@@ -98,12 +102,12 @@ describe("taskIdSchema", () => {
 
 describe("getTaskDetail", () => {
   it("returns null for a task that does not exist", async () => {
-    expect(await getTaskDetail(t.db, "0b6f1f0e-6a43-4d6b-9e83-1f2b3c4d5e6f")).toBeNull();
+    expect(await getTaskDetail(t.db, ops, "0b6f1f0e-6a43-4d6b-9e83-1f2b3c4d5e6f")).toBeNull();
   });
 
   it("tells the task's story: header, journal, effects, approvals and the ledger in order", async () => {
     const { id, refundKey, mailKey, liveKey, failedKey } = await storyTask();
-    const d = await getTaskDetail(t.db, id);
+    const d = await getTaskDetail(t.db, ops, id);
     if (!d) throw new Error("task not found");
 
     expect(d.task).toMatchObject({
@@ -181,12 +185,18 @@ describe("getTaskDetail", () => {
   it("keeps other tasks' rows out", async () => {
     const a = await storyTask();
     const b = await insertTask("queued");
-    const d = await getTaskDetail(t.db, b);
+    const d = await getTaskDetail(t.db, ops, b);
     expect(d?.steps).toEqual([]);
     expect(d?.effects).toEqual([]);
     expect(d?.approvals).toEqual([]);
-    expect(d?.timeline).toEqual({ entries: [], total: 0, gap: null, window: null });
-    expect((await getTaskDetail(t.db, a.id))?.effects).toHaveLength(4);
+    expect(d?.timeline).toEqual({
+      entries: [],
+      total: 0,
+      gap: null,
+      window: null,
+      payloadsHidden: false,
+    });
+    expect((await getTaskDetail(t.db, ops, a.id))?.effects).toHaveLength(4);
   });
 
   it("previews a replay only where a reviewer could replay", async () => {
@@ -198,7 +208,7 @@ describe("getTaskDetail", () => {
       ["rejected", null, false],
     ] as const) {
       const { id } = await storyTask(status, reason);
-      const d = await getTaskDetail(t.db, id);
+      const d = await getTaskDetail(t.db, ops, id);
       expect(d?.replay !== null, status).toBe(replayable);
     }
   });
@@ -218,7 +228,7 @@ describe("getTaskDetail", () => {
         data: { happened: true, result: { messageId: "<m1@example.com>" } },
       }),
     );
-    const d = await getTaskDetail(t.db, id);
+    const d = await getTaskDetail(t.db, ops, id);
     const mail = d?.effects.find((e) => e.key === mailKey);
     expect(mail).toMatchObject({ state: "succeeded", result: { messageId: "<m1@example.com>" } });
   });
@@ -237,9 +247,71 @@ describe("getTaskDetail", () => {
         })),
       ),
     );
-    const d = await getTaskDetail(t.db, id, { from: 11 });
+    const d = await getTaskDetail(t.db, ops, id, { from: 11 });
     expect(d?.timeline.window).toEqual({ from: 11 });
     expect(d?.timeline.entries[0]?.seq).toBe(11);
     expect(d?.timeline.entries.at(-1)?.seq).toBe(TASK_TIMELINE_PAGE + 10);
+  });
+});
+
+describe("getTaskDetail authorization", () => {
+  it("refuses without a viewer (401) and without tasks:read (403)", async () => {
+    await expect(
+      getTaskDetail(t.db, null, "0b6f1f0e-6a43-4d6b-9e83-1f2b3c4d5e6f"),
+    ).rejects.toMatchObject({ name: "AuthError", status: 401 });
+    const denied = getTaskDetail(
+      t.db,
+      testTokenViewer(["ledger:read"], "reader"),
+      "0b6f1f0e-6a43-4d6b-9e83-1f2b3c4d5e6f",
+    );
+    await expect(denied).rejects.toBeInstanceOf(AuthError);
+    await expect(denied).rejects.toMatchObject({
+      status: 403,
+      message: 'token "reader" may not do this (needs tasks:read)',
+    });
+  });
+
+  it("hides every payload from a viewer without payloads:read, and nothing else", async () => {
+    const { id } = await storyTask();
+    const full = await getTaskDetail(t.db, ops, id);
+    const d = await getTaskDetail(t.db, testTokenViewer(["tasks:read", "ledger:read"]), id);
+    if (!d || !full) throw new Error("task not found");
+    expect(d.payloadsHidden).toBe(true);
+    expect(full.payloadsHidden).toBe(false);
+    expect(d.task.input).toBe(HIDDEN_PAYLOAD);
+    // Absence is no payload: a task without a result still says so.
+    expect(d.task.result).toBeNull();
+    expect(d.steps.map((s) => s.result)).toEqual([HIDDEN_PAYLOAD, HIDDEN_PAYLOAD, null]);
+    expect(d.effects.map((e) => [e.intent, e.args, e.result])).toEqual([
+      [HIDDEN_PAYLOAD, HIDDEN_PAYLOAD, HIDDEN_PAYLOAD],
+      [HIDDEN_PAYLOAD, HIDDEN_PAYLOAD, null],
+      [HIDDEN_PAYLOAD, HIDDEN_PAYLOAD, null],
+      [HIDDEN_PAYLOAD, HIDDEN_PAYLOAD, null],
+    ]);
+    expect(d.approvals.map((a) => a.args)).toEqual([HIDDEN_PAYLOAD, HIDDEN_PAYLOAD]);
+    expect(d.timeline.payloadsHidden).toBe(true);
+    expect(d.timeline.entries.every((e) => e.data === HIDDEN_PAYLOAD)).toBe(true);
+    const text = JSON.stringify(d);
+    for (const secret of ["ord_1", "48000", "re_1", "pi_1", '"a@example.com"', "99000"]) {
+      expect(text, secret).not.toContain(secret);
+    }
+    // What is not a payload stays: errors, keys, states, the replay preview.
+    expect(d.task.lastErrorMessage).toBe("payments API 500: boom");
+    expect(d.effects[3]?.error).toEqual(full.effects[3]?.error);
+    expect(d.effects.map((e) => [e.key, e.state])).toEqual(
+      full.effects.map((e) => [e.key, e.state]),
+    );
+    expect(d.replay).toEqual(full.replay);
+    expect(d.timeline.entries.map((e) => e.kind)).toEqual(full.timeline.entries.map((e) => e.kind));
+  });
+
+  it("leaves the ledger out for a viewer who may not read it", async () => {
+    const { id } = await storyTask();
+    const d = await getTaskDetail(t.db, testTokenViewer(["tasks:read", "payloads:read"]), id);
+    expect(d?.ledgerHidden).toBe(true);
+    expect(d?.timeline.entries).toEqual([]);
+    expect(d?.payloadsHidden).toBe(false);
+    expect(d?.task.input).toMatchObject({ orderId: "ord_1" });
+    expect((await getTaskDetail(t.db, ops, id))?.ledgerHidden).toBe(false);
   });
 });

@@ -5,10 +5,12 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { approvals, effects, ledgerEntries, steps, tasks } from "../../../db/schema";
+import { can, requireScope, type Viewer } from "../../auth/permissions";
 import type { JsonValue } from "../../domain/json";
 import type { DeadReason, StepKind, TaskStatus } from "../../domain/task-states";
 import { taskStream } from "../ledger/append-ledger";
 import { listTaskTimeline, type TaskTimelineDto, type TimelineSearch } from "./list-task-timeline";
+import { payload, seesPayloads } from "./payloads";
 import { planReplay, type ReplayPreview } from "./preview-replay";
 
 /** Statuses a reviewer can replay from (DESIGN.md: dead, awaiting_approval). */
@@ -109,8 +111,18 @@ export type TaskDetailDto = {
   steps: StepDto[];
   effects: EffectDto[];
   approvals: TaskApprovalDto[];
-  /** The task's ledger stream, or the window of it the address asks for. */
+  /**
+   * The task's ledger stream, or the window of it the address asks for; empty when the viewer
+   * may not read the ledger (`ledgerHidden`).
+   */
   timeline: TaskTimelineDto;
+  /** The viewer lacks `ledger:read`. */
+  ledgerHidden: boolean;
+  /**
+   * The viewer lacks `payloads:read`: task input and result, step results, effect intents,
+   * arguments and results, approval arguments and ledger data are HIDDEN_PAYLOAD.
+   */
+  payloadsHidden: boolean;
   /** A replay from step 1, for tasks a reviewer can replay; null otherwise. */
   replay: ReplayPreview | null;
   /** The database clock when the snapshot was taken, ISO 8601. */
@@ -136,9 +148,14 @@ function effectState(status: EffectDto["status"], live: boolean): EffectState {
 /** The task with `id` (a lower-case UUID), or null when there is none. */
 export async function getTaskDetail(
   db: Db,
+  viewer: Viewer | null,
   id: string,
   search: TimelineSearch = {},
 ): Promise<TaskDetailDto | null> {
+  const reader = requireScope(viewer, "tasks:read");
+  const readsLedger = can(reader, "ledger:read");
+  const visible = seesPayloads(reader);
+  const shown = (value: JsonValue) => payload(visible, value);
   return db.transaction(
     async (tx) => {
       const [task] = await tx
@@ -173,7 +190,9 @@ export async function getTaskDetail(
         .where(eq(approvals.taskId, t.id))
         .orderBy(asc(approvals.requestedAt), asc(approvals.id));
 
-      const timeline = await listTaskTimeline(tx, t.id, search);
+      const timeline: TaskTimelineDto = readsLedger
+        ? await listTaskTimeline(tx, reader, t.id, search)
+        : { entries: [], total: 0, gap: null, window: null, payloadsHidden: !visible };
 
       // The effects table keeps the raw result (a dedupe must return it); screens show the
       // copy the ledger holds, redacted by the tool's `sensitive` paths. The latest entry wins:
@@ -207,9 +226,9 @@ export async function getTaskDetail(
         status: e.status,
         state: effectState(e.status, live),
         fingerprint: e.fingerprint,
-        intent: e.intent as JsonValue,
-        args: e.args as JsonValue,
-        result: e.status === "succeeded" ? (recorded.get(e.key) ?? null) : null,
+        intent: shown(e.intent as JsonValue),
+        args: shown(e.args as JsonValue),
+        result: e.status === "succeeded" ? shown(recorded.get(e.key) ?? null) : null,
         error: (e.error ?? null) as JsonValue | null,
         attempts: e.attempts,
         leaseOwner: e.leaseOwner,
@@ -237,8 +256,8 @@ export async function getTaskDetail(
           leaseExpiresAt: isoOrNull(t.leaseExpiresAt),
           enqueueKey: t.enqueueKey,
           policy: (t.policy ?? null) as JsonValue | null,
-          input: t.input as JsonValue,
-          result: (t.result ?? null) as JsonValue | null,
+          input: shown(t.input as JsonValue),
+          result: shown((t.result ?? null) as JsonValue),
           lastError: (t.lastError ?? null) as JsonValue | null,
           lastErrorMessage: errorMessage(t.lastError),
         },
@@ -248,12 +267,13 @@ export async function getTaskDetail(
           name: s.name,
           status: s.status,
           attempt: s.attempt,
-          result:
+          result: shown(
             s.kind === "tool"
               ? s.effectKey === null
                 ? null
                 : (recorded.get(s.effectKey) ?? null)
-              : ((s.result ?? null) as JsonValue | null),
+              : ((s.result ?? null) as JsonValue),
+          ),
           effectKey: s.effectKey,
           startedAt: iso(s.startedAt),
           completedAt: isoOrNull(s.completedAt),
@@ -264,7 +284,7 @@ export async function getTaskDetail(
           effectKey: a.effectKey,
           fingerprint: a.fingerprint,
           tool: a.tool,
-          args: a.args as JsonValue,
+          args: shown(a.args as JsonValue),
           status: a.status,
           requestedAt: iso(a.requestedAt),
           decidedBy: a.decidedBy,
@@ -273,6 +293,8 @@ export async function getTaskDetail(
           usedAt: isoOrNull(a.usedAt),
         })),
         timeline,
+        ledgerHidden: !readsLedger,
+        payloadsHidden: !visible,
         replay: REPLAYABLE_STATUSES.includes(t.status)
           ? planReplay(
               stepRows,

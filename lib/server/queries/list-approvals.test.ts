@@ -1,9 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { AuthError } from "../../auth/permissions";
+import { testTokenViewer, testViewer } from "../../auth/testing";
 import { DECIDED_APPROVALS_LIMIT, listApprovals, PENDING_APPROVALS_LIMIT } from "./list-approvals";
+import { HIDDEN_PAYLOAD } from "./payloads";
 
 const t = await setUpTestDatabase("approvals-list");
+const ops = testViewer("ops");
 
 const newKey = () => randomBytes(32).toString("hex");
 
@@ -43,7 +47,7 @@ async function approval(
 
 describe("listApprovals", () => {
   it("is empty on an empty database", async () => {
-    const a = await listApprovals(t.db);
+    const a = await listApprovals(t.db, ops);
     expect(a).toMatchObject({ pending: [], pendingTotal: 0, decided: [] });
     expect(Number.isNaN(Date.parse(a.asOf))).toBe(false);
   });
@@ -61,7 +65,7 @@ describe("listApprovals", () => {
     );
     await approval(refundTask, { amountCents: 1 }, { decided: "approved", ageMinutes: 200 });
 
-    const a = await listApprovals(t.db);
+    const a = await listApprovals(t.db, ops);
     expect(a.pendingTotal).toBe(2);
     expect(a.pending.map((p) => p.id)).toEqual([older.id, newer.id]);
     expect(a.pending[0]).toMatchObject({
@@ -82,7 +86,7 @@ describe("listApprovals", () => {
     const id = await task("refund", "rejected");
     const first = await approval(id, { n: 1 }, { decided: "rejected", decidedMinutesAgo: 30 });
     const second = await approval(id, { n: 2 }, { decided: "approved", decidedMinutesAgo: 1 });
-    const a = await listApprovals(t.db);
+    const a = await listApprovals(t.db, ops);
     const mine = a.decided.filter((d) => d.taskId === id);
     expect(mine.map((d) => [d.id, d.status, d.decidedBy, d.reason])).toEqual([
       [second.id, "approved", "rita@example.com", null],
@@ -101,9 +105,42 @@ describe("listApprovals", () => {
     for (let i = 0; i < DECIDED_APPROVALS_LIMIT + 3; i++) {
       await approval(id, { i }, { decided: "approved", decidedMinutesAgo: i });
     }
-    const a = await listApprovals(t.db);
+    const a = await listApprovals(t.db, ops);
     expect(a.pending).toHaveLength(PENDING_APPROVALS_LIMIT);
     expect(a.pendingTotal).toBe(PENDING_APPROVALS_LIMIT + 3 + 2);
     expect(a.decided).toHaveLength(DECIDED_APPROVALS_LIMIT);
+  });
+});
+
+describe("listApprovals authorization", () => {
+  it("refuses without a viewer (401) and without tasks:read (403)", async () => {
+    await expect(listApprovals(t.db, null)).rejects.toMatchObject({
+      name: "AuthError",
+      status: 401,
+    });
+    const denied = listApprovals(t.db, testTokenViewer(["ledger:read"], "reader"));
+    await expect(denied).rejects.toBeInstanceOf(AuthError);
+    await expect(denied).rejects.toMatchObject({
+      status: 403,
+      message: 'token "reader" may not do this (needs tasks:read)',
+    });
+  });
+
+  it("hides the arguments from a viewer without payloads:read, and nothing else", async () => {
+    const id = await task("secret");
+    await approval(id, { iban: "DE89 3704 0044 0532 0130 00" }, { ageMinutes: 999 });
+    const hidden = await listApprovals(t.db, testTokenViewer(["tasks:read"]));
+    const full = await listApprovals(t.db, ops);
+    expect(hidden.payloadsHidden).toBe(true);
+    expect(full.payloadsHidden).toBe(false);
+    expect(full.pending[0]?.args).toEqual({ iban: "DE89 3704 0044 0532 0130 00" });
+    expect(hidden.pending.length + hidden.decided.length).toBeGreaterThan(0);
+    for (const a of [...hidden.pending, ...hidden.decided]) expect(a.args).toBe(HIDDEN_PAYLOAD);
+    expect(JSON.stringify(hidden)).not.toContain("DE89");
+    const strip = (a: { args: unknown }) => ({ ...a, args: null });
+    expect(hidden.decided.map(strip)).toEqual(full.decided.map(strip));
+    expect(hidden.pending.map((p) => [p.id, p.fingerprint, p.tool])).toEqual(
+      full.pending.map((p) => [p.id, p.fingerprint, p.tool]),
+    );
   });
 });

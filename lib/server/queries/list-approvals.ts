@@ -4,8 +4,10 @@
 import { asc, count, desc, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { approvals, tasks } from "../../../db/schema";
+import { requireScope, type Viewer } from "../../auth/permissions";
 import type { JsonValue } from "../../domain/json";
 import type { DeadReason, TaskStatus } from "../../domain/task-states";
+import { payload, seesPayloads } from "./payloads";
 
 export const PENDING_APPROVALS_LIMIT = 100;
 export const DECIDED_APPROVALS_LIMIT = 20;
@@ -19,7 +21,7 @@ type ApprovalBaseDto = {
   tool: string;
   effectKey: string;
   fingerprint: string;
-  /** The exact (redacted) arguments the decision is bound to. */
+  /** The exact (redacted) arguments the decision is bound to; a payload (see payloads.ts). */
   args: JsonValue;
   /** ISO 8601, UTC. */
   requestedAt: string;
@@ -45,10 +47,13 @@ export type ApprovalsDto = {
   pendingTotal: number;
   /** Most recent decision first, up to DECIDED_APPROVALS_LIMIT. */
   decided: DecidedApprovalDto[];
+  /** The viewer lacks `payloads:read`: every `args` is HIDDEN_PAYLOAD. */
+  payloadsHidden: boolean;
   asOf: string;
 };
 
-export async function listApprovals(db: Db): Promise<ApprovalsDto> {
+export async function listApprovals(db: Db, viewer: Viewer | null): Promise<ApprovalsDto> {
+  const visible = seesPayloads(requireScope(viewer, "tasks:read"));
   return db.transaction(
     async (tx) => {
       const base = {
@@ -107,7 +112,7 @@ export async function listApprovals(db: Db): Promise<ApprovalsDto> {
         tool: r.tool,
         effectKey: r.effectKey,
         fingerprint: r.fingerprint,
-        args: r.args as JsonValue,
+        args: payload(visible, r.args as JsonValue),
         requestedAt: r.requestedAt.toISOString(),
       });
 
@@ -132,6 +137,7 @@ export async function listApprovals(db: Db): Promise<ApprovalsDto> {
                 },
               ],
         ),
+        payloadsHidden: !visible,
         asOf: (totals?.asOf ?? new Date()).toISOString(),
       };
     },

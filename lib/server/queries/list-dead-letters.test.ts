@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { AuthError } from "../../auth/permissions";
+import { testTokenViewer, testViewer } from "../../auth/testing";
 import { DEAD_REASONS } from "../../domain/task-states";
 import { ERRORS_PER_REASON, listDeadLetters } from "./list-dead-letters";
 
 const t = await setUpTestDatabase("dead-letters");
+const ops = testViewer("ops");
 
 async function dead(reason: string, error: unknown, count = 1, ageMinutes = 0) {
   await t.pool.query(
@@ -15,7 +18,7 @@ async function dead(reason: string, error: unknown, count = 1, ageMinutes = 0) {
 
 describe("listDeadLetters", () => {
   it("lists every reason with zeros when nothing is dead", async () => {
-    const d = await listDeadLetters(t.db);
+    const d = await listDeadLetters(t.db, ops);
     expect(d.total).toBe(0);
     expect(d.groups.map((g) => g.reason)).toEqual([...DEAD_REASONS]);
     expect(d.groups.every((g) => g.count === 0 && g.oldestAgeSeconds === null)).toBe(true);
@@ -29,7 +32,7 @@ describe("listDeadLetters", () => {
     for (let i = 0; i < ERRORS_PER_REASON + 2; i++) await dead("exhausted", { message: `e${i}` });
     await t.pool.query("insert into tasks (agent, input, created_by) values ('a', '{}', 't')");
 
-    const d = await listDeadLetters(t.db);
+    const d = await listDeadLetters(t.db, ops);
     expect(d.total).toBe(6 + ERRORS_PER_REASON + 2);
     const timeout = d.groups.find((g) => g.reason === "timeout");
     expect(timeout?.count).toBe(6);
@@ -42,5 +45,20 @@ describe("listDeadLetters", () => {
     const exhausted = d.groups.find((g) => g.reason === "exhausted");
     expect(exhausted?.errors).toHaveLength(ERRORS_PER_REASON);
     expect(exhausted?.otherErrors).toBe(2);
+  });
+});
+
+describe("listDeadLetters authorization", () => {
+  it("refuses without a viewer (401) and without tasks:read (403)", async () => {
+    await expect(listDeadLetters(t.db, null)).rejects.toMatchObject({
+      name: "AuthError",
+      status: 401,
+    });
+    const denied = listDeadLetters(t.db, testTokenViewer(["ledger:read"], "reader"));
+    await expect(denied).rejects.toBeInstanceOf(AuthError);
+    await expect(denied).rejects.toMatchObject({
+      status: 403,
+      message: 'token "reader" may not do this (needs tasks:read)',
+    });
   });
 });

@@ -2,6 +2,7 @@
 // long the oldest has waited. Ages come from the database clock, not the web server's.
 import { type SQL, sql } from "drizzle-orm";
 import { tasks } from "../../../db/schema";
+import { requireScope, type Viewer } from "../../auth/permissions";
 import { DEAD_REASONS, type DeadReason } from "../../domain/task-states";
 import type { DbReader } from "./db-reader";
 
@@ -48,7 +49,11 @@ type ErrorRow = {
   as_of: string;
 };
 
-export async function listDeadLetters(db: DbReader): Promise<DeadLettersDto> {
+export async function listDeadLetters(
+  db: DbReader,
+  viewer: Viewer | null,
+): Promise<DeadLettersDto> {
+  requireScope(viewer, "tasks:read");
   const { rows } = await db.execute<ErrorRow>(sql`
     with grouped as (
       select ${tasks.deadReason} as reason,

@@ -3,6 +3,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import { z } from "zod";
 import { ledgerEntries } from "../../../db/schema";
+import { requireScope, type Viewer } from "../../auth/permissions";
 import type { DbReader } from "./db-reader";
 
 export const LEDGER_PAGE_SIZE = 50;
@@ -48,9 +49,11 @@ export type LedgerSearch = z.output<typeof ledgerSearchSchema>;
 
 export async function listLedgerEntries(
   db: DbReader,
+  viewer: Viewer | null,
   search: LedgerSearch,
   pageSize = LEDGER_PAGE_SIZE,
 ): Promise<LedgerPageDto> {
+  requireScope(viewer, "ledger:read");
   const rows = await db
     .select({
       id: ledgerEntries.id,

@@ -1,14 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { AuthError } from "../../auth/permissions";
+import { testTokenViewer, testViewer } from "../../auth/testing";
 import { BUILT_IN_POLICY, resolvePolicy } from "../../domain/retry-policy";
 import { setPolicy } from "../commands/set-policy";
 import { listRetryPolicies, POLICY_CHANGES_LIMIT, POLICY_FIELDS } from "./list-retry-policies";
 
 const t = await setUpTestDatabase("retry-policies");
+const ops = testViewer("ops");
 
 describe("listRetryPolicies", () => {
   it("falls back to the built-in policy when nothing is set", async () => {
-    const p = await listRetryPolicies(t.db);
+    const p = await listRetryPolicies(t.db, ops);
     expect(p.builtIn).toEqual(BUILT_IN_POLICY);
     expect(p.global).toBeNull();
     expect(p.agentRows).toEqual([]);
@@ -18,7 +21,7 @@ describe("listRetryPolicies", () => {
     await t.pool.query(
       "insert into tasks (agent, input, created_by) values ('mailer', '{}', 't'), ('mailer', '{}', 't')",
     );
-    const withTask = await listRetryPolicies(t.db);
+    const withTask = await listRetryPolicies(t.db, ops);
     expect(withTask.inForce).toHaveLength(1);
     const mailer = withTask.inForce[0];
     expect(mailer?.agent).toBe("mailer");
@@ -55,7 +58,7 @@ describe("listRetryPolicies", () => {
     ).toMatchObject({ ok: true });
     await t.pool.query("insert into tasks (agent, input, created_by) values ('alpha', '{}', 't')");
 
-    const p = await listRetryPolicies(t.db);
+    const p = await listRetryPolicies(t.db, ops);
     expect(p.global).toMatchObject({
       scope: "global",
       agent: null,
@@ -119,7 +122,7 @@ describe("listRetryPolicies", () => {
 
   it(`lists only the ${POLICY_CHANGES_LIMIT} latest changes`, async () => {
     for (let i = 0; i < POLICY_CHANGES_LIMIT; i++) {
-      const current = await listRetryPolicies(t.db);
+      const current = await listRetryPolicies(t.db, ops);
       const row = current.agentRows.find((r) => r.agent === "refund");
       await setPolicy(t.pool, {
         scope: "agent:refund",
@@ -128,9 +131,24 @@ describe("listRetryPolicies", () => {
         policy: { maxAttempts: 10 + i },
       });
     }
-    const p = await listRetryPolicies(t.db);
+    const p = await listRetryPolicies(t.db, ops);
     expect(p.changes).toHaveLength(POLICY_CHANGES_LIMIT);
     expect(p.changes[0]?.actor).toBe(`admin${POLICY_CHANGES_LIMIT - 1}@example.com`);
     expect(p.agentRows[0]?.values.maxAttempts).toBe(10 + POLICY_CHANGES_LIMIT - 1);
+  });
+});
+
+describe("listRetryPolicies authorization", () => {
+  it("refuses without a viewer (401) and without tasks:read (403)", async () => {
+    await expect(listRetryPolicies(t.db, null)).rejects.toMatchObject({
+      name: "AuthError",
+      status: 401,
+    });
+    const denied = listRetryPolicies(t.db, testTokenViewer(["ledger:read"], "reader"));
+    await expect(denied).rejects.toBeInstanceOf(AuthError);
+    await expect(denied).rejects.toMatchObject({
+      status: 403,
+      message: 'token "reader" may not do this (needs tasks:read)',
+    });
   });
 });

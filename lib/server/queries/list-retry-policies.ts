@@ -5,6 +5,7 @@ import { asc, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { ledgerEntries, retryPolicies, tasks } from "../../../db/schema";
+import { requireScope, type Viewer } from "../../auth/permissions";
 import type { JsonValue } from "../../domain/json";
 import {
   BUILT_IN_POLICY,
@@ -133,7 +134,8 @@ function inForce(
   };
 }
 
-export async function listRetryPolicies(db: Db): Promise<RetryPoliciesDto> {
+export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<RetryPoliciesDto> {
+  requireScope(viewer, "tasks:read");
   return db.transaction(
     async (tx) => {
       const rows = await tx.select().from(retryPolicies).orderBy(asc(retryPolicies.scope));

@@ -5,9 +5,11 @@
 import { and, asc, eq, gt, gte, lt, lte, or } from "drizzle-orm";
 import { z } from "zod";
 import { ledgerEntries, ledgerStreams } from "../../../db/schema";
+import { requireScope, type Viewer } from "../../auth/permissions";
 import type { JsonValue } from "../../domain/json";
 import { taskStream } from "../ledger/append-ledger";
 import type { DbReader } from "./db-reader";
+import { payload, seesPayloads } from "./payloads";
 
 export const TASK_TIMELINE_HEAD = 25;
 export const TASK_TIMELINE_TAIL = 75;
@@ -33,6 +35,10 @@ export type TimelineEntryDto = {
   kind: string;
   actor: string;
   key: string | null;
+  /**
+   * Without `payloads:read`, HIDDEN_PAYLOAD: entries carry arguments, results, inputs and
+   * prompts under many names, so the whole of `data` is hidden rather than a guessed part.
+   */
   data: JsonValue;
 };
 
@@ -48,14 +54,18 @@ export type TaskTimelineDto = {
   gap: { afterSeq: number; count: number } | null;
   /** The window asked for (`from` up to TASK_TIMELINE_PAGE entries); null for the whole story. */
   window: { from: number } | null;
+  /** The viewer lacks `payloads:read`: every entry's `data` is HIDDEN_PAYLOAD. */
+  payloadsHidden: boolean;
 };
 
 /** Reads inside the caller's snapshot, so the count and the entries agree. */
 export async function listTaskTimeline(
   db: DbReader,
+  viewer: Viewer | null,
   taskId: string,
   search: TimelineSearch = {},
 ): Promise<TaskTimelineDto> {
+  const visible = seesPayloads(requireScope(viewer, "ledger:read"));
   const stream = taskStream(taskId);
   const [head] = await db
     .select({ total: ledgerStreams.headSeq })
@@ -108,10 +118,11 @@ export async function listTaskTimeline(
       kind: e.kind,
       actor: e.actor,
       key: e.key,
-      data: e.data as JsonValue,
+      data: payload(visible, e.data as JsonValue),
     })),
     total,
     gap,
     window,
+    payloadsHidden: !visible,
   };
 }

@@ -1,14 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { AuthError } from "../../auth/permissions";
+import { testTokenViewer, testViewer } from "../../auth/testing";
 import { listTasks } from "./list-tasks";
 
 const t = await setUpTestDatabase("tasks-list");
+const ops = testViewer("ops");
 
 async function readAll(search: { status?: "queued" | "dead" }, pageSize: number) {
   const ids: string[] = [];
   let before: { createdAt: string; id: string } | undefined;
   for (let guard = 0; guard < 50; guard++) {
-    const page = await listTasks(t.db, { ...search, before }, pageSize);
+    const page = await listTasks(t.db, ops, { ...search, before }, pageSize);
     ids.push(...page.tasks.map((task) => task.id));
     if (page.olderBefore === null) break;
     const [at, id] = page.olderBefore.split("_");
@@ -42,12 +45,27 @@ describe("listTasks", () => {
   });
 
   it("returns the cursor with microsecond precision and the last error message", async () => {
-    const page = await listTasks(t.db, { status: "dead" }, 1);
+    const page = await listTasks(t.db, ops, { status: "dead" }, 1);
     expect(page.olderBefore).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z_[0-9a-f-]{36}$/);
     expect(page.tasks[0]).toMatchObject({
       status: "dead",
       deadReason: "exhausted",
       lastError: "boom 2",
+    });
+  });
+});
+
+describe("listTasks authorization", () => {
+  it("refuses without a viewer (401) and without tasks:read (403)", async () => {
+    await expect(listTasks(t.db, null, {})).rejects.toMatchObject({
+      name: "AuthError",
+      status: 401,
+    });
+    const denied = listTasks(t.db, testTokenViewer(["ledger:read"], "reader"), {});
+    await expect(denied).rejects.toBeInstanceOf(AuthError);
+    await expect(denied).rejects.toMatchObject({
+      status: 403,
+      message: 'token "reader" may not do this (needs tasks:read)',
     });
   });
 });

@@ -4,6 +4,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { tasks } from "../../../db/schema";
+import { requireScope, type Viewer } from "../../auth/permissions";
 import { type DeadReason, TASK_STATUSES, type TaskStatus } from "../../domain/task-states";
 import type { DbReader } from "./db-reader";
 
@@ -60,9 +61,11 @@ export type TaskSearch = z.output<typeof taskSearchSchema>;
 
 export async function listTasks(
   db: DbReader,
+  viewer: Viewer | null,
   search: TaskSearch,
   pageSize = TASKS_PAGE_SIZE,
 ): Promise<TaskPageDto> {
+  requireScope(viewer, "tasks:read");
   const rows = await db
     .select({
       id: tasks.id,

@@ -22,8 +22,8 @@ export const metadata: Metadata = { title: "Retry policies" };
 const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 
 export default async function RetryPoliciesPage() {
-  await pageViewer("tasks:read");
-  const policies = await listRetryPolicies(getDb());
+  const viewer = await pageViewer("tasks:read");
+  const policies = await listRetryPolicies(getDb(), viewer);
 
   return (
     <>

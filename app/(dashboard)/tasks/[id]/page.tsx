@@ -56,7 +56,7 @@ function Breadcrumb({ current }: { current: string }) {
 }
 
 export default async function TaskPage({ params, searchParams }: Props) {
-  await pageViewer("tasks:read");
+  const viewer = await pageViewer("tasks:read");
   const raw = (await params).id;
   const parsed = taskIdSchema.safeParse(raw);
   if (!parsed.success) {
@@ -95,7 +95,7 @@ export default async function TaskPage({ params, searchParams }: Props) {
     );
   }
 
-  const detail = await getTaskDetail(getDb(), parsed.data, search.data);
+  const detail = await getTaskDetail(getDb(), viewer, parsed.data, search.data);
   if (!detail) notFound();
   const { task } = detail;
   const short = task.id.slice(0, 8);
