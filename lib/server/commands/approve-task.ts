@@ -1,23 +1,90 @@
 // approve: a parked gated effect may act (only with the payload the reviewer saw), or a dead
-// task resumes from its last completed step with a fresh attempt budget.
+// task resumes from its last completed step with a fresh attempt budget. Under the two-person
+// rule a money approval takes two different reviewers (the first is recorded on the approval
+// as `review.first_approved`), and a resume that can reach money is a review request that a
+// second reviewer confirms (two-person.ts).
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
+import type { TaskStatus } from "../../domain/task-states";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
-import { type CommandResult, lockTaskFor, notifyWorkers, requeueReviewed } from "./task-guard";
+import {
+  type CommandResult,
+  conflict,
+  lockTaskFor,
+  notifyWorkers,
+  requeueReviewed,
+} from "./task-guard";
+import {
+  moneyToolsOf,
+  type ReviewOutcome,
+  resumeStep,
+  reviewPreview,
+  twoPersonGate,
+} from "./two-person";
 
-export type ApproveInput = { taskId: string; version: number; actor: string; note?: string };
+export type ApproveInput = {
+  taskId: string;
+  version: number;
+  actor: string;
+  note?: string;
+  /** The statuses this caller may approve from (an action pins the one its scope covers). */
+  statuses?: readonly ("awaiting_approval" | "dead")[];
+};
 
-export async function approveTask(pool: pg.Pool, input: ApproveInput): Promise<CommandResult> {
-  return withTransaction(pool, async (client): Promise<CommandResult> => {
+type PendingApproval = {
+  id: number;
+  effect_key: string;
+  fingerprint: string;
+  tool: string;
+  money: boolean;
+  first_approved_by: string | null;
+};
+
+export async function approveTask(
+  pool: pg.Pool,
+  input: ApproveInput,
+): Promise<CommandResult<ReviewOutcome>> {
+  return withTransaction(pool, async (client): Promise<CommandResult<ReviewOutcome>> => {
     const locked = await lockTaskFor(
       client,
       input.taskId,
       input.version,
-      ["awaiting_approval", "dead"],
+      input.statuses ?? ["awaiting_approval", "dead"],
       "approve",
     );
     if ("error" in locked) return locked.error;
     const { task } = locked;
+    const pending = await client.query<PendingApproval>(
+      `select id, effect_key, fingerprint, tool, money, first_approved_by from approvals
+       where task_id = $1 and status = 'pending' order by id for update`,
+      [task.id],
+    );
+    const flags = await moneyToolsOf(client, task);
+    const money = pending.rows.filter((a) => a.money || flags.money.has(a.tool));
+
+    let confirms: { requestId: number; requestedBy: string; requestedAt: string } | null = null;
+    let firstApprovedBy: string[] = [];
+    if (task.status === "dead") {
+      const fromStep = await resumeStep(client, task.id);
+      const preview = await reviewPreview(client, task, "approve", fromStep);
+      const gate = await twoPersonGate(client, task, "approve", fromStep, preview, input.actor);
+      if (!gate.run) return gate.result;
+      confirms = gate.confirms;
+      if (confirms) {
+        // The requester is the first of the two people on any money approval it carries.
+        await client.query(
+          `update approvals set first_approved_by = $2, first_approved_at = $3
+           where id = any($1::bigint[]) and first_approved_by is null`,
+          [money.map((a) => a.id), confirms.requestedBy, confirms.requestedAt],
+        );
+        firstApprovedBy = [confirms.requestedBy];
+      }
+    } else if (money.length > 0) {
+      const first = await firstOfTwo(client, task, money, input);
+      if (first) return first;
+      firstApprovedBy = [...new Set(money.map((a) => a.first_approved_by ?? ""))];
+    }
+
     const approved = await client.query<{
       id: number;
       effect_key: string;
@@ -40,14 +107,75 @@ export async function approveTask(pool: pg.Pool, input: ApproveInput): Promise<C
         deadReason: task.dead_reason,
         note: input.note ?? null,
         approvals: approved.rows.map((a) => ({
-          id: a.id,
+          id: Number(a.id),
           key: a.effect_key,
           fingerprint: a.fingerprint,
           tool: a.tool,
         })),
+        ...(firstApprovedBy.length > 0 ? { firstApprovedBy } : {}),
+        ...(confirms ? { twoPerson: { ...confirms, confirmedBy: input.actor } } : {}),
       },
     });
     await notifyWorkers(client, task.id);
-    return { ok: true, value: { id: task.id, status: "queued", version } };
+    return {
+      ok: true,
+      value: { id: task.id, status: "queued" satisfies TaskStatus, version, waitingFor: null },
+    };
   });
+}
+
+/**
+ * The first yes on money approvals is recorded and the task stays parked; the same person's
+ * second yes is refused. Returns null when a different reviewer may now approve.
+ */
+async function firstOfTwo(
+  client: pg.PoolClient,
+  task: { id: string; status: TaskStatus; version: number },
+  money: PendingApproval[],
+  input: ApproveInput,
+): Promise<CommandResult<ReviewOutcome> | null> {
+  const open = money.filter((a) => a.first_approved_by === null);
+  if (open.length === 0) {
+    const mine = money.find((a) => a.first_approved_by === input.actor);
+    return mine
+      ? conflict(
+          `a second, different reviewer must approve: ${input.actor} gave the first approval of ${mine.tool}`,
+        )
+      : null;
+  }
+  const { rows } = await client.query<{ at: Date }>(
+    `update approvals set first_approved_by = $2, first_approved_at = now()
+     where id = any($1::bigint[]) and first_approved_by is null returning first_approved_at as at`,
+    [open.map((a) => a.id), input.actor],
+  );
+  await appendLedger(client, taskStream(task.id), {
+    kind: "review.first_approved",
+    actor: input.actor,
+    taskId: task.id,
+    data: {
+      stage: "first",
+      needsSecondReviewer: true,
+      note: input.note ?? null,
+      approvals: open.map((a) => ({
+        id: Number(a.id),
+        key: a.effect_key,
+        fingerprint: a.fingerprint,
+        tool: a.tool,
+      })),
+    },
+  });
+  return {
+    ok: true,
+    value: {
+      id: task.id,
+      status: task.status,
+      version: task.version,
+      waitingFor: {
+        kind: "approval",
+        requestId: null,
+        requestedBy: input.actor,
+        requestedAt: (rows[0]?.at ?? new Date()).toISOString(),
+      },
+    },
+  };
 }

@@ -4,6 +4,7 @@ import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { type CommandResult, lockTaskFor } from "./task-guard";
+import { withdrawPending } from "./two-person";
 
 export type CancelInput = { taskId: string; version: number; actor: string; reason?: string };
 
@@ -18,6 +19,7 @@ export async function cancelTask(pool: pg.Pool, input: CancelInput): Promise<Com
     );
     if ("error" in locked) return locked.error;
     const { task } = locked;
+    await withdrawPending(client, task.id, input.actor, "the task was cancelled");
     const { rows } = await client.query<{ version: number }>(
       `update tasks set status = 'cancelled', dead_reason = null, lease_owner = null, lease_expires_at = null,
          version = version + 1, updated_at = now(), status_changed_at = now()

@@ -3,8 +3,16 @@ import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { type CommandResult, lockTaskFor } from "./task-guard";
+import { withdrawPending } from "./two-person";
 
-export type RejectInput = { taskId: string; version: number; actor: string; reason: string };
+export type RejectInput = {
+  taskId: string;
+  version: number;
+  actor: string;
+  reason: string;
+  /** The statuses this caller may reject from (an action pins the one its scope covers). */
+  statuses?: readonly ("awaiting_approval" | "dead")[];
+};
 
 export async function rejectTask(pool: pg.Pool, input: RejectInput): Promise<CommandResult> {
   if (input.reason.trim() === "")
@@ -14,11 +22,12 @@ export async function rejectTask(pool: pg.Pool, input: RejectInput): Promise<Com
       client,
       input.taskId,
       input.version,
-      ["awaiting_approval", "dead"],
+      input.statuses ?? ["awaiting_approval", "dead"],
       "reject",
     );
     if ("error" in locked) return locked.error;
     const { task } = locked;
+    await withdrawPending(client, task.id, input.actor, "the task was rejected");
     await client.query(
       `update approvals set status = 'rejected', decided_by = $2, decided_at = now(), reason = $3
        where task_id = $1 and status = 'pending'`,

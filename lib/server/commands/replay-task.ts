@@ -1,20 +1,19 @@
 // replay from step N: steps before N keep their journaled results, steps from N run again, and
 // an effect whose key already succeeded returns its stored result instead of acting. The
 // preview (lib/server/queries/preview-replay) is the one the reviewer saw, recorded in the ledger.
+// A replay that can reach a `money` effect needs a second, different reviewer (two-person.ts).
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
-import { previewReplay, type ReplayPreview } from "../queries/preview-replay";
 import { type CommandResult, lockTaskFor, notifyWorkers, requeueReviewed } from "./task-guard";
+import { type ReviewOutcome, type ReviewPreview, reviewPreview, twoPersonGate } from "./two-person";
 
 export type ReplayInput = { taskId: string; version: number; fromStep: number; actor: string };
 
 export async function replayTask(
   pool: pg.Pool,
   input: ReplayInput,
-): Promise<
-  CommandResult<{ id: string; status: "queued"; version: number; preview: ReplayPreview }>
-> {
+): Promise<CommandResult<ReviewOutcome & { preview: ReviewPreview }>> {
   if (!Number.isInteger(input.fromStep) || input.fromStep < 1) {
     return { ok: false, code: "invalid", message: "fromStep must be a whole number from 1" };
   }
@@ -40,7 +39,13 @@ export async function replayTask(
         message: `the task has ${last} journaled step(s); replay can start at step 1 to ${last + 1}`,
       };
     }
-    const preview = await previewReplay(client, task.id, input.fromStep);
+    const preview = await reviewPreview(client, task, "replay", input.fromStep);
+    const gate = await twoPersonGate(client, task, "replay", input.fromStep, preview, input.actor);
+    if (!gate.run) {
+      return gate.result.ok
+        ? { ...gate.result, value: { ...gate.result.value, preview } }
+        : gate.result;
+    }
     await client.query("delete from steps where task_id = $1 and seq >= $2", [
       task.id,
       input.fromStep,
@@ -61,6 +66,7 @@ export async function replayTask(
         fromStep: input.fromStep,
         rerun: preview.rerun,
         effects: preview.effects,
+        ...(gate.confirms ? { twoPerson: { ...gate.confirms, confirmedBy: input.actor } } : {}),
       },
     });
     await notifyWorkers(client, task.id);
@@ -70,6 +76,7 @@ export async function replayTask(
         id: task.id,
         status: "queued" as const,
         version,
+        waitingFor: null,
         preview,
       },
     };

@@ -6,6 +6,7 @@ import { withTransaction } from "../../../db/client";
 import { type JsonValue, toJsonValue } from "../../domain/json";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { type CommandResult, lockTaskFor, notifyWorkers, requeueReviewed } from "./task-guard";
+import { withdrawPending } from "./two-person";
 
 export type ResolveInput = {
   taskId: string;
@@ -44,6 +45,7 @@ export async function resolveOutcome(pool: pg.Pool, input: ResolveInput): Promis
         message: `effect ${input.key.slice(0, 12)}… is ${row.live ? "in flight" : row.status}, not an unknown outcome`,
       };
     }
+    await withdrawPending(client, task.id, input.actor, "an unknown outcome was resolved");
     const result = input.happened ? toJsonValue(input.result, "result") : null;
     await client.query(
       `update effects set status = $2, result = $3, error = $4, lease_owner = null, lease_expires_at = null,

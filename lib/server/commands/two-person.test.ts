@@ -1,0 +1,573 @@
+// The two-person rule against real PostgreSQL: money approvals take two different reviewers,
+// and a replay or resume that can reach money is a request a second reviewer confirms on the
+// same task version. Rows are staged directly (no worker), so each case states what it needs.
+import { describe, expect, it } from "vitest";
+import { withTransaction } from "../../../db/client";
+import { setUpTestDatabase } from "../../../db/testing/database";
+import { testViewer } from "../../auth/testing";
+import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
+import { approveTask } from "./approve-task";
+import { cancelTask } from "./cancel-task";
+import { enqueueTask } from "./enqueue-task";
+import { rejectTask } from "./reject-task";
+import { replayTask } from "./replay-task";
+import { readReviewState, withdrawReviewRequest } from "./two-person";
+
+const t = await setUpTestDatabase("two_person");
+const A = "user:alice@example.com";
+const B = "user:bob@example.com";
+
+type Tool = { name: string; money: boolean };
+async function catalog(agent: string, tools: Tool[]): Promise<void> {
+  await t.pool.query(
+    `insert into agent_catalog (name, input_schema, tools, published_by) values ($1, '{}', $2, 'test')`,
+    [agent, JSON.stringify(tools)],
+  );
+}
+
+let agents = 0;
+/** A fresh agent name, with `tools` in the catalog unless null. */
+async function agentWith(tools: Tool[] | null): Promise<string> {
+  const name = `payer-${++agents}`;
+  if (tools) await catalog(name, tools);
+  return name;
+}
+
+async function task(
+  agent: string,
+  status: "dead" | "awaiting_approval",
+): Promise<{ id: string; version: number }> {
+  const { taskId } = await withTransaction(t.pool, (c) =>
+    enqueueTask(c, { agent, input: {}, actor: "test" }),
+  );
+  const { rows } = await t.pool.query<{ version: number }>(
+    `update tasks set status = $2, dead_reason = $3, attempts = 3, version = version + 1
+     where id = $1 returning version`,
+    [taskId, status, status === "dead" ? "exhausted" : null],
+  );
+  return { id: taskId, version: rows[0]?.version ?? 0 };
+}
+
+async function step(
+  taskId: string,
+  seq: number,
+  kind: "step" | "tool",
+  name: string,
+  key?: string,
+) {
+  await t.pool.query(
+    `insert into steps (task_id, seq, kind, name, status, result, effect_key, attempt, completed_at)
+     values ($1, $2, $3, $4, 'completed', '{}', $5, 1, now())`,
+    [taskId, seq, kind, name, key ?? null],
+  );
+}
+
+async function effect(
+  taskId: string,
+  seq: number,
+  tool: string,
+  status: "succeeded" | "failed",
+): Promise<string> {
+  const intent = { seq };
+  const key = deriveEffectKey(taskId, tool, intent);
+  await t.pool.query(
+    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, result, error, completed_at)
+     values ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9, now())`,
+    [
+      key,
+      taskId,
+      seq,
+      tool,
+      JSON.stringify(intent),
+      payloadFingerprint(intent),
+      status,
+      status === "succeeded" ? '{"ok":true}' : null,
+      status === "failed" ? '{"message":"declined"}' : null,
+    ],
+  );
+  return key;
+}
+
+async function approval(taskId: string, tool: string, money: boolean): Promise<number> {
+  const args = { amount: 50_000 };
+  const { rows } = await t.pool.query<{ id: number }>(
+    `insert into approvals (task_id, effect_key, fingerprint, tool, args, money)
+     values ($1, $2, $3, $4, $5, $6) returning id`,
+    [
+      taskId,
+      deriveEffectKey(taskId, tool, { n: 1 }),
+      payloadFingerprint(args),
+      tool,
+      JSON.stringify(args),
+      money,
+    ],
+  );
+  return rows[0]?.id ?? 0;
+}
+
+const row = async (id: string) =>
+  (
+    await t.pool.query<{ status: string; version: number; attempts: number }>(
+      "select status, version, attempts from tasks where id = $1",
+      [id],
+    )
+  ).rows[0];
+
+const entries = async (id: string, kind: string) =>
+  (
+    await t.pool.query<{ actor: string; data: Record<string, unknown> }>(
+      "select actor, data from ledger_entries where task_id = $1 and kind = $2 order by seq",
+      [id, kind],
+    )
+  ).rows;
+
+const requests = async (id: string) =>
+  (
+    await t.pool.query<{
+      status: string;
+      action: string;
+      requested_by: string;
+      decided_by: string | null;
+      task_version: number;
+    }>(
+      "select status, action, requested_by, decided_by, task_version from review_requests where task_id = $1 order by id",
+      [id],
+    )
+  ).rows;
+
+/** A dead task whose step 2 paid and failed: a replay from 1 would pay again. */
+async function deadPayer(): Promise<{ id: string; version: number }> {
+  const agent = await agentWith([
+    { name: "pay", money: true },
+    { name: "notify", money: false },
+  ]);
+  const dead = await task(agent, "dead");
+  await step(dead.id, 1, "step", "amount");
+  await effect(dead.id, 2, "pay", "failed");
+  return dead;
+}
+
+describe("money approvals", () => {
+  it("the first yes is recorded and the task stays parked; the same person twice is refused; a second person approves once", async () => {
+    const agent = await agentWith(null);
+    const parked = await task(agent, "awaiting_approval");
+    const approvalId = await approval(parked.id, "refund", true);
+
+    const first = await approveTask(t.pool, {
+      taskId: parked.id,
+      version: parked.version,
+      actor: A,
+    });
+    expect(first).toMatchObject({
+      ok: true,
+      value: {
+        status: "awaiting_approval",
+        version: parked.version,
+        waitingFor: { kind: "approval", requestedBy: A },
+      },
+    });
+    expect(await row(parked.id)).toMatchObject({
+      status: "awaiting_approval",
+      version: parked.version,
+    });
+    const firstEntries = await entries(parked.id, "review.first_approved");
+    expect(firstEntries).toEqual([
+      expect.objectContaining({
+        actor: A,
+        data: expect.objectContaining({ stage: "first", needsSecondReviewer: true }),
+      }),
+    ]);
+
+    const again = await approveTask(t.pool, {
+      taskId: parked.id,
+      version: parked.version,
+      actor: A,
+    });
+    expect(again).toMatchObject({
+      ok: false,
+      code: "conflict",
+      message: expect.stringMatching(/^a second, different reviewer must approve/),
+    });
+
+    const second = await approveTask(t.pool, {
+      taskId: parked.id,
+      version: parked.version,
+      actor: B,
+    });
+    expect(second).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
+    const { rows } = await t.pool.query(
+      "select status, first_approved_by, decided_by from approvals where id = $1",
+      [approvalId],
+    );
+    expect(rows[0]).toEqual({ status: "approved", first_approved_by: A, decided_by: B });
+    const approved = await entries(parked.id, "review.approved");
+    expect(approved).toHaveLength(1);
+    expect(approved[0]).toMatchObject({ actor: B, data: { firstApprovedBy: [A] } });
+  });
+
+  it("a tool the catalog marks money needs two people even when the approval row is unmarked", async () => {
+    const agent = await agentWith([{ name: "refund", money: true }]);
+    const parked = await task(agent, "awaiting_approval");
+    await approval(parked.id, "refund", false);
+    const first = await approveTask(t.pool, {
+      taskId: parked.id,
+      version: parked.version,
+      actor: A,
+    });
+    expect(first).toMatchObject({ ok: true, value: { waitingFor: { kind: "approval" } } });
+    expect((await row(parked.id))?.status).toBe("awaiting_approval");
+  });
+
+  it("an approval that moves no money takes one reviewer", async () => {
+    const agent = await agentWith([{ name: "refund", money: false }]);
+    const parked = await task(agent, "awaiting_approval");
+    await approval(parked.id, "refund", false);
+    const r = await approveTask(t.pool, { taskId: parked.id, version: parked.version, actor: A });
+    expect(r).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
+  });
+
+  it("the database itself refuses one person as both reviewers", async () => {
+    const agent = await agentWith(null);
+    const parked = await task(agent, "awaiting_approval");
+    const id = await approval(parked.id, "refund", true);
+    await t.pool.query(
+      "update approvals set first_approved_by = $2, first_approved_at = now() where id = $1",
+      [id, A],
+    );
+    await expect(
+      t.pool.query(
+        "update approvals set status = 'approved', decided_by = $2, decided_at = now() where id = $1",
+        [id, A],
+      ),
+    ).rejects.toThrow(/approvals_second_person_check/);
+  });
+});
+
+describe("replay that reaches money", () => {
+  it("the preview marks the money effect that would act and says why two people are needed", async () => {
+    const dead = await deadPayer();
+    const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
+    expect(state?.replay).toMatchObject({
+      catalogKnown: true,
+      moneyTools: ["pay"],
+      twoPerson: true,
+      effects: [expect.objectContaining({ tool: "pay", outcome: "act", money: true, acts: true })],
+    });
+    expect(state?.replay?.reasons).toEqual(["pay (step 2) moves money and will act"]);
+    expect(state?.lastStep).toBe(1);
+  });
+
+  it("one reviewer requests, the same one is refused, another confirms: it runs once", async () => {
+    const dead = await deadPayer();
+    const asked = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      fromStep: 1,
+      actor: A,
+    });
+    expect(asked).toMatchObject({
+      ok: true,
+      value: {
+        status: "dead",
+        version: dead.version,
+        waitingFor: { kind: "request", requestedBy: A },
+      },
+    });
+    // Nothing ran: the journal is whole and the task is where it was.
+    expect(await row(dead.id)).toMatchObject({ status: "dead", version: dead.version });
+    const steps = await t.pool.query("select count(*)::int as n from steps where task_id = $1", [
+      dead.id,
+    ]);
+    expect(steps.rows[0].n).toBe(1);
+    expect(await entries(dead.id, "review.requested")).toEqual([
+      expect.objectContaining({
+        actor: A,
+        data: expect.objectContaining({ action: "replay", fromStep: 1, taskVersion: dead.version }),
+      }),
+    ]);
+
+    const same = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      fromStep: 1,
+      actor: A,
+    });
+    expect(same).toMatchObject({
+      ok: false,
+      code: "conflict",
+      message: expect.stringMatching(/^a second, different reviewer must confirm/),
+    });
+    const other = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      fromStep: 2,
+      actor: B,
+    });
+    expect(other).toMatchObject({
+      ok: false,
+      code: "conflict",
+      message: expect.stringContaining(`${A} asked for a replay from step 1`),
+    });
+
+    const confirmed = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      fromStep: 1,
+      actor: B,
+    });
+    expect(confirmed).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
+    expect(await requests(dead.id)).toEqual([
+      {
+        status: "confirmed",
+        action: "replay",
+        requested_by: A,
+        decided_by: B,
+        task_version: dead.version,
+      },
+    ]);
+    const replays = await entries(dead.id, "replay.requested");
+    expect(replays).toHaveLength(1);
+    expect(replays[0]).toMatchObject({
+      actor: B,
+      data: { twoPerson: { requestedBy: A, confirmedBy: B } },
+    });
+    expect(await row(dead.id)).toMatchObject({ status: "queued", attempts: 0 });
+  });
+
+  it("two reviewers clicking at once: one request, one confirmation, one replay", async () => {
+    const dead = await deadPayer();
+    const results = await Promise.all(
+      [A, B].map((actor) =>
+        replayTask(t.pool, { taskId: dead.id, version: dead.version, fromStep: 1, actor }),
+      ),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(results.filter((r) => r.ok && r.value.waitingFor !== null)).toHaveLength(1);
+    expect(await entries(dead.id, "replay.requested")).toHaveLength(1);
+    expect((await row(dead.id))?.status).toBe("queued");
+  });
+
+  it("the request is bound to the task version: a change voids it", async () => {
+    const dead = await deadPayer();
+    await replayTask(t.pool, { taskId: dead.id, version: dead.version, fromStep: 1, actor: A });
+    // Someone else changes the task (the request was for what the task was then).
+    const { rows } = await t.pool.query<{ version: number }>(
+      "update tasks set version = version + 1 where id = $1 returning version",
+      [dead.id],
+    );
+    const now = rows[0]?.version ?? 0;
+    const stale = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      fromStep: 1,
+      actor: B,
+    });
+    expect(stale).toMatchObject({
+      ok: false,
+      code: "conflict",
+      message: expect.stringMatching(/changed since you loaded it/),
+    });
+    expect((await readReviewState(t.pool, testViewer("reviewer"), dead.id))?.pending).toBeNull();
+
+    // On the new version B's click is a new first request, not a confirmation of A's.
+    const fresh = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: now,
+      fromStep: 1,
+      actor: B,
+    });
+    expect(fresh).toMatchObject({
+      ok: true,
+      value: { status: "dead", waitingFor: { requestedBy: B } },
+    });
+    expect(await requests(dead.id)).toEqual([
+      expect.objectContaining({ status: "withdrawn", requested_by: A, task_version: dead.version }),
+      expect.objectContaining({ status: "pending", requested_by: B, task_version: now }),
+    ]);
+    expect(await entries(dead.id, "review.withdrawn")).toEqual([
+      expect.objectContaining({
+        data: expect.objectContaining({
+          why: expect.stringMatching(/changed after it was requested/),
+        }),
+      }),
+    ]);
+    expect(await entries(dead.id, "replay.requested")).toHaveLength(0);
+  });
+
+  it("reject and cancel withdraw a pending request", async () => {
+    const dead = await deadPayer();
+    await replayTask(t.pool, { taskId: dead.id, version: dead.version, fromStep: 1, actor: A });
+    const rejected = await rejectTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      actor: B,
+      reason: "no",
+    });
+    expect(rejected.ok).toBe(true);
+    expect((await requests(dead.id)).map((r) => r.status)).toEqual(["withdrawn"]);
+
+    const other = await deadPayer();
+    await replayTask(t.pool, { taskId: other.id, version: other.version, fromStep: 1, actor: A });
+    expect(
+      (await cancelTask(t.pool, { taskId: other.id, version: other.version, actor: B })).ok,
+    ).toBe(true);
+    expect((await requests(other.id)).map((r) => r.status)).toEqual(["withdrawn"]);
+  });
+
+  it("a reviewer withdraws a request; then anyone may ask again", async () => {
+    const dead = await deadPayer();
+    const asked = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      fromStep: 1,
+      actor: A,
+    });
+    const requestId = asked.ok ? (asked.value.waitingFor?.requestId ?? 0) : 0;
+    expect(
+      await withdrawReviewRequest(t.pool, { taskId: dead.id, requestId, actor: B }),
+    ).toMatchObject({ ok: true });
+    expect(
+      await withdrawReviewRequest(t.pool, { taskId: dead.id, requestId, actor: B }),
+    ).toMatchObject({
+      ok: false,
+      code: "conflict",
+    });
+    const again = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      fromStep: 2,
+      actor: B,
+    });
+    expect(again).toMatchObject({ ok: true, value: { waitingFor: { requestedBy: B } } });
+  });
+
+  it("the database refuses a request confirmed by its own requester", async () => {
+    const dead = await deadPayer();
+    await replayTask(t.pool, { taskId: dead.id, version: dead.version, fromStep: 1, actor: A });
+    await expect(
+      t.pool.query(
+        "update review_requests set status = 'confirmed', decided_by = requested_by, decided_at = now() where task_id = $1",
+        [dead.id],
+      ),
+    ).rejects.toThrow(/review_requests_second_person_check/);
+  });
+});
+
+describe("when one reviewer is enough", () => {
+  it("an agent the catalog does not know: no tool counts as money, and the preview says so", async () => {
+    const agent = await agentWith(null);
+    const dead = await task(agent, "dead");
+    await step(dead.id, 1, "step", "amount");
+    await effect(dead.id, 2, "pay", "failed");
+    const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
+    expect(state?.replay).toMatchObject({ catalogKnown: false, twoPerson: false, moneyTools: [] });
+    const r = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      fromStep: 1,
+      actor: A,
+    });
+    expect(r).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
+  });
+
+  it("a money effect that would only be deduplicated does not need a second person", async () => {
+    const agent = await agentWith([{ name: "pay", money: true }]);
+    const dead = await task(agent, "dead");
+    const key = await effect(dead.id, 1, "pay", "succeeded");
+    await step(dead.id, 1, "tool", "pay", key);
+    const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
+    expect(state?.replay).toMatchObject({
+      twoPerson: false,
+      effects: [expect.objectContaining({ outcome: "dedupe", money: true, acts: false })],
+    });
+    const r = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      fromStep: 1,
+      actor: A,
+    });
+    expect(r).toMatchObject({ ok: true, value: { status: "queued" } });
+  });
+
+  it("a money tool the journal never reached counts: the re-run may reach it for the first time", async () => {
+    const agent = await agentWith([{ name: "pay", money: true }]);
+    const dead = await task(agent, "dead");
+    await step(dead.id, 1, "step", "amount");
+    const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
+    expect(state?.replay?.reasons).toEqual([
+      "pay moves money and the run may reach it for the first time",
+    ]);
+    expect(state?.resume?.twoPerson).toBe(true);
+  });
+});
+
+describe("resume (approve a dead task) that reaches money", () => {
+  it("is requested by one reviewer and carried out by another, with a fresh attempt budget", async () => {
+    const dead = await deadPayer();
+    const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
+    expect(state?.resume).toMatchObject({ action: "approve", fromStep: 2, twoPerson: true });
+
+    const asked = await approveTask(t.pool, { taskId: dead.id, version: dead.version, actor: A });
+    expect(asked).toMatchObject({
+      ok: true,
+      value: { status: "dead", waitingFor: { kind: "request" } },
+    });
+    expect((await readReviewState(t.pool, testViewer("reviewer"), dead.id))?.pending).toMatchObject(
+      {
+        action: "approve",
+        requestedBy: A,
+        taskVersion: dead.version,
+      },
+    );
+    // A replay is another action: it cannot ride on the resume request.
+    const replay = await replayTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      fromStep: 2,
+      actor: B,
+    });
+    expect(replay).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("asked for resuming the task"),
+    });
+    expect(
+      await approveTask(t.pool, { taskId: dead.id, version: dead.version, actor: A }),
+    ).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^a second, different reviewer must confirm/),
+    });
+    const done = await approveTask(t.pool, { taskId: dead.id, version: dead.version, actor: B });
+    expect(done).toMatchObject({ ok: true, value: { status: "queued" } });
+    expect(await row(dead.id)).toMatchObject({ status: "queued", attempts: 0 });
+    expect(await entries(dead.id, "review.approved")).toEqual([
+      expect.objectContaining({
+        actor: B,
+        data: expect.objectContaining({
+          twoPerson: expect.objectContaining({ requestedBy: A, confirmedBy: B }),
+        }),
+      }),
+    ]);
+  });
+
+  it("an action pinned to other statuses refuses the task", async () => {
+    const dead = await deadPayer();
+    const r = await approveTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      actor: A,
+      statuses: ["awaiting_approval"],
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      code: "conflict",
+      message: "cannot approve a task that is dead",
+    });
+  });
+});
+
+describe("reading the review state", () => {
+  it("needs tasks:read", async () => {
+    const dead = await deadPayer();
+    await expect(readReviewState(t.pool, null, dead.id)).rejects.toThrow(/sign in/);
+  });
+});
