@@ -8,7 +8,10 @@ export function parseRoleMap(map: string | undefined): Map<string, Role> {
   const out = new Map<string, Role>();
   for (const pair of (map ?? "").split(",")) {
     const [group, role] = pair.split("=").map((s) => s.trim());
-    if (group && role && (ROLES as readonly string[]).includes(role)) out.set(group, role as Role);
+    if (!group || !role || !(ROLES as readonly string[]).includes(role)) continue;
+    // A group listed twice keeps its strongest role, as a person in several groups does.
+    const before = out.get(group);
+    if (!before || STRENGTH[role as Role] > STRENGTH[before]) out.set(group, role as Role);
   }
   return out;
 }

@@ -1,35 +1,90 @@
 // The few better-auth endpoints we expose; everything else it offers (sign-up, password reset
-// by email, account linking, …) answers 404. Password sign-in goes through our own lock.
-import { getAuth, trustedOrigins } from "../../../../lib/auth/auth";
+// by email, account linking, ID-token sign-in, …) answers 404. Password sign-in goes through our
+// own lock; SSO sign-in accepts only where to land afterwards.
+import { z } from "zod";
+import { getAuth, OIDC_PROVIDER_ID, ssoEnabled, trustedOrigins } from "../../../../lib/auth/auth";
 import { problem } from "../../../../lib/auth/guard";
+import { safeNext } from "../../../../lib/auth/page";
 import { signInWithPassword } from "../../../../lib/auth/sign-in";
 
 export const dynamic = "force-dynamic";
 
 const PASS_THROUGH: Record<string, readonly string[]> = {
-  GET: ["/oauth2/callback/sso"],
-  POST: ["/sign-out", "/sign-in/oauth2"],
+  GET: [`/callback/${OIDC_PROVIDER_ID}`],
+  POST: ["/sign-out"],
 };
+const SSO_ONLY = new Set([`/callback/${OIDC_PROVIDER_ID}`, "/sign-in/social"]);
+
+const ssoSignInBody = z
+  .object({
+    provider: z.literal(OIDC_PROVIDER_ID).optional(),
+    callbackURL: z.string().max(2048).optional(),
+  })
+  .strict();
 
 function subPath(request: Request): string {
   return new URL(request.url).pathname.replace(/^\/api\/auth/, "") || "/";
 }
 
+/** Login CSRF: a browser posting from another site carries its Origin; scripts send none. */
+function crossOrigin(request: Request): Response | null {
+  const origin = request.headers.get("origin");
+  if (origin && !trustedOrigins().includes(origin)) {
+    return problem(403, "cross-origin", `Sign-in from ${origin} is not allowed`);
+  }
+  return null;
+}
+
+async function readJson(request: Request): Promise<{ ok: true; body: unknown } | { ok: false }> {
+  try {
+    return { ok: true, body: await request.json() };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Starts SSO: better-auth answers with the IdP's URL (also as Location) and a state cookie. */
+async function ssoSignIn(request: Request): Promise<Response> {
+  const read = await readJson(request);
+  const parsed = read.ok ? ssoSignInBody.safeParse(read.body ?? {}) : undefined;
+  if (!parsed?.success) {
+    return problem(
+      400,
+      "invalid-body",
+      'The body must be JSON: {"provider": "sso", "callbackURL": "/a/path"}, both optional',
+    );
+  }
+  const headers = new Headers(request.headers);
+  headers.delete("content-length");
+  headers.set("content-type", "application/json");
+  return getAuth().handler(
+    new Request(request.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        provider: OIDC_PROVIDER_ID,
+        callbackURL: safeNext(parsed.data.callbackURL),
+      }),
+    }),
+  );
+}
+
 async function handle(request: Request): Promise<Response> {
   const path = subPath(request);
+  if (SSO_ONLY.has(path) && !ssoEnabled()) {
+    return problem(404, "not-found", "Single sign-on is not configured (OIDC_ISSUER is not set)");
+  }
+  if (request.method === "POST" && path === "/sign-in/social") {
+    return crossOrigin(request) ?? ssoSignIn(request);
+  }
   if (request.method === "POST" && path === "/sign-in/email") {
-    // Login CSRF: a browser posting from another site carries its Origin; scripts send none.
-    const origin = request.headers.get("origin");
-    if (origin && !trustedOrigins().includes(origin)) {
-      return problem(403, "cross-origin", `Sign-in from ${origin} is not allowed`);
-    }
-    let body: unknown;
-    try {
-      body = await request.json();
-    } catch {
+    const refused = crossOrigin(request);
+    if (refused) return refused;
+    const read = await readJson(request);
+    if (!read.ok) {
       return problem(400, "invalid-body", 'The body must be JSON: {"email": …, "password": …}');
     }
-    const result = await signInWithPassword(body, request.headers);
+    const result = await signInWithPassword(read.body, request.headers);
     if (!result.ok) {
       return problem(
         result.status,
