@@ -3,11 +3,12 @@
 // its own scripts, and an early redirect to sign-in for pages requested without a session
 // cookie (saves rendering a page only to redirect).
 import { type NextRequest, NextResponse } from "next/server";
+import { env } from "./lib/env";
 
 const PUBLIC_PAGES = ["/sign-in"];
 const SESSION_COOKIES = ["agent-ledger.session_token", "__Secure-agent-ledger.session_token"];
 
-function contentSecurityPolicy(nonce: string, dev: boolean): string {
+function contentSecurityPolicy(nonce: string, dev: boolean, ssoOrigin: string | null): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
@@ -18,7 +19,8 @@ function contentSecurityPolicy(nonce: string, dev: boolean): string {
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
-    "form-action 'self'",
+    // A no-JS single sign-on form posts, then is redirected to the identity provider.
+    `form-action 'self'${ssoOrigin ? ` ${ssoOrigin}` : ""}`,
     "frame-ancestors 'none'",
   ].join("; ");
 }
@@ -37,7 +39,12 @@ export function proxy(request: NextRequest) {
     return NextResponse.redirect(url);
   }
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
-  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development");
+  const config = env();
+  const csp = contentSecurityPolicy(
+    nonce,
+    config.NODE_ENV === "development",
+    config.OIDC_ISSUER ? new URL(config.OIDC_ISSUER).origin : null,
+  );
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set("content-security-policy", csp);

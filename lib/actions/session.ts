@@ -3,7 +3,7 @@
 // lock and checks as POST /api/auth/sign-in/email.
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { getAuth, OIDC_PROVIDER_ID, ssoEnabled } from "../auth/auth";
+import { getAuth, ssoEnabled, startSsoSignIn } from "../auth/auth";
 import { toPlain } from "../auth/guard";
 import { safeNext } from "../auth/page";
 import { signInWithPassword } from "../auth/sign-in";
@@ -26,19 +26,7 @@ export async function signIn(_previous: SignInState, form: unknown): Promise<Sig
 export async function signInWithSso(form: unknown): Promise<void> {
   if (!ssoEnabled()) redirect("/sign-in");
   const raw = toPlain(form) as Record<string, unknown> | undefined;
-  // The generic OAuth plugin is only installed when OIDC_* is set, so its endpoint is not in
-  // the inferred type.
-  const api = getAuth().api as unknown as {
-    signInWithOAuth2: (req: {
-      body: { providerId: string; callbackURL: string };
-      headers: Headers;
-    }) => Promise<{ url: string }>;
-  };
-  const { url } = await api.signInWithOAuth2({
-    body: { providerId: OIDC_PROVIDER_ID, callbackURL: safeNext(raw?.next) },
-    headers: await headers(),
-  });
-  redirect(url);
+  redirect(await startSsoSignIn(safeNext(raw?.next), await headers()));
 }
 
 /** Ends this session in the database (the cookie alone is worthless after). */
