@@ -32,3 +32,25 @@ function redactPath(value: JsonValue, segments: readonly string[]): JsonValue {
   }
   return value;
 }
+
+/**
+ * Whether any value at these paths is REDACTED: arguments rebuilt from a redacted journal copy
+ * (a replayed model decision) carry the placeholder where the secret was.
+ */
+export function holdsRedacted(value: JsonValue, paths: readonly string[]): boolean {
+  return paths.some((path) => redactedAt(value, path.split(".")));
+}
+
+function redactedAt(value: JsonValue, segments: readonly string[]): boolean {
+  const [head, ...rest] = segments;
+  if (head === undefined) return value === REDACTED;
+  if (Array.isArray(value)) {
+    return value.some((item, i) => (head === "*" || head === String(i)) && redactedAt(item, rest));
+  }
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).some(
+      ([key, item]) => (head === "*" || head === key) && redactedAt(item, rest),
+    );
+  }
+  return false;
+}

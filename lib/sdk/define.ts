@@ -31,7 +31,11 @@ export type ToolDefinition<S extends z.ZodType, R extends JsonValue> = {
   providerIdempotent?: boolean;
   /** How long the provider remembers a key; past it a resend is never made on its memory alone. */
   dedupWindowMs?: number;
-  /** Dotted paths in the arguments (and result) that never reach the ledger. */
+  /**
+   * Dotted paths in the arguments (and result) that never reach the ledger. A model's proposed
+   * arguments for this tool are journaled redacted too, so a later attempt that replays that
+   * decision can only deduplicate the effect, never perform it with the placeholders.
+   */
   sensitive?: readonly string[];
   requiresApproval?(args: z.output<S>): boolean;
   onPayloadMismatch?: "return-first" | "dead-letter";

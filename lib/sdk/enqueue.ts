@@ -24,7 +24,6 @@ export async function enqueue(
   pool: pg.Pool,
   opts: EnqueueOptions,
 ): Promise<{ taskId: string; created: boolean }> {
-  let input = opts.input;
   if (typeof opts.agent !== "string") {
     const parsed = opts.agent.input.safeParse(opts.input);
     if (!parsed.success) {
@@ -32,7 +31,6 @@ export async function enqueue(
         `invalid input for ${opts.agent.name}: ${parsed.error.message}`,
       );
     }
-    input = opts.input;
   }
   const agent = typeof opts.agent === "string" ? opts.agent : opts.agent.name;
   return enqueueTaskWith(pool, {

@@ -3,6 +3,7 @@
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import { toJsonValue } from "../../lib/domain/json";
+import { redact } from "../../lib/domain/redact";
 import type { StepKind } from "../../lib/domain/task-states";
 import type { Agent, AgentContext, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
@@ -131,7 +132,22 @@ export function createContext(
       faultPoint("model.call");
       const response = await pending;
       const result = toJsonValue(response, "model response") as ModelResponse;
-      const step: JournaledStep = { seq: n, kind: "model", name: "model", result, effectKey: null };
+      // The decision is journaled and recorded with each proposed call's arguments redacted by
+      // its tool's `sensitive` paths; this attempt acts on the exact response it holds.
+      const stored: ModelResponse = {
+        ...result,
+        toolCalls: result.toolCalls.map((call) => ({
+          ...call,
+          args: redact(call.args, agent.tools[call.toolName]?.sensitive ?? []),
+        })),
+      };
+      const step: JournaledStep = {
+        seq: n,
+        kind: "model",
+        name: "model",
+        result: stored,
+        effectKey: null,
+      };
       const ok = await withTransaction(scope.pool, async (client) => {
         if (!(await journalStep(client, scope.worker, scope.taskId, scope.attempt, step)))
           return false;
@@ -151,7 +167,7 @@ export function createContext(
             prompt: request.prompt,
             toolsOffered: tools.map((t) => t.name),
             text: response.text,
-            toolCalls: result.toolCalls,
+            toolCalls: stored.toolCalls,
             usage: response.usage,
             cost: response.cost,
           },

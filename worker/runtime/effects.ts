@@ -5,8 +5,8 @@ import type pg from "pg";
 import { type SqlClient, withTransaction } from "../../db/client";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
-import { redact } from "../../lib/domain/redact";
-import type { Tool } from "../../lib/sdk/define";
+import { holdsRedacted, redact } from "../../lib/domain/redact";
+import type { ReconcileOutcome, Tool } from "../../lib/sdk/define";
 import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
 import { faultPoint } from "../../lib/server/fault-points";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
@@ -54,15 +54,25 @@ export async function performEffect(
   rawArgs: unknown,
   stepSeq: number,
 ): Promise<JsonValue> {
+  const sensitive = tool.sensitive ?? [];
   const parsed = tool.input.safeParse(rawArgs);
   if (!parsed.success) {
+    // The walk reads any value safely; a placeholder can only be there if the args are JSON.
+    if (holdsRedacted(rawArgs as JsonValue, sensitive)) {
+      throw cannotActOnRedacted(tool);
+    }
     throw new NonRetryableError(`tool ${tool.name}: invalid arguments: ${parsed.error.message}`);
   }
   const args = parsed.data;
+  const plain = toJsonValue(args, `${tool.name} arguments`);
   const intent = toJsonValue(tool.intent(args), `${tool.name} intent`);
   const key = deriveEffectKey(run.taskId, tool.name, intent);
-  const sensitive = tool.sensitive ?? [];
-  const redacted = redact(toJsonValue(args, `${tool.name} arguments`), sensitive);
+  // Placeholder arguments may only be deduplicated: returning the stored result needs none of
+  // the redacted values, acting would need the secret.
+  if (holdsRedacted(plain, sensitive) && !(await effectSucceeded(run.pool, key))) {
+    throw cannotActOnRedacted(tool);
+  }
+  const redacted = redact(plain, sensitive);
   const fingerprint = payloadFingerprint(redacted);
   const stream = taskStream(run.taskId);
   const entry = (kind: string, data: Record<string, JsonValue>) => ({
@@ -124,12 +134,37 @@ export async function performEffect(
     return claim.result;
   }
   if (claim.action === "reconcile" && tool.reconcile) {
-    const outcome = await tool.reconcile(key, args, { signal: run.signal });
+    let outcome: ReconcileOutcome<JsonValue>;
+    try {
+      outcome = await tool.reconcile(key, args, { signal: run.signal });
+    } catch (err) {
+      await releaseUnknown(
+        run,
+        key,
+        entry("effect.reconcile_failed", { error: serializeError(err) }),
+      );
+      throw err;
+    }
     if (outcome.happened) {
       return recordSuccess(run, tool, key, stepSeq, outcome.result, entry, { reconciled: true });
     }
   }
   return execute(run, tool, args, key, stepSeq, entry);
+}
+
+function cannotActOnRedacted(tool: Tool): NonRetryableError {
+  return new NonRetryableError(
+    `${tool.name}: its arguments come from a journaled model decision whose sensitive fields were redacted, and this effect has not happened yet; replay from the model step to ask the model again`,
+  );
+}
+
+async function effectSucceeded(pool: pg.Pool, key: string): Promise<boolean> {
+  const { rows } = await pool.query({
+    name: "runtime_effect_succeeded_check",
+    text: "select 1 from effects where key = $1 and status = 'succeeded'",
+    values: [key],
+  });
+  return rows.length === 1;
 }
 
 type EntryFn = (
@@ -265,6 +300,27 @@ async function takeOverEffect(client: SqlClient, run: EffectRunner, key: string)
              lease_expires_at = now() + $3 * interval '1 millisecond', attempts = attempts + 1, updated_at = now()
            where key = $1`,
     values: [key, run.worker, run.effectLeaseMs],
+  });
+}
+
+/**
+ * The provider could not be asked: end our claim, outcome still unknown, so the next attempt
+ * asks again. Left claimed, the heartbeat would renew it and every later attempt would wait
+ * on it as if it were in flight, without end and without spending an attempt.
+ */
+async function releaseUnknown(
+  run: EffectRunner,
+  key: string,
+  ledgerEntry: ReturnType<EntryFn>,
+): Promise<void> {
+  await withTransaction(run.pool, async (client) => {
+    await client.query({
+      name: "runtime_effect_release_unknown",
+      text: `update effects set lease_expires_at = now(), lease_owner = null, updated_at = now()
+             where key = $1 and status = 'started' and lease_owner = $2`,
+      values: [key, run.worker],
+    });
+    await appendLedger(client, taskStream(run.taskId), ledgerEntry);
   });
 }
 

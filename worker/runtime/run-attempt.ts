@@ -18,7 +18,7 @@ import {
   serializeError,
 } from "./errors";
 import { decideFailure, resolveTaskPolicy } from "./policy";
-import { completeTask, failTask, parkForApproval, requeueTask } from "./task-sql";
+import { completeTask, failTask, notifyRunnable, parkForApproval, requeueTask } from "./task-sql";
 
 export type AttemptDeps = {
   pool: pg.Pool;
@@ -124,6 +124,7 @@ export async function runAttempt(
     }
     if (err instanceof SuspendError) {
       if (!(await requeueTask(client, deps.worker, task.id, err.until))) return "lost";
+      if (err.until.getTime() <= Date.now()) await notifyRunnable(client, task.id);
       await appendLedger(
         client,
         stream,

@@ -4,6 +4,7 @@
 import type { SqlClient } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
 import type { DeadReason } from "../../lib/domain/task-states";
+import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
 
 export type ClaimedTask = {
   id: string;
@@ -139,6 +140,18 @@ export async function requeueTask(
     values: [id, worker, runAt?.toISOString() ?? null],
   });
   return rowCount === 1;
+}
+
+/**
+ * Wakes idle workers for a task that is runnable now (a hand-back on shutdown), so it does not
+ * wait for their next poll. Delivered when the transaction commits.
+ */
+export async function notifyRunnable(client: SqlClient, id: string): Promise<void> {
+  await client.query({
+    name: "runtime_notify_runnable",
+    text: "select pg_notify($1, $2)",
+    values: [TASKS_CHANNEL, id],
+  });
 }
 
 export type ExpiredLease = {

@@ -1,0 +1,169 @@
+// What the runtime's test files share: enqueue (optionally held back), wait for a task to reach a
+// state, read its ledger and effects, and run one attempt by hand as a named worker that has no
+// heartbeat and no reaper, so a test can stage a second, stale or slow worker precisely.
+import type pg from "pg";
+import { withTransaction } from "../../db/client";
+import type { JsonValue } from "../../lib/domain/json";
+import type { Agent } from "../../lib/sdk/define";
+import { enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { claimBatch } from "./claim-batch";
+import { type AttemptOutcome, runAttempt } from "./run-attempt";
+
+export type TaskRow = {
+  status: string;
+  dead_reason: string | null;
+  attempts: number;
+  version: number;
+  run_at: Date;
+  result: JsonValue | null;
+  last_error: { message: string } | null;
+};
+
+export type EntryRow = { kind: string; actor: string; key: string | null; data: JsonValue };
+
+export type EffectRow = {
+  key: string;
+  step_seq: number;
+  status: string;
+  attempts: number;
+  lease_owner: string | null;
+  fingerprint: string;
+  args: JsonValue;
+  result: JsonValue | null;
+};
+
+const FINAL = ["succeeded", "dead", "rejected", "cancelled"];
+
+export function runtimeTestKit(pool: pg.Pool) {
+  async function enqueue(
+    agent: string,
+    input: unknown,
+    opts: { held?: boolean; policy?: Record<string, unknown> } = {},
+  ): Promise<string> {
+    // A held task waits an hour, so a test can stage what an earlier attempt left behind.
+    const runAt = opts.held ? new Date(Date.now() + 3_600_000) : undefined;
+    const { taskId } = await withTransaction(pool, (c) =>
+      enqueueTask(c, { agent, input, policy: opts.policy, runAt, actor: "test" }),
+    );
+    return taskId;
+  }
+
+  const release = async (id: string) => {
+    await pool.query("update tasks set run_at = now() where id = $1", [id]);
+  };
+
+  async function task(id: string): Promise<TaskRow> {
+    const { rows } = await pool.query<TaskRow>(
+      "select status, dead_reason, attempts, version, run_at, result, last_error from tasks where id = $1",
+      [id],
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`no task ${id}`);
+    return row;
+  }
+
+  async function entries(id: string): Promise<EntryRow[]> {
+    const { rows } = await pool.query<EntryRow>(
+      "select kind, actor, key, data from ledger_entries where task_id = $1 order by seq",
+      [id],
+    );
+    return rows;
+  }
+
+  const kinds = async (id: string) => (await entries(id)).map((e) => e.kind);
+
+  async function effects(id: string): Promise<EffectRow[]> {
+    const { rows } = await pool.query<EffectRow>(
+      `select key, step_seq, status, attempts, lease_owner, fingerprint, args, result
+       from effects where task_id = $1 order by step_seq`,
+      [id],
+    );
+    return rows;
+  }
+
+  /** Polls until `test` holds for the task, or fails with its state and ledger. */
+  async function waitFor(
+    id: string,
+    test: (row: TaskRow, entries: EntryRow[]) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<TaskRow> {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      // The ledger first: the row read after it is at least as new as the entries.
+      const seen = await entries(id);
+      const row = await task(id);
+      if (test(row, seen)) return row;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(
+      `task ${id} never got there: ${JSON.stringify(await task(id))} ${JSON.stringify(await kinds(id))}`,
+    );
+  }
+
+  const settle = (id: string, timeoutMs?: number) =>
+    waitFor(id, (row) => FINAL.includes(row.status), timeoutMs);
+
+  /**
+   * Claims one runnable task of `agents` as `worker` and runs its attempt to the end. Nothing
+   * renews the lease, so a short `leaseMs` makes this worker lose the task mid-attempt.
+   */
+  async function runOneAttempt(
+    worker: string,
+    agents: readonly Agent[],
+    opts: { leaseMs?: number; effectLeaseMs?: number; signal?: AbortSignal } = {},
+  ): Promise<{ taskId: string; outcome: AttemptOutcome } | null> {
+    const [claimed] = await claimBatch(
+      pool,
+      worker,
+      agents.map((a) => a.name),
+      1,
+      opts.leaseMs ?? 5_000,
+    );
+    if (!claimed) return null;
+    const outcome = await runAttempt(
+      {
+        pool,
+        worker,
+        agents: new Map(agents.map((a) => [a.name, a])),
+        effectLeaseMs: opts.effectLeaseMs ?? opts.leaseMs ?? 5_000,
+        signal: opts.signal ?? new AbortController().signal,
+        random: () => 0,
+      },
+      claimed,
+    );
+    return { taskId: claimed.task.id, outcome };
+  }
+
+  return {
+    enqueue,
+    release,
+    task,
+    entries,
+    kinds,
+    effects,
+    waitFor,
+    settle,
+    runOneAttempt,
+  };
+}
+
+/** A promise with its resolver, for tools a test holds in flight and lets go of. */
+export function gate(): { wait: Promise<void>; open: () => void } {
+  let open: () => void = () => {};
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
+
+/** Inserts the global retry policy a test file runs under. */
+export async function setGlobalPolicy(
+  pool: pg.Pool,
+  p: { maxAttempts: number; backoffMs: number; attemptTimeoutMs: number },
+): Promise<void> {
+  await pool.query(
+    `insert into retry_policies (scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, updated_by)
+     values ('global', $1, $2, 1, $2, $3, 'test')`,
+    [p.maxAttempts, p.backoffMs, p.attemptTimeoutMs],
+  );
+}
