@@ -127,6 +127,7 @@ export async function performEffect(
       tool: tool.name,
       args: redacted,
       step: stepSeq,
+      money: tool.money === true,
     });
   }
   if (claim.action === "return") {

@@ -44,6 +44,8 @@ export class ApprovalNeededError extends Error {
       tool: string;
       args: JsonValue;
       step: number;
+      /** The tool moves money: two different reviewers must approve. */
+      money: boolean;
     },
   ) {
     super(`${approval.tool} needs approval before it acts`);

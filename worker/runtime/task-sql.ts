@@ -191,7 +191,7 @@ export async function parkForApproval(
   client: SqlClient,
   worker: string,
   id: string,
-  approval: { key: string; fingerprint: string; tool: string; args: JsonValue },
+  approval: { key: string; fingerprint: string; tool: string; args: JsonValue; money: boolean },
 ): Promise<boolean> {
   const { rowCount } = await client.query({
     name: "runtime_park_task",
@@ -204,10 +204,17 @@ export async function parkForApproval(
   if (rowCount !== 1) return false;
   await client.query({
     name: "runtime_request_approval",
-    text: `insert into approvals (task_id, effect_key, fingerprint, tool, args)
-           values ($1, $2, $3, $4, $5)
+    text: `insert into approvals (task_id, effect_key, fingerprint, tool, args, money)
+           values ($1, $2, $3, $4, $5, $6)
            on conflict (effect_key, fingerprint) do nothing`,
-    values: [id, approval.key, approval.fingerprint, approval.tool, JSON.stringify(approval.args)],
+    values: [
+      id,
+      approval.key,
+      approval.fingerprint,
+      approval.tool,
+      JSON.stringify(approval.args),
+      approval.money,
+    ],
   });
   return true;
 }

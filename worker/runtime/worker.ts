@@ -7,6 +7,7 @@ import type pg from "pg";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
 import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
+import { publishCatalog } from "./catalog";
 import { type ClaimedAttempt, claimBatch } from "./claim-batch";
 import { SuspendError } from "./errors";
 import { reapExpiredLeases } from "./reaper";
@@ -46,6 +47,9 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const running = new Set<Promise<void>>();
   let stopping = false;
   let wake: () => void = () => {};
+
+  // What this worker runs, for the web app (agent list, input forms, the two-person rule).
+  await publishCatalog(config.pool, config.agents, id);
 
   const listener = await config.pool.connect();
   listener.on("notification", () => wake());

@@ -1,0 +1,118 @@
+// A worker publishes its agents at start, and a gated money tool parks with money=true, so the
+// web app can apply the two-person rule without loading agent code.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { setUpTestDatabase } from "../../db/testing/database";
+import { defineAgent, defineTool } from "../../lib/sdk/define";
+import { approveTask } from "../../lib/server/commands/approve-task";
+import { runtimeTestKit } from "./test-support";
+import { type RunningWorker, startWorker } from "./worker";
+
+const t = await setUpTestDatabase("catalog");
+const kit = runtimeTestKit(t.pool);
+const paid: number[] = [];
+
+const pay = defineTool({
+  name: "pay",
+  description: "Pays out",
+  input: z.object({ orderId: z.string(), cents: z.number().int(), card: z.string() }),
+  intent: (a) => ({ orderId: a.orderId }),
+  requiresApproval: (a) => a.cents > 100,
+  sensitive: ["card"],
+  providerIdempotent: true,
+  money: true,
+  execute: async (a) => {
+    paid.push(a.cents);
+    return { ok: true };
+  },
+});
+const note = defineTool({
+  name: "note",
+  input: z.object({ text: z.string() }),
+  intent: (a) => a,
+  execute: async () => ({ ok: true }),
+});
+const payer = defineAgent({
+  name: "payer",
+  input: z.object({ orderId: z.string().min(1), cents: z.number().int().positive() }),
+  tools: { pay, note },
+  policy: { maxAttempts: 2 },
+  run: async (ctx, input) => ctx.tool("pay", { ...input, card: "4242" }),
+});
+
+let worker: RunningWorker;
+beforeAll(async () => {
+  worker = await startWorker({
+    pool: t.pool,
+    agents: [payer],
+    concurrency: 2,
+    leaseMs: 1_000,
+    pollMs: 50,
+    log: () => {},
+  });
+});
+afterAll(() => worker.stop(1_000));
+
+describe("agent catalog", () => {
+  it("holds each agent's input JSON Schema and its tools' flags", async () => {
+    const { rows } = await t.pool.query(
+      "select name, input_schema, tools, policy, published_by from agent_catalog",
+    );
+    expect(rows).toHaveLength(1);
+    const row = rows[0];
+    expect(row.name).toBe("payer");
+    expect(row.published_by).toBe(worker.id);
+    expect(row.input_schema).toMatchObject({
+      type: "object",
+      properties: { orderId: { type: "string", minLength: 1 }, cents: { type: "integer" } },
+      required: ["orderId", "cents"],
+    });
+    expect(row.tools).toEqual([
+      {
+        name: "pay",
+        description: "Pays out",
+        money: true,
+        providerIdempotent: true,
+        requiresApproval: true,
+        sensitive: ["card"],
+      },
+      {
+        name: "note",
+        description: null,
+        money: false,
+        providerIdempotent: false,
+        requiresApproval: false,
+        sensitive: [],
+      },
+    ]);
+    expect(row.policy).toEqual({ maxAttempts: 2 });
+  });
+
+  it("a gated money tool parks with money=true and takes two different reviewers", async () => {
+    const id = await kit.enqueue("payer", { orderId: "o-1", cents: 500 });
+    const parked = await kit.waitFor(id, (r) => r.status === "awaiting_approval");
+    const approvals = await t.pool.query("select money, status from approvals where task_id = $1", [
+      id,
+    ]);
+    expect(approvals.rows).toEqual([{ money: true, status: "pending" }]);
+
+    const first = await approveTask(t.pool, {
+      taskId: id,
+      version: parked.version,
+      actor: "user:a@example.com",
+    });
+    expect(first.ok).toBe(true);
+    expect((await kit.task(id)).status).toBe("awaiting_approval");
+    expect(paid).toEqual([]);
+
+    const again = await kit.task(id);
+    const second = await approveTask(t.pool, {
+      taskId: id,
+      version: again.version,
+      actor: "user:b@example.com",
+    });
+    expect(second.ok).toBe(true);
+    await kit.waitFor(id, (r) => r.status === "succeeded");
+    expect(paid).toEqual([500]);
+  });
+});
