@@ -1,5 +1,5 @@
 import { defineConfig, devices } from "@playwright/test";
-import { e2ePort } from "./e2e/settings";
+import { authStateFile, e2ePort } from "./e2e/settings";
 
 const port = e2ePort();
 const baseURL = `http://127.0.0.1:${port}`;
@@ -32,6 +32,17 @@ export default defineConfig({
       ],
     },
   },
+  projects: [
+    // Signs each demo role in through the real sign-in page once and saves its cookies; filters
+    // on the command line never skip it.
+    { name: "setup", testMatch: /auth\.setup\.ts$/ },
+    {
+      name: "chromium",
+      dependencies: ["setup"],
+      // Admin sees every page; a spec picks another role with test.use(asRole(…)) or ANONYMOUS.
+      use: { storageState: authStateFile("admin") },
+    },
+  ],
   webServer: {
     command: "node --import tsx e2e/server.ts",
     // Healthy means the app is up and its database answers.

@@ -1,15 +1,18 @@
 // The e2e `test`: Playwright's, plus a pool on the database the app under test is using, so a
-// spec can write a known row and check the screen shows it.
-import { test as base } from "@playwright/test";
+// spec can write a known row and check the screen shows it. Pages start signed in as admin (see
+// playwright.config.ts); `test.use(asRole("ops"))` or `test.use(ANONYMOUS)` changes that.
+import { test as base, type Page } from "@playwright/test";
 import type pg from "pg";
 import { z } from "zod";
 import { createPool, withTransaction } from "../db/client";
+import type { Role } from "../lib/auth/permissions";
 import type { TaskStatus } from "../lib/domain/task-states";
 import { type Agent, defineAgent, defineTool } from "../lib/sdk/define";
 import { enqueueTask } from "../lib/server/commands/enqueue-task";
+import { createUser } from "../lib/server/commands/users";
 import { appendLedger } from "../lib/server/ledger/append-ledger";
 import { startWorker } from "../worker/runtime/worker";
-import { readE2eDatabase } from "./settings";
+import { authStateFile, readE2eDatabase } from "./settings";
 
 type Fixtures = { db: pg.Pool };
 
@@ -29,6 +32,42 @@ export const test = base.extend<object, Fixtures>({
 });
 
 export { expect } from "@playwright/test";
+
+/** `test.use(asRole("reviewer"))`: the spec's pages start signed in as that demo role. */
+export function asRole(role: Role): { storageState: string } {
+  return { storageState: authStateFile(role) };
+}
+
+/** `test.use(ANONYMOUS)`: no cookies at all. */
+export const ANONYMOUS = { storageState: { cookies: [], origins: [] } };
+
+export const SESSION_COOKIE = "agent-ledger.session_token";
+
+/**
+ * Fills and submits the sign-in form the page is showing, and waits for the server's answer, so
+ * a later fill cannot race the form reset that follows it.
+ */
+export async function signInThroughForm(page: Page, email: string, password: string) {
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  const answered = page.waitForResponse(
+    (r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/sign-in",
+  );
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await answered;
+}
+
+/** A person of `role` no other spec knows, so locking or disabling them touches nothing else. */
+export async function createE2eUser(
+  db: pg.Pool,
+  role: Role,
+): Promise<{ id: string; email: string; password: string }> {
+  const email = `e2e-${randomWord()}@example.com`;
+  const password = `pw-${randomWord(16)}`;
+  const created = await createUser(db, { email, role, password }, "system:e2e");
+  if (!created.ok) throw new Error(`could not create ${email}: ${created.message}`);
+  return { id: created.value.id, email, password };
+}
 
 /** Lower-case letters only, so it fits ledger kinds and stream names alike. */
 export function randomWord(length = 10): string {

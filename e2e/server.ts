@@ -13,10 +13,10 @@ import {
 } from "../db/testing/cluster";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { seedDemoUsers } from "../lib/server/commands/users";
+import { E2E_DB_FILE, type E2eDatabase, e2ePort, ROOT } from "./settings";
 
 /** Signs the e2e app's session cookies; a test-only value. */
 const E2E_AUTH_SECRET = "e2e-only-secret-e2e-only-secret-e2e-only";
-import { E2E_DB_FILE, type E2eDatabase, e2ePort, ROOT } from "./settings";
 
 const log = (msg: string) => console.error(`[e2e-server] ${msg}`);
 

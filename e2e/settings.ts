@@ -1,13 +1,16 @@
-// Shared by playwright.config.ts, the e2e web server and the specs: where the app listens and
-// where the server tells the specs which database it started.
+// Shared by playwright.config.ts, the e2e web server and the specs: where the app listens, where
+// the server tells the specs which database it started, and where each role's signed-in browser
+// state is kept. Files are keyed by port so runs on different ports do not overwrite each other.
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import type { Role } from "../lib/auth/permissions";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** Outside Playwright's outputDir (test-results/artifacts), which it empties at start. */
-export const E2E_DB_FILE = fileURLToPath(new URL("../test-results/e2e-db.json", import.meta.url));
+const STATE_DIR = path.join(ROOT, "test-results");
 
 export function e2ePort(): number {
   const raw = process.env.E2E_PORT ?? "3100";
@@ -26,6 +29,14 @@ const e2eDatabaseSchema = z.object({
 });
 
 export type E2eDatabase = z.infer<typeof e2eDatabaseSchema>;
+
+/** Written by e2e/server.ts once the database is migrated and seeded, removed when it stops. */
+export const E2E_DB_FILE = path.join(STATE_DIR, `e2e-db-${e2ePort()}.json`);
+
+/** A role's cookies after signing in through the sign-in page (e2e/auth.setup.ts writes it). */
+export function authStateFile(role: Role): string {
+  return path.join(STATE_DIR, ".auth", String(e2ePort()), `${role}.json`);
+}
 
 export function readE2eDatabase(): E2eDatabase {
   return e2eDatabaseSchema.parse(JSON.parse(readFileSync(E2E_DB_FILE, "utf8")));

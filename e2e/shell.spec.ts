@@ -35,6 +35,8 @@ test("the shell has landmarks, a skip link and the navigation", async ({ page })
 });
 
 test("every navigation link leads to a page that renders", async ({ page }) => {
+  // Eighteen page loads, each reading the session and its page's data.
+  test.slow();
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
   page.on("console", (msg) => {
@@ -68,7 +70,7 @@ test("every navigation link leads to a page that renders", async ({ page }) => {
 });
 
 test("sections that are not built yet say so", async ({ page }) => {
-  for (const path of ["/why", "/settings/users", "/settings/tokens"]) {
+  for (const path of ["/why"]) {
     await page.goto(path);
     await expect(page.getByText("This section is not available yet.")).toBeVisible();
   }
