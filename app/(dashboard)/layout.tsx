@@ -1,16 +1,16 @@
 import Link from "next/link";
-import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { SidebarNav } from "../../components/shell/sidebar-nav";
 import { UserMenu } from "../../components/shell/user-menu";
-import { currentViewer } from "../../lib/auth/page";
+import { pageViewer } from "../../lib/auth/page";
 
 export const dynamic = "force-dynamic";
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   // Chrome only: each page checks its own scope (layouts do not re-run on client navigation).
-  const viewer = await currentViewer();
-  if (!viewer || viewer.kind !== "user") redirect("/sign-in");
+  // pageViewer keeps ?next= when it sends a stale or missing session to sign-in.
+  const viewer = await pageViewer("tasks:read");
+  if (viewer.kind !== "user") return null;
   return (
     <>
       <a
