@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { DecidedApprovals } from "../../../components/approvals/decided-approvals";
 import { PendingApproval } from "../../../components/approvals/pending-approval";
+import { ReviewAnnouncer } from "../../../components/review/announcer";
+import { ApprovalActions } from "../../../components/review/approval-actions";
 import { Card } from "../../../components/ui/card";
 import { Duration } from "../../../components/ui/duration";
 import { EmptyState } from "../../../components/ui/empty-state";
@@ -8,7 +10,9 @@ import { PageHeader } from "../../../components/ui/page-header";
 import { Stat } from "../../../components/ui/stat";
 import { Timestamp } from "../../../components/ui/timestamp";
 import { pageViewer } from "../../../lib/auth/page";
-import { getDb } from "../../../lib/server/db";
+import { actorOf, can } from "../../../lib/auth/permissions";
+import { readApprovalReviews } from "../../../lib/server/commands/two-person";
+import { getDb, getPool } from "../../../lib/server/db";
 import { DECIDED_APPROVALS_LIMIT, listApprovals } from "../../../lib/server/queries/list-approvals";
 
 export const dynamic = "force-dynamic";
@@ -18,6 +22,14 @@ export default async function ApprovalsPage() {
   const viewer = await pageViewer("tasks:read");
   const approvals = await listApprovals(getDb(), viewer);
   const oldest = approvals.pending[0];
+  const decides = can(viewer, "approvals:decide");
+  const reviews = decides
+    ? await readApprovalReviews(
+        getPool(),
+        viewer,
+        approvals.pending.map((a) => a.taskId),
+      )
+    : {};
 
   return (
     <>
@@ -32,9 +44,10 @@ export default async function ApprovalsPage() {
       />
       <div className="space-y-6">
         <p className="rounded-md border border-slate-200 bg-white px-4 py-3 text-sm text-slate-700 shadow-xs">
-          <span className="font-medium text-slate-900">Read-only for now.</span> Approving and
-          rejecting arrive with sign-in, so every decision is made by a named reviewer; effects that
-          move money will need two.
+          Every decision is recorded in the ledger with the reviewer's name. Effects that move money
+          need two different reviewers: the first approval is recorded and the request waits for a
+          second.
+          {decides ? null : " Your role can read these requests; a reviewer decides them."}
         </p>
 
         <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3">
@@ -71,21 +84,47 @@ export default async function ApprovalsPage() {
             An approval is bound to the request's idempotency key and payload fingerprint: it
             authorizes exactly these arguments, once. A re-run that changes them asks again.
           </p>
-          {approvals.pending.length === 0 ? (
-            <EmptyState title="Nothing is waiting for approval">
-              When an agent reaches a tool that needs a person's yes (a refund above the threshold,
-              say), its task pauses and the request appears here with the exact arguments, their
-              fingerprint and how long it has waited.
-            </EmptyState>
-          ) : (
-            <ol className="space-y-4">
-              {approvals.pending.map((a) => (
-                <li key={a.id}>
-                  <PendingApproval approval={a} />
-                </li>
-              ))}
-            </ol>
-          )}
+          <ReviewAnnouncer>
+            {approvals.pending.length === 0 ? (
+              <EmptyState title="Nothing is waiting for approval">
+                When an agent reaches a tool that needs a person's yes (a refund above the
+                threshold, say), its task pauses and the request appears here with the exact
+                arguments, their fingerprint and how long it has waited.
+              </EmptyState>
+            ) : (
+              <ol className="space-y-4">
+                {approvals.pending.map((a) => {
+                  const review = reviews[a.taskId];
+                  return (
+                    <li key={a.id}>
+                      <PendingApproval approval={a} />
+                      {review && review.status === "awaiting_approval" ? (
+                        <fieldset
+                          className="mt-2 rounded-md border border-slate-200 bg-slate-50 px-4 py-3"
+                          data-approval-actions={a.id}
+                        >
+                          <legend className="sr-only">
+                            Decide {a.tool} for task {a.taskId.slice(0, 8)}
+                          </legend>
+                          <ApprovalActions
+                            actor={actorOf(viewer)}
+                            target={{
+                              taskId: a.taskId,
+                              version: review.version,
+                              tool: a.tool,
+                              money: review.money,
+                              firstApprovedBy: review.firstApprovedBy,
+                              firstApprovedAt: review.firstApprovedAt,
+                            }}
+                          />
+                        </fieldset>
+                      ) : null}
+                    </li>
+                  );
+                })}
+              </ol>
+            )}
+          </ReviewAnnouncer>
         </section>
 
         <Card

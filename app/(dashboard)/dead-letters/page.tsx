@@ -105,11 +105,12 @@ export default async function DeadLettersPage() {
             </Card>
           ))}
           <p className="text-sm text-slate-600">
-            Replay, approve and reject arrive with the review actions. Until then,{" "}
+            To resume, replay or reject a dead task, open it from the{" "}
             <Link href="/tasks?status=dead" className="font-medium text-sky-800 underline">
-              list the dead tasks
+              list of dead tasks
             </Link>
-            .
+            : its page previews what a replay would do, which effects would act and which move money
+            (those need two reviewers).
           </p>
         </div>
       )}

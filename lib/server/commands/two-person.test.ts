@@ -11,7 +11,7 @@ import { cancelTask } from "./cancel-task";
 import { enqueueTask } from "./enqueue-task";
 import { rejectTask } from "./reject-task";
 import { replayTask } from "./replay-task";
-import { readReviewState, withdrawReviewRequest } from "./two-person";
+import { readApprovalReviews, readReviewState, withdrawReviewRequest } from "./two-person";
 
 const t = await setUpTestDatabase("two_person");
 const A = "user:alice@example.com";
@@ -569,5 +569,36 @@ describe("reading the review state", () => {
   it("needs tasks:read", async () => {
     const dead = await deadPayer();
     await expect(readReviewState(t.pool, null, dead.id)).rejects.toThrow(/sign in/);
+  });
+
+  it("the approvals list gets each task's version and two-person state", async () => {
+    const flagged = await task(await agentWith(null), "awaiting_approval");
+    await approval(flagged.id, "refund", true);
+    await approveTask(t.pool, { taskId: flagged.id, version: flagged.version, actor: A });
+    const byCatalog = await task(
+      await agentWith([{ name: "refund", money: true }]),
+      "awaiting_approval",
+    );
+    await approval(byCatalog.id, "refund", false);
+    const plain = await task(
+      await agentWith([{ name: "refund", money: false }]),
+      "awaiting_approval",
+    );
+    await approval(plain.id, "refund", false);
+
+    const reviews = await readApprovalReviews(t.pool, testViewer("ops"), [
+      flagged.id,
+      byCatalog.id,
+      plain.id,
+    ]);
+    expect(reviews[flagged.id]).toMatchObject({
+      version: flagged.version,
+      status: "awaiting_approval",
+      money: true,
+      firstApprovedBy: A,
+      firstApprovedAt: expect.any(String),
+    });
+    expect(reviews[byCatalog.id]).toMatchObject({ money: true, firstApprovedBy: null });
+    expect(reviews[plain.id]).toMatchObject({ money: false, version: plain.version });
   });
 });

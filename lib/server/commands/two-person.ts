@@ -428,3 +428,88 @@ export async function readReviewState(
     client.release();
   }
 }
+
+/** The preview a reviewer looks at before confirming a replay from `fromStep`; writes nothing. */
+export async function previewReview(
+  pool: pg.Pool,
+  taskId: string,
+  fromStep: number,
+): Promise<CommandResult<ReviewPreview & { lastStep: number }>> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin isolation level repeatable read read only");
+    const { rows } = await client.query<{ id: string; agent: string }>(
+      "select id, agent from tasks where id = $1",
+      [taskId],
+    );
+    const task = rows[0];
+    if (!task) return { ok: false, code: "not_found", message: `no task ${taskId}` };
+    const last = await client.query<{ max: number | null }>(
+      "select max(seq) as max from steps where task_id = $1",
+      [task.id],
+    );
+    const lastStep = last.rows[0]?.max ?? 0;
+    if (fromStep < 1 || fromStep > lastStep + 1) {
+      return {
+        ok: false,
+        code: "invalid",
+        message: `the task has ${lastStep} journaled step(s); replay can start at step 1 to ${lastStep + 1}`,
+      };
+    }
+    const preview = await reviewPreview(client, task, "replay", fromStep);
+    return { ok: true, value: { ...preview, lastStep } };
+  } finally {
+    await client.query("rollback").catch(() => undefined);
+    client.release();
+  }
+}
+
+export type ApprovalReviewDto = {
+  /** The task version a decision must be made on. */
+  version: number;
+  status: TaskStatus;
+  /** A pending approval moves money: two different reviewers must say yes. */
+  money: boolean;
+  firstApprovedBy: string | null;
+  firstApprovedAt: string | null;
+};
+
+/** For the approvals list: each task's version and two-person state, by task id. */
+export async function readApprovalReviews(
+  pool: pg.Pool,
+  viewer: Viewer | null,
+  taskIds: readonly string[],
+): Promise<Record<string, ApprovalReviewDto>> {
+  requireScope(viewer, "tasks:read");
+  if (taskIds.length === 0) return {};
+  const { rows } = await pool.query<{
+    id: string;
+    version: number;
+    status: TaskStatus;
+    money: boolean;
+    first_approved_by: string | null;
+    first_approved_at: Date | null;
+  }>(
+    `select t.id, t.version, t.status,
+       coalesce(bool_or(a.money or coalesce(c.tools @> jsonb_build_array(jsonb_build_object('name', a.tool, 'money', true)), false)), false) as money,
+       min(a.first_approved_by) as first_approved_by, min(a.first_approved_at) as first_approved_at
+     from tasks t
+     left join approvals a on a.task_id = t.id and a.status = 'pending'
+     left join agent_catalog c on c.name = t.agent
+     where t.id = any($1::uuid[])
+     group by t.id, t.version, t.status`,
+    [taskIds],
+  );
+  return Object.fromEntries(
+    rows.map((r) => [
+      r.id,
+      {
+        version: r.version,
+        status: r.status,
+        money: r.money,
+        firstApprovedBy: r.first_approved_by,
+        firstApprovedAt: r.first_approved_at?.toISOString() ?? null,
+      },
+    ]),
+  );
+}

@@ -8,11 +8,14 @@ import {
   RowMeta,
 } from "../../../../components/policies/policy-tables";
 import { ResolutionChain } from "../../../../components/policies/resolution-chain";
+import { ReviewAnnouncer } from "../../../../components/review/announcer";
+import { AddOverride, EditPolicy } from "../../../../components/review/policy-editor";
 import { Card } from "../../../../components/ui/card";
 import { EmptyState } from "../../../../components/ui/empty-state";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
 import { pageViewer } from "../../../../lib/auth/page";
+import { can } from "../../../../lib/auth/permissions";
 import { getDb } from "../../../../lib/server/db";
 import { listRetryPolicies } from "../../../../lib/server/queries/list-retry-policies";
 
@@ -24,6 +27,9 @@ const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 export default async function RetryPoliciesPage() {
   const viewer = await pageViewer("tasks:read");
   const policies = await listRetryPolicies(getDb(), viewer);
+  const writes = can(viewer, "policies:write");
+  const withRow = new Set(policies.agentRows.map((r) => r.agent));
+  const withoutRow = policies.inForce.map((a) => a.agent).filter((a) => !withRow.has(a));
 
   return (
     <>
@@ -38,9 +44,11 @@ export default async function RetryPoliciesPage() {
       />
       <div className="space-y-6">
         <p className="rounded-md border border-slate-200 bg-white px-4 py-3 text-sm text-slate-700 shadow-xs">
-          <span className="font-medium text-slate-900">Read-only for now.</span> Changing policies
-          arrives with sign-in, for admins. A change applies to later failures of existing tasks and
-          is recorded in the ledger with before, after and who made it.
+          {writes
+            ? "Edit a policy below."
+            : "Admins change policies here; your role can read them."}{" "}
+          A change applies to later failures of existing tasks and is recorded in the ledger with
+          before, after and who made it.
         </p>
 
         <Card
@@ -62,6 +70,18 @@ export default async function RetryPoliciesPage() {
             )
           }
         >
+          {writes ? (
+            <ReviewAnnouncer>
+              <div className="mb-4">
+                <EditPolicy
+                  scope="global"
+                  label="the global policy"
+                  version={policies.global?.version ?? null}
+                  values={policies.global?.values ?? null}
+                />
+              </div>
+            </ReviewAnnouncer>
+          ) : null}
           {policies.global ? (
             <PolicyValues values={policies.global.values} testId="policy-global" />
           ) : (
@@ -86,6 +106,22 @@ export default async function RetryPoliciesPage() {
           ) : (
             <AgentRowsTable rows={policies.agentRows} />
           )}
+          {writes ? (
+            <ReviewAnnouncer>
+              <div className="mt-4 flex flex-wrap items-end gap-3" data-testid="policy-editors">
+                {policies.agentRows.map((r) => (
+                  <EditPolicy
+                    key={r.scope}
+                    scope={r.scope}
+                    label={r.agent ?? r.scope}
+                    version={r.version}
+                    values={r.values}
+                  />
+                ))}
+                <AddOverride agents={withoutRow} />
+              </div>
+            </ReviewAnnouncer>
+          ) : null}
         </Card>
 
         <Card

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { TaskReviewPanel } from "../../../../components/review/task-review-panel";
 import { EffectsList } from "../../../../components/tasks/effects-list";
 import { JsonView } from "../../../../components/tasks/json-view";
 import { OnThisPage } from "../../../../components/tasks/on-this-page";
@@ -17,7 +18,9 @@ import { InvalidAddressNotice, Notice } from "../../../../components/ui/notice";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
 import { pageViewer } from "../../../../lib/auth/page";
-import { getDb } from "../../../../lib/server/db";
+import { actorOf, can } from "../../../../lib/auth/permissions";
+import { readReviewState } from "../../../../lib/server/commands/two-person";
+import { getDb, getPool } from "../../../../lib/server/db";
 import { taskStream } from "../../../../lib/server/ledger/append-ledger";
 import { getTaskDetail, taskIdSchema } from "../../../../lib/server/queries/get-task-detail";
 import { timelineSearchSchema } from "../../../../lib/server/queries/list-task-timeline";
@@ -100,6 +103,7 @@ export default async function TaskPage({ params, searchParams }: Props) {
   const { task } = detail;
   const short = task.id.slice(0, 8);
   const pendingApproval = detail.approvals.find((a) => a.status === "pending");
+  const review = await readReviewState(getPool(), viewer, task.id);
   const outcomeTitle =
     task.result !== null ? "Result" : task.lastError !== null ? "Last error" : "Outcome";
 
@@ -127,6 +131,30 @@ export default async function TaskPage({ params, searchParams }: Props) {
       />
       <div className="space-y-6">
         <TaskCallout task={task} pendingApproval={pendingApproval} />
+
+        {review ? (
+          <Card
+            id="review"
+            title="Review"
+            description="What you can do about this task. Each action applies to the version shown here; if someone acted first, you are told who and what."
+          >
+            <TaskReviewPanel
+              task={{ id: task.id, status: task.status, version: task.version }}
+              state={review}
+              may={{
+                decide: can(viewer, "approvals:decide"),
+                review: can(viewer, "deadLetters:review"),
+                resolve: can(viewer, "outcomes:resolve"),
+                cancel: can(viewer, "tasks:cancel"),
+              }}
+              actor={actorOf(viewer)}
+              pendingTool={pendingApproval?.tool ?? null}
+              unknownEffects={detail.effects
+                .filter((e) => e.state === "outcome_unknown")
+                .map((e) => ({ key: e.key, tool: e.tool, stepSeq: e.stepSeq }))}
+            />
+          </Card>
+        ) : null}
 
         <Card id="summary" title="Summary">
           <TaskFacts task={task} />

@@ -1,0 +1,177 @@
+"use client";
+// What every review control shares: run a server action in a transition, refresh the page's
+// server data after a success, and say what happened (errors are announced; a 409 tells the
+// loser who changed the task and offers a reload). Dialogs are native <dialog>s: modal, focus
+// kept inside, Escape closes.
+import { useRouter } from "next/navigation";
+import { type ReactNode, useEffect, useId, useRef, useState, useTransition } from "react";
+import type { ActionResult } from "../../lib/auth/guard";
+
+export const inputClass =
+  "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-xs focus:border-sky-500 focus:ring-2 focus:ring-sky-200 focus:outline-none aria-[invalid=true]:border-rose-500";
+const focus = "focus-visible:outline-2 focus-visible:outline-offset-2";
+export const primaryButton = `rounded-md bg-slate-900 px-3 py-1.5 text-sm font-semibold text-white shadow-xs hover:bg-slate-700 ${focus} focus-visible:outline-sky-500 disabled:cursor-not-allowed disabled:opacity-60`;
+export const secondaryButton = `rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50 ${focus} focus-visible:outline-sky-500 disabled:cursor-not-allowed disabled:opacity-60`;
+export const dangerButton = `rounded-md bg-rose-700 px-3 py-1.5 text-sm font-semibold text-white shadow-xs hover:bg-rose-600 ${focus} focus-visible:outline-rose-500 disabled:cursor-not-allowed disabled:opacity-60`;
+
+export type Feedback =
+  | { ok: true; message: ReactNode }
+  | { ok: false; status: number; message: string; fields: Record<string, string> };
+
+type Action<I, T> = (input: I) => Promise<ActionResult<T>>;
+
+/** One action at a time; `feedback` is the last outcome. */
+export function useReview() {
+  const router = useRouter();
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  const [pending, startTransition] = useTransition();
+  function run<I, T>(
+    action: Action<I, T>,
+    input: I,
+    success: (value: T) => ReactNode,
+    onOk?: (value: T, message: ReactNode) => void,
+  ) {
+    startTransition(async () => {
+      let result: ActionResult<T> | { ok: false; status: 0; error: string; fields?: undefined };
+      try {
+        result = await action(input);
+      } catch (error) {
+        result = {
+          ok: false,
+          status: 0,
+          error: `The request did not complete (${error instanceof Error ? error.message : "unknown error"}). Reload the page and check the task before trying again.`,
+        };
+      }
+      if (result.ok) {
+        const message = success(result.value);
+        setFeedback({ ok: true, message });
+        onOk?.(result.value, message);
+        router.refresh();
+      } else {
+        setFeedback({
+          ok: false,
+          status: result.status,
+          message: result.error,
+          fields: result.fields ?? {},
+        });
+      }
+    });
+  }
+  return { feedback, pending, run, clear: () => setFeedback(null) };
+}
+
+/** The outcome of the last action: an announced error (with a reload after a conflict), or a polite success. */
+export function ReviewFeedback({ feedback }: { feedback: Feedback | null }) {
+  const router = useRouter();
+  if (!feedback) return null;
+  if (feedback.ok) {
+    return (
+      <p
+        role="status"
+        className="rounded-md bg-emerald-50 px-3 py-2 text-sm text-emerald-900 ring-1 ring-emerald-200 ring-inset"
+      >
+        {feedback.message}
+      </p>
+    );
+  }
+  return (
+    <div
+      role="alert"
+      className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-900 ring-1 ring-rose-200 ring-inset"
+    >
+      <p>
+        {feedback.status === 409 ? <span className="font-medium">Not done: </span> : null}
+        {feedback.message}
+      </p>
+      {feedback.status === 409 ? (
+        <p className="mt-2">
+          <button type="button" className={secondaryButton} onClick={() => router.refresh()}>
+            Reload the task
+          </button>
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** A field's message from the last failed action, tied to its input by id. */
+export function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p id={id} className="mt-1 text-sm text-rose-800">
+      {message}
+    </p>
+  );
+}
+
+export function fieldsOf(feedback: Feedback | null): Record<string, string> {
+  return feedback && !feedback.ok ? feedback.fields : {};
+}
+
+/**
+ * A button that opens a modal dialog. `children` receives `close`; the dialog is labelled by
+ * its title and returns focus to the button when it closes (the browser does that for us).
+ */
+export function ReviewDialog({
+  label,
+  title,
+  buttonClass = secondaryButton,
+  disabled = false,
+  testId,
+  children,
+}: {
+  label: string;
+  title: string;
+  buttonClass?: string;
+  disabled?: boolean;
+  testId?: string;
+  children: (close: () => void) => ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [open, setOpen] = useState(false);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <>
+      <button
+        type="button"
+        className={buttonClass}
+        disabled={disabled}
+        onClick={() => setOpen(true)}
+        data-testid={testId}
+      >
+        {label}
+      </button>
+      <dialog
+        ref={ref}
+        aria-labelledby={titleId}
+        onClose={() => setOpen(false)}
+        className="m-auto w-[min(44rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/40"
+      >
+        {open ? (
+          <div className="max-h-[85vh] overflow-y-auto px-5 py-4">
+            <div className="mb-3 flex items-start justify-between gap-3">
+              <h2 id={titleId} className="text-base font-semibold">
+                {title}
+              </h2>
+              <button
+                type="button"
+                className="rounded px-2 text-lg leading-none text-slate-600 hover:text-slate-900"
+                aria-label="Close"
+                onClick={() => setOpen(false)}
+              >
+                ×
+              </button>
+            </div>
+            {children(() => setOpen(false))}
+          </div>
+        ) : null}
+      </dialog>
+    </>
+  );
+}

@@ -1,0 +1,327 @@
+"use client";
+// The task screen's other review forms: resume a dead task, resolve an unknown outcome, cancel
+// (admins), and confirm or withdraw a request waiting for a second reviewer.
+import { type ReactNode, useId, useState } from "react";
+import {
+  cancelTaskAction,
+  replayTaskAction,
+  resolveOutcomeAction,
+  resumeTaskAction,
+  withdrawReviewRequestAction,
+} from "../../lib/actions/review";
+import type { ReviewPreview, ReviewStateDto } from "../../lib/server/commands/two-person";
+import { ShortHash } from "../tasks/short-hash";
+import { Timestamp } from "../ui/timestamp";
+import { useAnnounce } from "./announcer";
+import {
+  dangerButton,
+  FieldError,
+  fieldsOf,
+  inputClass,
+  primaryButton,
+  ReviewFeedback,
+  secondaryButton,
+  useReview,
+} from "./review-kit";
+import { ReviewPreviewList } from "./review-preview-list";
+
+type Target = { taskId: string; version: number };
+
+function Buttons({ children, close }: { children: ReactNode; close: () => void }) {
+  return (
+    <div className="flex flex-wrap gap-2">
+      {children}
+      <button type="button" className={secondaryButton} onClick={close}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
+export function ResumeForm({
+  target,
+  preview,
+  close,
+}: {
+  target: Target;
+  preview: ReviewPreview;
+  close: () => void;
+}) {
+  const { feedback, pending, run } = useReview();
+  const announce = useAnnounce();
+  const noteId = useId();
+  return (
+    <form
+      className="space-y-4"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const note = String(new FormData(event.currentTarget).get("note") ?? "");
+        run(
+          resumeTaskAction,
+          { ...target, note },
+          (v) =>
+            v.waitingFor
+              ? "Resume requested. It can reach money, so a second, different reviewer must confirm it before anything runs."
+              : `Resumed: the task is queued with a fresh attempt budget (version ${v.version}).`,
+          (_, message) => {
+            close();
+            announce(message);
+          },
+        );
+      }}
+    >
+      <p className="text-sm text-slate-700">
+        The task resumes from step {preview.fromStep} (its completed steps return their journaled
+        results) with a fresh attempt budget.
+      </p>
+      <ReviewPreviewList preview={preview} />
+      <div>
+        <label htmlFor={noteId} className="block text-sm font-medium text-slate-800">
+          Note{" "}
+          <span className="font-normal text-slate-600">(optional, recorded in the ledger)</span>
+        </label>
+        <textarea id={noteId} name="note" rows={2} maxLength={1000} className={inputClass} />
+      </div>
+      <ReviewFeedback feedback={feedback} />
+      <Buttons close={close}>
+        <button type="submit" className={primaryButton} disabled={pending}>
+          {pending
+            ? "Working…"
+            : preview.twoPerson
+              ? "Request resume (second reviewer confirms)"
+              : "Resume the task"}
+        </button>
+      </Buttons>
+    </form>
+  );
+}
+
+export function ResolveForm({
+  target,
+  effect,
+  close,
+}: {
+  target: Target;
+  effect: { key: string; tool: string; stepSeq: number };
+  close: () => void;
+}) {
+  const { feedback, pending, run } = useReview();
+  const announce = useAnnounce();
+  const [happened, setHappened] = useState<"yes" | "no" | null>(null);
+  const id = useId();
+  const fields = fieldsOf(feedback);
+  return (
+    <form
+      className="space-y-4"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const data = new FormData(event.currentTarget);
+        run(
+          resolveOutcomeAction,
+          {
+            ...target,
+            key: effect.key,
+            happened: String(data.get("happened") ?? ""),
+            providerId: String(data.get("providerId") ?? ""),
+            result: String(data.get("result") ?? ""),
+          },
+          () =>
+            happened === "yes"
+              ? `Recorded that ${effect.tool} happened. The task resumes and returns that result instead of acting.`
+              : `Recorded that ${effect.tool} did not happen. The task resumes and the effect may act once, with the same key.`,
+          (_, message) => {
+            close();
+            announce(message);
+          },
+        );
+      }}
+    >
+      <p className="text-sm text-slate-700">
+        <span className="font-mono">{effect.tool}</span> at step {effect.stepSeq} (key{" "}
+        <ShortHash value={effect.key} />) started, but its lease ran out without a result. Check
+        with the provider, then say what happened.
+      </p>
+      <fieldset>
+        <legend className="text-sm font-medium text-slate-800">Did it happen?</legend>
+        <div className="mt-1 space-y-1 text-sm">
+          <label className="flex items-center gap-2">
+            <input
+              type="radio"
+              name="happened"
+              value="yes"
+              required
+              onChange={() => setHappened("yes")}
+            />
+            It happened: record the provider's id or result
+          </label>
+          <label className="flex items-center gap-2">
+            <input type="radio" name="happened" value="no" onChange={() => setHappened("no")} />
+            It did not happen: the effect may act, with the same key
+          </label>
+        </div>
+        <FieldError id={`${id}-happened-error`} message={fields.happened} />
+      </fieldset>
+      {happened === "yes" ? (
+        <>
+          <div>
+            <label htmlFor={`${id}-provider`} className="block text-sm font-medium text-slate-800">
+              Provider's id
+            </label>
+            <input
+              id={`${id}-provider`}
+              name="providerId"
+              maxLength={200}
+              className={inputClass}
+              aria-invalid={fields.providerId ? true : undefined}
+              aria-describedby={fields.providerId ? `${id}-provider-error` : undefined}
+            />
+            <FieldError id={`${id}-provider-error`} message={fields.providerId} />
+          </div>
+          <div>
+            <label htmlFor={`${id}-result`} className="block text-sm font-medium text-slate-800">
+              Result{" "}
+              <span className="font-normal text-slate-600">(JSON, optional, up to 16 KB)</span>
+            </label>
+            <textarea
+              id={`${id}-result`}
+              name="result"
+              rows={4}
+              className={`${inputClass} font-mono`}
+              aria-invalid={fields.result ? true : undefined}
+              aria-describedby={fields.result ? `${id}-result-error` : undefined}
+            />
+            <FieldError id={`${id}-result-error`} message={fields.result} />
+          </div>
+        </>
+      ) : null}
+      <ReviewFeedback feedback={feedback} />
+      <Buttons close={close}>
+        <button type="submit" className={primaryButton} disabled={pending || happened === null}>
+          {pending ? "Recording…" : "Record and resume"}
+        </button>
+      </Buttons>
+    </form>
+  );
+}
+
+export function CancelForm({ target, close }: { target: Target; close: () => void }) {
+  const { feedback, pending, run } = useReview();
+  const announce = useAnnounce();
+  const reasonId = useId();
+  return (
+    <form
+      className="space-y-4"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const reason = String(new FormData(event.currentTarget).get("reason") ?? "");
+        run(
+          cancelTaskAction,
+          { ...target, reason },
+          () => "Cancelled. Nothing more is done for this task.",
+          (_, message) => {
+            close();
+            announce(message);
+          },
+        );
+      }}
+    >
+      <p className="text-sm text-slate-700">
+        The task stops for good. A running attempt loses its lease and writes nothing more.
+      </p>
+      <div>
+        <label htmlFor={reasonId} className="block text-sm font-medium text-slate-800">
+          Reason{" "}
+          <span className="font-normal text-slate-600">(optional, recorded in the ledger)</span>
+        </label>
+        <textarea id={reasonId} name="reason" rows={2} maxLength={500} className={inputClass} />
+      </div>
+      <ReviewFeedback feedback={feedback} />
+      <Buttons close={close}>
+        <button type="submit" className={dangerButton} disabled={pending}>
+          {pending ? "Cancelling…" : "Cancel the task"}
+        </button>
+      </Buttons>
+    </form>
+  );
+}
+
+/** "Waiting for a second reviewer — requested by X at T", with Confirm for anyone else. */
+export function PendingRequest({
+  target,
+  request,
+  actor,
+  mayReview,
+}: {
+  target: Target;
+  request: NonNullable<ReviewStateDto["pending"]>;
+  actor: string;
+  mayReview: boolean;
+}) {
+  const { feedback, pending, run } = useReview();
+  const announce = useAnnounce();
+  const mine = request.requestedBy === actor;
+  const what =
+    request.action === "replay" ? `a replay from step ${request.fromStep}` : "resuming the task";
+  const done = (message: ReactNode) => announce(message);
+  return (
+    <div
+      className="space-y-2 rounded-md bg-amber-50 px-4 py-3 text-sm text-amber-950 ring-1 ring-amber-300 ring-inset"
+      data-testid="pending-request"
+    >
+      <p>
+        <span className="font-medium">Waiting for a second reviewer</span> — {request.requestedBy}{" "}
+        asked for {what} at <Timestamp iso={request.requestedAt} /> (task version{" "}
+        {request.taskVersion}). It can reach an effect that moves money, so it runs only when a
+        different reviewer confirms it.
+      </p>
+      {mayReview ? (
+        <div className="flex flex-wrap gap-2">
+          {mine ? null : (
+            <button
+              type="button"
+              className={primaryButton}
+              disabled={pending}
+              onClick={() =>
+                request.action === "replay"
+                  ? run(
+                      replayTaskAction,
+                      { ...target, fromStep: request.fromStep },
+                      () =>
+                        `Confirmed: replaying from step ${request.fromStep}. The task is queued.`,
+                      (_, m) => done(m),
+                    )
+                  : run(
+                      resumeTaskAction,
+                      target,
+                      () => "Confirmed: the task resumes with a fresh attempt budget.",
+                      (_, m) => done(m),
+                    )
+              }
+            >
+              {request.action === "replay"
+                ? `Confirm replay from step ${request.fromStep}`
+                : "Confirm resume"}
+            </button>
+          )}
+          <button
+            type="button"
+            className={secondaryButton}
+            disabled={pending}
+            onClick={() =>
+              run(
+                withdrawReviewRequestAction,
+                { taskId: target.taskId, requestId: request.id },
+                () => "The request is withdrawn. Nothing ran.",
+                (_, m) => done(m),
+              )
+            }
+          >
+            {mine ? "Withdraw my request" : "Decline (withdraw the request)"}
+          </button>
+        </div>
+      ) : null}
+      {mine ? <p>You made this request; someone else must confirm it.</p> : null}
+      <ReviewFeedback feedback={feedback} />
+    </div>
+  );
+}

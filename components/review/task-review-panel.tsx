@@ -1,0 +1,160 @@
+"use client";
+import type { TaskStatus } from "../../lib/domain/task-states";
+// The task screen's review actions, chosen by the task's state and the viewer's scopes (the
+// server checks both again): approve or reject a parked task; resume, replay or reject a dead
+// one; resolve an unknown outcome; cancel (admins). Every action carries the version the page
+// rendered, so a stale screen is told who changed the task instead of acting on it.
+import type { ReviewStateDto } from "../../lib/server/commands/two-person";
+import { ReviewAnnouncer } from "./announcer";
+import { ApprovalActions, RejectForm } from "./approval-actions";
+import { ReplayForm } from "./replay-form";
+import { dangerButton, primaryButton, ReviewDialog } from "./review-kit";
+import { CancelForm, PendingRequest, ResolveForm, ResumeForm } from "./task-forms";
+
+export type ReviewPermissions = {
+  decide: boolean;
+  review: boolean;
+  resolve: boolean;
+  cancel: boolean;
+};
+
+export type TaskReviewPanelProps = {
+  task: { id: string; status: TaskStatus; version: number };
+  state: ReviewStateDto;
+  may: ReviewPermissions;
+  /** The viewer as the ledger names them ("user:<email>"). */
+  actor: string;
+  /** The parked effect waiting for a yes, when there is one. */
+  pendingTool: string | null;
+  unknownEffects: { key: string; tool: string; stepSeq: number }[];
+};
+
+const CANCELLABLE: readonly TaskStatus[] = [
+  "queued",
+  "running",
+  "retry_wait",
+  "awaiting_approval",
+  "dead",
+];
+
+export function TaskReviewPanel(props: TaskReviewPanelProps) {
+  return (
+    <ReviewAnnouncer>
+      <Controls {...props} />
+    </ReviewAnnouncer>
+  );
+}
+
+function Controls({ task, state, may, actor, pendingTool, unknownEffects }: TaskReviewPanelProps) {
+  const target = { taskId: task.id, version: task.version };
+  const parked = task.status === "awaiting_approval";
+  const dead = task.status === "dead";
+  const money = state.moneyApprovals[0];
+  const { resume, replay } = state;
+  const canCancel = may.cancel && CANCELLABLE.includes(task.status);
+  const any =
+    (parked && (may.decide || may.review)) ||
+    (dead && (may.review || may.resolve)) ||
+    canCancel ||
+    state.pending !== null;
+  if (!any) {
+    return (
+      <p className="text-sm text-slate-600" data-testid="review-none">
+        {parked || dead
+          ? "Your role cannot act on this task; a reviewer can."
+          : "Nothing to review: the task is not waiting for a person."}
+      </p>
+    );
+  }
+  return (
+    <div className="space-y-4" data-testid="review-actions">
+      {state.pending ? (
+        <PendingRequest
+          target={target}
+          request={state.pending}
+          actor={actor}
+          mayReview={may.review}
+        />
+      ) : null}
+
+      {parked && may.decide ? (
+        <ApprovalActions
+          actor={actor}
+          target={{
+            ...target,
+            tool: pendingTool ?? money?.tool ?? "the gated effect",
+            money: money !== undefined,
+            firstApprovedBy: money?.firstApprovedBy ?? null,
+            firstApprovedAt: money?.firstApprovedAt ?? null,
+          }}
+        />
+      ) : null}
+
+      {dead && may.review ? (
+        <div className="flex flex-wrap gap-2">
+          {resume ? (
+            <ReviewDialog
+              label="Resume…"
+              title="Resume the dead task"
+              buttonClass={primaryButton}
+              testId="resume-open"
+            >
+              {(close) => <ResumeForm target={target} preview={resume} close={close} />}
+            </ReviewDialog>
+          ) : null}
+          {may.decide ? (
+            <ReviewDialog label="Reject…" title="Reject the dead task" testId="reject-dead-open">
+              {(close) => <RejectForm target={target} from="dead" close={close} />}
+            </ReviewDialog>
+          ) : null}
+        </div>
+      ) : null}
+
+      {(parked || dead) && may.review && replay ? (
+        <div>
+          <ReviewDialog label="Replay from step…" title="Replay from a step" testId="replay-open">
+            {(close) => (
+              <ReplayForm
+                taskId={task.id}
+                version={task.version}
+                lastStep={state.lastStep}
+                initial={replay}
+                close={close}
+              />
+            )}
+          </ReviewDialog>
+        </div>
+      ) : null}
+
+      {dead && may.resolve && unknownEffects.length > 0 ? (
+        <ul className="space-y-2">
+          {unknownEffects.map((e) => (
+            <li key={e.key} className="flex flex-wrap items-center gap-2 text-sm">
+              <ReviewDialog
+                label={`Resolve the outcome of ${e.tool}…`}
+                title={`Did ${e.tool} happen?`}
+                testId="resolve-open"
+              >
+                {(close) => <ResolveForm target={target} effect={e} close={close} />}
+              </ReviewDialog>
+              <span className="text-slate-600">step {e.stepSeq}: outcome unknown</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+
+      {canCancel ? (
+        <div>
+          <ReviewDialog
+            label="Cancel task…"
+            title="Cancel the task"
+            buttonClass={dangerButton}
+            testId="cancel-open"
+          >
+            {(close) => <CancelForm target={target} close={close} />}
+          </ReviewDialog>
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,294 @@
+// Review actions in the browser, signed in as the demo reviewer: approve and reject a parked
+// refund from the approvals list, a stale screen told who acted first, a dead letter replayed
+// after reading its live preview, and the two-person rule for money across two reviewers.
+import type { Browser } from "@playwright/test";
+import type pg from "pg";
+import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
+import { approveTask } from "../lib/server/commands/approve-task";
+import {
+  asRole,
+  createE2eUser,
+  E2E_APPROVAL_THRESHOLD_CENTS,
+  enqueue,
+  expect,
+  randomWord,
+  refundAgent,
+  runTasks,
+  test,
+} from "./fixtures";
+
+test.use(asRole("reviewer"));
+
+const REVIEWER = "user:reviewer@example.com";
+
+async function approvalOf(db: pg.Pool, taskId: string) {
+  const { rows } = await db.query<{
+    id: number;
+    status: string;
+    decided_by: string | null;
+    reason: string | null;
+  }>("select id, status, decided_by, reason from approvals where task_id = $1 order by id", [
+    taskId,
+  ]);
+  const row = rows[0];
+  if (!row) throw new Error(`task ${taskId} requested no approval`);
+  return row;
+}
+
+async function taskRow(db: pg.Pool, id: string) {
+  const { rows } = await db.query<{ status: string; version: number }>(
+    "select status, version from tasks where id = $1",
+    [id],
+  );
+  return rows[0];
+}
+
+async function entries(db: pg.Pool, id: string, kind: string) {
+  const { rows } = await db.query<{ actor: string; data: Record<string, unknown> }>(
+    "select actor, data from ledger_entries where task_id = $1 and kind = $2 order by seq",
+    [id, kind],
+  );
+  return rows;
+}
+
+async function parked(db: pg.Pool, count: number) {
+  const agent = refundAgent(`e2e-review-${randomWord(6)}`);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    ids.push(
+      await enqueue(db, agent.name, {
+        orderId: `ord_${randomWord(6)}`,
+        amountCents: E2E_APPROVAL_THRESHOLD_CENTS + 100 + i,
+      }),
+    );
+  }
+  await runTasks([agent], ids, ["awaiting_approval"]);
+  return ids;
+}
+
+test("a reviewer approves one refund and rejects another from the approvals list", async ({
+  page,
+  db,
+}) => {
+  const [toApprove, toReject] = await parked(db, 2);
+  if (!toApprove || !toReject) throw new Error("no tasks");
+  const a = await approvalOf(db, toApprove);
+  const r = await approvalOf(db, toReject);
+
+  await page.goto("/approvals");
+  const approveRow = page.locator(`[data-approval-actions="${a.id}"]`);
+  await approveRow.getByRole("button", { name: "Approve" }).click();
+  const approveDialog = page.getByRole("dialog", { name: "Approve issue_refund" });
+  await approveDialog.getByLabel(/Note/).fill("customer called");
+  await approveDialog.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(page.getByTestId("review-status")).toContainText(
+    "Approved: issue_refund may act with exactly the arguments shown.",
+  );
+  await expect(approveDialog).toHaveCount(0);
+  expect(await approvalOf(db, toApprove)).toMatchObject({
+    status: "approved",
+    decided_by: REVIEWER,
+  });
+  expect((await taskRow(db, toApprove))?.status).toBe("queued");
+  expect(await entries(db, toApprove, "review.approved")).toEqual([
+    expect.objectContaining({
+      actor: REVIEWER,
+      data: expect.objectContaining({ note: "customer called" }),
+    }),
+  ]);
+  // The decided request left the pending list.
+  await expect(page.locator(`article[data-approval-id="${a.id}"]`)).toHaveCount(0);
+
+  const rejectRow = page.locator(`[data-approval-actions="${r.id}"]`);
+  await rejectRow.getByRole("button", { name: "Reject" }).click();
+  const rejectDialog = page.getByRole("dialog", { name: "Reject issue_refund" });
+  const reason = rejectDialog.getByLabel("Reason");
+  // A rejection needs a reason: the form will not submit without one.
+  await rejectDialog.getByRole("button", { name: "Reject the task" }).click();
+  await expect(reason).toHaveJSProperty("validity.valueMissing", true);
+  expect((await approvalOf(db, toReject)).status).toBe("pending");
+  await reason.fill("duplicate order");
+  await rejectDialog.getByRole("button", { name: "Reject the task" }).click();
+  await expect(page.getByTestId("review-status")).toContainText("Rejected.");
+  expect(await approvalOf(db, toReject)).toMatchObject({
+    status: "rejected",
+    decided_by: REVIEWER,
+    reason: "duplicate order",
+  });
+  expect((await taskRow(db, toReject))?.status).toBe("rejected");
+});
+
+test("a stale screen is told who acted first and offered a reload", async ({ page, db }) => {
+  const [id] = await parked(db, 1);
+  if (!id) throw new Error("no task");
+  await page.goto(`/tasks/${id}`);
+  const review = page.getByRole("region", { name: "Review" });
+  await expect(review.getByRole("button", { name: "Approve" })).toBeVisible();
+
+  // Someone else decides while this page is open.
+  const before = await taskRow(db, id);
+  expect(
+    await approveTask(db, {
+      taskId: id,
+      version: before?.version ?? 0,
+      actor: "user:quick@example.com",
+    }),
+  ).toMatchObject({ ok: true });
+
+  await review.getByRole("button", { name: "Approve" }).click();
+  const dialog = page.getByRole("dialog", { name: "Approve issue_refund" });
+  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
+  const alert = dialog.getByRole("alert");
+  await expect(alert).toContainText("the task changed since you loaded it");
+  await expect(alert).toContainText("review.approved by user:quick@example.com");
+  await dialog.getByRole("button", { name: "Reload the task" }).click();
+  await expect(page.getByTestId("task-callout")).toContainText("Queued");
+  await expect(review.getByTestId("review-none")).toBeVisible();
+  expect(await entries(db, id, "review.approved")).toHaveLength(1);
+});
+
+test("a dead letter is replayed after reading the live preview", async ({ page, db }) => {
+  const agent = refundAgent(`e2e-review-${randomWord(6)}`);
+  const id = await enqueue(
+    db,
+    agent.name,
+    { orderId: `ord_${randomWord(6)}`, amountCents: 900, failAfterRefund: true },
+    { maxAttempts: 1 },
+  );
+  await runTasks([agent], [id], ["dead"]);
+
+  await page.goto(`/tasks/${id}`);
+  await page
+    .getByRole("region", { name: "Review" })
+    .getByRole("button", { name: "Replay from step…" })
+    .click();
+  const dialog = page.getByRole("dialog", { name: "Replay from a step" });
+  const preview = dialog.getByTestId("review-preview");
+  const refund = preview.locator("li[data-replay-key]");
+  await expect(refund).toHaveCount(1);
+  await expect(refund).toHaveAttribute("data-outcome", "dedupe");
+  await expect(refund).toContainText("Deduplicated, unless it changes");
+  await expect(preview).toContainText("A replay from step 1 runs 2 journaled steps again");
+
+  // From step 2 the look-up keeps its journaled result, so nothing before the refund can change
+  // its arguments: the preview follows the chosen step.
+  await dialog.getByLabel("Replay from step").fill("2");
+  await expect(preview).toContainText("A replay from step 2 runs 1 journaled step again");
+  await expect(refund).toContainText("Returns the stored result");
+  await expect(refund).not.toContainText("unless it changes");
+  await dialog.getByLabel("Replay from step").fill("9");
+  await expect(dialog.getByText("Choose a whole number from 1 to 3.")).toBeVisible();
+  await expect(dialog.getByTestId("replay-confirm")).toBeDisabled();
+  await dialog.getByLabel("Replay from step").fill("2");
+  await dialog.getByRole("button", { name: "Confirm replay from step 2" }).click();
+
+  await expect(page.getByTestId("review-status")).toContainText("Replaying from step 2");
+  expect((await taskRow(db, id))?.status).toBe("queued");
+  expect(await entries(db, id, "replay.requested")).toEqual([
+    expect.objectContaining({ actor: REVIEWER, data: expect.objectContaining({ fromStep: 2 }) }),
+  ]);
+});
+
+/** A dead task of an agent whose `pay` tool moves money; its step 2 payment failed. */
+async function deadPayer(db: pg.Pool): Promise<string> {
+  const agent = `e2e-payer-${randomWord(6)}`;
+  await db.query(
+    `insert into agent_catalog (name, input_schema, tools, published_by) values ($1, '{}', $2, 'e2e')`,
+    [agent, JSON.stringify([{ name: "pay", money: true }])],
+  );
+  const id = await enqueue(db, agent, {});
+  await db.query(
+    "update tasks set status = 'dead', dead_reason = 'exhausted', attempts = 1, version = version + 1 where id = $1",
+    [id],
+  );
+  await db.query(
+    `insert into steps (task_id, seq, kind, name, status, result, attempt, completed_at)
+     values ($1, 1, 'step', 'amount', 'completed', '{"amount": 5000}', 1, now())`,
+    [id],
+  );
+  const intent = { invoice: id };
+  await db.query(
+    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, error)
+     values ($1, $2, 2, 'pay', $3, $3, $4, 'failed', '{"message": "card declined"}')`,
+    [deriveEffectKey(id, "pay", intent), id, JSON.stringify(intent), payloadFingerprint(intent)],
+  );
+  return id;
+}
+
+/** A browser context signed in through the HTTP sign-in endpoint. */
+async function signedIn(browser: Browser, baseURL: string, email: string, password: string) {
+  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+  const response = await context.request.post("/api/auth/sign-in/email", {
+    data: { email, password },
+  });
+  expect(response.status()).toBe(200);
+  return context;
+}
+
+test("a replay that reaches money waits for a second, different reviewer", async ({
+  page,
+  db,
+  browser,
+  baseURL,
+}) => {
+  const id = await deadPayer(db);
+  await page.goto(`/tasks/${id}`);
+  const review = page.getByRole("region", { name: "Review" });
+  await review.getByRole("button", { name: "Replay from step…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Replay from a step" });
+  const pay = dialog.locator("li[data-replay-key]");
+  await expect(pay).toContainText("Will act");
+  await expect(pay).toContainText("Moves money");
+  await expect(dialog.getByTestId("two-person-reasons")).toContainText(
+    "pay (step 2) moves money and will act",
+  );
+  await dialog.getByRole("button", { name: /Request replay from step 1/ }).click();
+  await expect(page.getByTestId("review-status")).toContainText(
+    "a second, different reviewer must confirm",
+  );
+
+  const waiting = review.getByTestId("pending-request");
+  await expect(waiting).toContainText(
+    `Waiting for a second reviewer — ${REVIEWER} asked for a replay from step 1`,
+  );
+  // The requester cannot confirm their own request.
+  await expect(waiting.getByRole("button", { name: /Confirm/ })).toHaveCount(0);
+  await expect(waiting).toContainText("You made this request; someone else must confirm it.");
+  expect((await taskRow(db, id))?.status).toBe("dead");
+  expect(await entries(db, id, "replay.requested")).toHaveLength(0);
+
+  const second = await createE2eUser(db, "reviewer");
+  const other = await signedIn(browser, baseURL ?? "", second.email, second.password);
+  try {
+    const otherPage = await other.newPage();
+    await otherPage.goto(`/tasks/${id}`);
+    const request = otherPage.getByTestId("pending-request");
+    await expect(request).toContainText(`${REVIEWER} asked for a replay from step 1`);
+    await request.getByRole("button", { name: "Confirm replay from step 1" }).click();
+    await expect(otherPage.getByTestId("review-status")).toContainText(
+      "Confirmed: replaying from step 1",
+    );
+  } finally {
+    await other.close();
+  }
+
+  expect((await taskRow(db, id))?.status).toBe("queued");
+  const { rows } = await db.query(
+    "select status, requested_by, decided_by from review_requests where task_id = $1",
+    [id],
+  );
+  expect(rows).toEqual([
+    { status: "confirmed", requested_by: REVIEWER, decided_by: `user:${second.email}` },
+  ]);
+  expect(await entries(db, id, "replay.requested")).toEqual([
+    expect.objectContaining({
+      actor: `user:${second.email}`,
+      data: expect.objectContaining({
+        twoPerson: expect.objectContaining({
+          requestedBy: REVIEWER,
+          confirmedBy: `user:${second.email}`,
+        }),
+      }),
+    }),
+  ]);
+});

@@ -1,0 +1,226 @@
+"use server";
+// The review buttons: approve, reject, resume, replay (with its preview), withdraw a two-person
+// request, resolve an unknown outcome, cancel. Each goes through the one chain (session → scope →
+// zod → command), acts on the task version the page rendered, and records the signed-in person
+// as the ledger actor. A 409 tells the loser who changed the task and how.
+import { z } from "zod";
+import { type ActionResult, defineAction, fromCommand } from "../auth/guard";
+import { actorOf, can, type Viewer } from "../auth/permissions";
+import { canonicalJson, type JsonValue, toJsonValue } from "../domain/json";
+import { approveTask } from "../server/commands/approve-task";
+import { cancelTask } from "../server/commands/cancel-task";
+import { rejectTask } from "../server/commands/reject-task";
+import { replayTask } from "../server/commands/replay-task";
+import { resolveOutcome } from "../server/commands/resolve-outcome";
+import { previewReview, withdrawReviewRequest } from "../server/commands/two-person";
+import { getPool } from "../server/db";
+
+/** Largest "it happened" result a reviewer may paste, in bytes of canonical JSON. */
+const MAX_RESULT_BYTES = 16 * 1024;
+
+/** An empty optional text field arrives from a form as "": treat it as absent. */
+const blankAsAbsent = (value: unknown) =>
+  typeof value === "string" && value.trim() === "" ? undefined : value;
+
+const taskId = z
+  .string({ message: "is required" })
+  .trim()
+  .toLowerCase()
+  .pipe(z.uuid({ message: "must be a task id (a UUID)" }));
+
+const version = z.coerce
+  .number({ message: "must be a number" })
+  .int("must be a whole number")
+  .min(1, "must be at least 1")
+  .max(2_147_483_647, "is too large");
+
+const note = z.preprocess(
+  blankAsAbsent,
+  z.string().trim().max(1000, "must be at most 1000 characters").optional(),
+);
+
+function needs(viewer: Viewer, scope: "deadLetters:review"): ActionResult<never> | null {
+  return can(viewer, scope)
+    ? null
+    : { ok: false, status: 403, error: `A dead task needs ${scope} as well.` };
+}
+
+export const approveTaskAction = defineAction({
+  name: "approveTaskAction",
+  scope: "approvals:decide",
+  input: z.object({ taskId, version, note }),
+  run: async (input, viewer) =>
+    fromCommand(
+      await approveTask(getPool(), {
+        ...input,
+        actor: actorOf(viewer),
+        statuses: ["awaiting_approval"],
+      }),
+    ),
+});
+
+/** Approve a dead task: it resumes from its last completed step with a fresh attempt budget. */
+export const resumeTaskAction = defineAction({
+  name: "resumeTaskAction",
+  scope: "deadLetters:review",
+  input: z.object({ taskId, version, note }),
+  run: async (input, viewer) =>
+    fromCommand(
+      await approveTask(getPool(), { ...input, actor: actorOf(viewer), statuses: ["dead"] }),
+    ),
+});
+
+export const rejectTaskAction = defineAction({
+  name: "rejectTaskAction",
+  scope: "approvals:decide",
+  input: z.object({
+    taskId,
+    version,
+    /** The state the page showed: rejecting a dead task is dead-letter triage too. */
+    from: z.enum(["awaiting_approval", "dead"], {
+      message: "must be awaiting_approval or dead",
+    }),
+    reason: z
+      .string({ message: "is required" })
+      .trim()
+      .min(1, "say why the task is rejected")
+      .max(1000, "must be at most 1000 characters"),
+  }),
+  run: async ({ from, ...input }, viewer) => {
+    const denied = from === "dead" ? needs(viewer, "deadLetters:review") : null;
+    if (denied) return denied;
+    return fromCommand(
+      await rejectTask(getPool(), { ...input, actor: actorOf(viewer), statuses: [from] }),
+    );
+  },
+});
+
+const fromStep = z.coerce
+  .number({ message: "must be a number" })
+  .int("must be a whole number")
+  .min(1, "must be at least 1")
+  .max(100_000, "is past any journal");
+
+export const replayTaskAction = defineAction({
+  name: "replayTaskAction",
+  scope: "deadLetters:review",
+  input: z.object({ taskId, version, fromStep }),
+  run: async (input, viewer) =>
+    fromCommand(await replayTask(getPool(), { ...input, actor: actorOf(viewer) })),
+});
+
+/** Read-only: what a replay from `fromStep` would do, with money effects marked. */
+export const previewReplayAction = defineAction({
+  name: "previewReplayAction",
+  scope: "deadLetters:review",
+  input: z.object({ taskId, fromStep }),
+  run: async (input) => fromCommand(await previewReview(getPool(), input.taskId, input.fromStep)),
+});
+
+export const withdrawReviewRequestAction = defineAction({
+  name: "withdrawReviewRequestAction",
+  scope: "deadLetters:review",
+  input: z.object({
+    taskId,
+    requestId: z.coerce.number({ message: "must be a number" }).int().min(1, "must be at least 1"),
+  }),
+  run: async (input, viewer) =>
+    fromCommand(await withdrawReviewRequest(getPool(), { ...input, actor: actorOf(viewer) })),
+});
+
+/** A pasted result: JSON text that the ledger can store, at most MAX_RESULT_BYTES. */
+const resultJson = z.preprocess(
+  blankAsAbsent,
+  z
+    .string()
+    .max(MAX_RESULT_BYTES, `must be at most ${MAX_RESULT_BYTES / 1024} KB`)
+    .transform((text, ctx): JsonValue => {
+      try {
+        const value = toJsonValue(JSON.parse(text), "result");
+        if (Buffer.byteLength(canonicalJson(value)) > MAX_RESULT_BYTES) {
+          ctx.addIssue({
+            code: "custom",
+            message: `must be at most ${MAX_RESULT_BYTES / 1024} KB`,
+          });
+          return z.NEVER;
+        }
+        return value;
+      } catch (error) {
+        ctx.addIssue({
+          code: "custom",
+          message: `is not valid JSON (${error instanceof Error ? error.message : "unreadable"})`,
+        });
+        return z.NEVER;
+      }
+    })
+    .optional(),
+);
+
+export const resolveOutcomeAction = defineAction({
+  name: "resolveOutcomeAction",
+  scope: "outcomes:resolve",
+  input: z
+    .object({
+      taskId,
+      version,
+      key: z
+        .string({ message: "is required" })
+        .regex(/^[0-9a-f]{64}$/, "must be an effect key (64 hex digits)"),
+      happened: z.enum(["yes", "no"], { message: "say whether it happened: yes or no" }),
+      providerId: z.preprocess(
+        blankAsAbsent,
+        z.string().trim().max(200, "must be at most 200 characters").optional(),
+      ),
+      result: resultJson,
+    })
+    .superRefine((v, ctx) => {
+      if (v.happened === "yes" && v.providerId === undefined && v.result === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["providerId"],
+          message: "give the provider's id or its result, so the ledger records what happened",
+        });
+      }
+      if (
+        v.providerId !== undefined &&
+        v.result !== undefined &&
+        (typeof v.result !== "object" || v.result === null || Array.isArray(v.result))
+      ) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["result"],
+          message: "must be a JSON object when a provider id is given too",
+        });
+      }
+    }),
+  run: async ({ happened, providerId, result, ...input }, viewer) => {
+    const actor = actorOf(viewer);
+    if (happened === "no") {
+      return fromCommand(await resolveOutcome(getPool(), { ...input, actor, happened: false }));
+    }
+    const recorded: JsonValue =
+      result === undefined
+        ? { providerId: providerId ?? null }
+        : providerId === undefined
+          ? result
+          : { ...(result as Record<string, JsonValue>), providerId };
+    return fromCommand(
+      await resolveOutcome(getPool(), { ...input, actor, happened: true, result: recorded }),
+    );
+  },
+});
+
+export const cancelTaskAction = defineAction({
+  name: "cancelTaskAction",
+  scope: "tasks:cancel",
+  input: z.object({
+    taskId,
+    version,
+    reason: z.preprocess(
+      blankAsAbsent,
+      z.string().trim().max(500, "must be at most 500 characters").optional(),
+    ),
+  }),
+  run: async (input, viewer) =>
+    fromCommand(await cancelTask(getPool(), { ...input, actor: actorOf(viewer) })),
+});
