@@ -12,6 +12,8 @@ import type { Dice } from "../../worker/demo/fault-dice";
 
 export const HARNESS_ACTOR = "chaos-harness";
 export const REVIEWER = "chaos-reviewer@agent-ledger.local";
+/** Money tools (refunds) need a second, different reviewer after the first. */
+export const SECOND_REVIEWER = "chaos-second-reviewer@agent-ledger.local";
 /** Passed to the workers too, so both sides agree which refunds park. */
 export const APPROVAL_THRESHOLD_CENTS = 20_000;
 
@@ -169,7 +171,10 @@ export async function startFeed(
 
 export type Approver = { approved: () => number; stop: () => Promise<void> };
 
-/** A reviewer who approves every parked task, a moment after it parks. */
+/**
+ * Reviewers who approve every parked task a moment after it parks: the first approves, and
+ * where the two-person rule holds the approval open, a second, different reviewer confirms.
+ */
 export function startApprover(
   pool: pg.Pool,
   dice: Dice,
@@ -180,8 +185,11 @@ export function startApprover(
   const loop = (async () => {
     while (!stopping) {
       try {
-        const { rows } = await pool.query<{ id: string; version: number }>(
-          "select id, version from tasks where status = 'awaiting_approval' order by status_changed_at",
+        const { rows } = await pool.query<{ id: string; version: number; first: boolean }>(
+          `select t.id, t.version, coalesce(bool_or(a.first_approved_by is not null), false) as first
+             from tasks t left join approvals a on a.task_id = t.id and a.status = 'pending'
+            where t.status = 'awaiting_approval'
+            group by t.id order by min(t.status_changed_at)`,
         );
         for (const row of rows) {
           if (stopping) break;
@@ -189,7 +197,7 @@ export function startApprover(
           const r = await approveTask(pool, {
             taskId: row.id,
             version: row.version,
-            actor: REVIEWER,
+            actor: row.first ? SECOND_REVIEWER : REVIEWER,
             note: "approved by the chaos harness",
           });
           // A conflict means the task moved on since we read it; the next round sees it anew.
