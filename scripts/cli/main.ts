@@ -5,6 +5,8 @@ import { checkpointCommand } from "./checkpoint";
 import { migrateCommand } from "./migrate";
 import { seedCommand } from "./seed";
 import { type Command, EXIT, UsageError } from "./shared";
+import { tokensCommand } from "./tokens";
+import { usersCommand } from "./users";
 import { verifyCommand } from "./verify";
 import { workerCommand } from "./worker";
 
@@ -14,6 +16,8 @@ const commands: Command[] = [
   checkpointCommand,
   seedCommand,
   workerCommand,
+  usersCommand,
+  tokensCommand,
 ];
 
 function mainUsage(): string {

@@ -1,0 +1,151 @@
+// agent-ledger tokens: API tokens for machines from a shell. `create` prints the secret once
+// (only its hash is stored); every change is a `system` ledger entry by "cli:<os user>".
+import { SCOPES } from "../../lib/auth/permissions";
+import { createApiToken, revokeApiToken } from "../../lib/server/commands/api-tokens";
+import { readApiTokens } from "../../lib/server/queries/list-api-tokens";
+import { cliActor, failure, formatTable, withAppDatabase } from "./operator";
+import {
+  type Command,
+  EXIT,
+  helpOption,
+  jsonOption,
+  parseOptions,
+  printJson,
+  UsageError,
+} from "./shared";
+
+const USAGE = `agent-ledger tokens <subcommand> [options]
+
+Subcommands:
+  create --name N --scopes a,b [--json]
+      Creates a token and prints it once: store it now, it cannot be shown again.
+      Plain output is the token alone on stdout (TOKEN=$(agent-ledger tokens create …));
+      --json prints {"token": …, "id": …, "name": …, "scopes": […]}.
+  list [--json]
+      Every token with its prefix, scopes, creator, last use and revocation.
+  revoke --id ID | --name N [--json]
+      Revokes a token (by id, or the active token with that name). Revoking twice is fine.
+
+Scopes: ${SCOPES.join(", ")}.
+A request sends the token as "Authorization: Bearer <token>".
+
+Exit codes: 0 ok, 1 refused (name taken, no such token), 2 could not run.
+
+Options:
+  --json    print the result as JSON
+  -h, --help`;
+
+type Sub = (argv: string[]) => Promise<number>;
+
+const create: Sub = async (argv) => {
+  const opts = parseOptions(argv, {
+    ...helpOption,
+    ...jsonOption,
+    name: { type: "string" },
+    scopes: { type: "string" },
+  });
+  if (opts.name === undefined) throw new UsageError("--name is required");
+  if (opts.scopes === undefined) throw new UsageError("--scopes is required (comma-separated)");
+  const scopes = opts.scopes
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return withAppDatabase("tokens", async (pool) => {
+    const result = await createApiToken(
+      pool,
+      { name: opts.name ?? "", scopes: scopes as (typeof SCOPES)[number][] },
+      cliActor(),
+    );
+    if (!result.ok) return failure("tokens create", result);
+    const { token, id, name } = result.value;
+    if (opts.json) printJson({ token, id, name, scopes: result.value.scopes });
+    else {
+      console.log(token);
+      console.error(
+        `Created token "${name}" (id ${id}) with scopes ${result.value.scopes.join(", ")}.\nStore it now: it is not shown again; only its hash is kept.`,
+      );
+    }
+    return EXIT.ok;
+  });
+};
+
+const list: Sub = async (argv) => {
+  const opts = parseOptions(argv, { ...helpOption, ...jsonOption });
+  return withAppDatabase("tokens", async (_pool, db) => {
+    const tokens = await readApiTokens(db);
+    if (opts.json) printJson(tokens);
+    else if (tokens.length === 0) console.log("No API tokens yet: agent-ledger tokens create …");
+    else {
+      const when = (iso: string | null) => (iso ? iso.slice(0, 19).replace("T", " ") : "never");
+      console.log(
+        formatTable(
+          ["ID", "NAME", "PREFIX", "STATUS", "CREATED", "BY", "LAST USED", "SCOPES"],
+          tokens.map((t) => [
+            t.id,
+            t.name,
+            t.prefix,
+            t.revokedAt ? "revoked" : "active",
+            when(t.createdAt),
+            t.createdBy,
+            when(t.lastUsedAt),
+            t.scopes.join(","),
+          ]),
+        ),
+      );
+    }
+    return EXIT.ok;
+  });
+};
+
+const revoke: Sub = async (argv) => {
+  const opts = parseOptions(argv, {
+    ...helpOption,
+    ...jsonOption,
+    id: { type: "string" },
+    name: { type: "string" },
+  });
+  if ((opts.id === undefined) === (opts.name === undefined)) {
+    throw new UsageError("give exactly one of --id or --name");
+  }
+  return withAppDatabase("tokens", async (pool) => {
+    let id = opts.id;
+    if (opts.name !== undefined) {
+      // The active token with that name, else the latest revoked one (revoking again is fine).
+      const { rows } = await pool.query<{ id: string }>(
+        `select id from api_tokens where name = $1
+          order by revoked_at is not null, revoked_at desc limit 1`,
+        [opts.name],
+      );
+      id = rows[0]?.id;
+      if (!id) {
+        console.error(`agent-ledger tokens revoke: no token named "${opts.name}"`);
+        return EXIT.problem;
+      }
+    }
+    const result = await revokeApiToken(pool, id ?? "", cliActor());
+    if (!result.ok) return failure("tokens revoke", result);
+    if (opts.json) printJson(result.value);
+    else console.log(`Token ${result.value.id} is revoked.`);
+    return EXIT.ok;
+  });
+};
+
+const SUBCOMMANDS: Record<string, Sub> = { create, list, revoke };
+
+export const tokensCommand: Command = {
+  name: "tokens",
+  summary: "Create API tokens (shown once), list them, revoke them",
+  usage: USAGE,
+  run: async (argv) => {
+    const [sub, ...rest] = argv;
+    const run = sub && Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
+    if (!run) {
+      throw new UsageError(
+        sub
+          ? `unknown subcommand "${sub}"`
+          : `name a subcommand: ${Object.keys(SUBCOMMANDS).join(", ")}`,
+      );
+    }
+    return run(rest);
+  },
+};

@@ -1,0 +1,216 @@
+// agent-ledger users: add people and change their role or status from a shell (the first admin
+// of a fresh install comes from here). Every change is a `system` ledger entry by "cli:<user>".
+import { z } from "zod";
+import { ROLES } from "../../lib/auth/permissions";
+import {
+  createUser,
+  emailSchema,
+  roleSchema,
+  setUserDisabled,
+  setUserRole,
+} from "../../lib/server/commands/users";
+import { readUsers } from "../../lib/server/queries/list-users";
+import { cliActor, failure, formatTable, withAppDatabase } from "./operator";
+import {
+  type Command,
+  EXIT,
+  helpOption,
+  jsonOption,
+  parseOptions,
+  printJson,
+  UsageError,
+} from "./shared";
+
+const USAGE = `agent-ledger users <subcommand> [options]
+
+Subcommands:
+  add --email E --role R [--name N] [--password-stdin] [--json]
+      Adds a person who may sign in. The password is asked for without echo on a terminal,
+      or read from standard input when it is piped (--password-stdin says so explicitly;
+      one trailing newline is dropped). At least 12 characters.
+  list [--json]
+      Everyone who may sign in, with role and status.
+  set-role --email E --role R [--json]
+      Changes a person's role.
+  disable --email E [--json]
+      Stops a person signing in and ends their sessions at once.
+  enable --email E [--json]
+      Lets a disabled person sign in again.
+
+Roles: ${ROLES.join(", ")}. The last active admin cannot be demoted or disabled.
+Changes are recorded in the ledger's system stream with the actor "cli:<os user>".
+
+Exit codes: 0 ok, 1 refused (exists already, no such user, last admin), 2 could not run.
+
+Options:
+  --json    print the result as JSON
+  -h, --help`;
+
+function parseWith<T>(schema: z.ZodType<T>, value: unknown, option: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new UsageError(`${option}: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
+  }
+  return parsed.data;
+}
+
+const requiredEmail = (v: string | undefined) =>
+  parseWith(z.string({ message: "is required" }).pipe(emailSchema), v, "--email");
+const requiredRole = (v: string | undefined) =>
+  parseWith(z.string({ message: "is required" }).pipe(roleSchema), v, "--role");
+
+async function readAll(stream: NodeJS.ReadStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Reads one line from the terminal without echoing it. Ctrl-C cancels. */
+function promptHidden(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  // Echo goes off before the prompt appears, so nothing typed after it is ever shown.
+  stdin.setRawMode(true);
+  stdin.setEncoding("utf8");
+  stdin.resume();
+  process.stderr.write(prompt);
+  return new Promise((resolve, reject) => {
+    let value: string[] = [];
+    const finish = (error?: Error) => {
+      stdin.off("data", onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write("\n");
+      if (error) reject(error);
+      else resolve(value.join(""));
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === "\r" || ch === "\n" || ch === "\u0004") return finish();
+        if (ch === "\u0003") return finish(new Error("cancelled; nobody was added"));
+        if (ch === "\u007f" || ch === "\b") value = value.slice(0, -1);
+        else if (ch >= " ") value.push(ch);
+      }
+    };
+    stdin.on("data", onData);
+  });
+}
+
+async function readPassword(email: string, fromStdin: boolean): Promise<string> {
+  if (fromStdin || !process.stdin.isTTY) {
+    return (await readAll(process.stdin)).replace(/\r?\n$/, "");
+  }
+  const first = await promptHidden(`Password for ${email}: `);
+  const again = await promptHidden("Same password again: ");
+  if (first !== again) throw new Error("the two passwords differ; nobody was added");
+  return first;
+}
+
+type Sub = (argv: string[]) => Promise<number>;
+
+const add: Sub = async (argv) => {
+  const opts = parseOptions(argv, {
+    ...helpOption,
+    ...jsonOption,
+    email: { type: "string" },
+    role: { type: "string" },
+    name: { type: "string" },
+    "password-stdin": { type: "boolean" },
+  });
+  const email = requiredEmail(opts.email);
+  const role = requiredRole(opts.role);
+  const password = await readPassword(email, opts["password-stdin"] === true);
+  return withAppDatabase("users", async (pool) => {
+    const result = await createUser(pool, { email, role, name: opts.name, password }, cliActor());
+    if (!result.ok) return failure("users add", result);
+    if (opts.json) printJson(result.value);
+    else
+      console.log(`Added ${result.value.email} as ${result.value.role} (id ${result.value.id}).`);
+    return EXIT.ok;
+  });
+};
+
+const list: Sub = async (argv) => {
+  const opts = parseOptions(argv, { ...helpOption, ...jsonOption });
+  return withAppDatabase("users", async (_pool, db) => {
+    const users = await readUsers(db);
+    if (opts.json) printJson(users);
+    else if (users.length === 0) console.log("Nobody can sign in yet: agent-ledger users add …");
+    else {
+      console.log(
+        formatTable(
+          ["EMAIL", "ROLE", "STATUS", "CREATED", "NAME"],
+          users.map((u) => [
+            u.email,
+            u.role,
+            u.disabled ? "disabled" : "active",
+            u.createdAt.slice(0, 19).replace("T", " "),
+            u.name,
+          ]),
+        ),
+      );
+    }
+    return EXIT.ok;
+  });
+};
+
+/** set-role, disable and enable: find the person by email, then change them. */
+function change(sub: "set-role" | "disable" | "enable", withRole: boolean): Sub {
+  return async (argv) => {
+    const opts = parseOptions(argv, {
+      ...helpOption,
+      ...jsonOption,
+      email: { type: "string" },
+      ...(withRole ? { role: { type: "string" } } : {}),
+    } as const);
+    const email = requiredEmail(opts.email);
+    const role = withRole ? requiredRole((opts as { role?: string }).role) : undefined;
+    return withAppDatabase("users", async (pool) => {
+      const { rows } = await pool.query<{ id: string }>(
+        "select id from users where lower(email) = $1",
+        [email],
+      );
+      const id = rows[0]?.id;
+      if (!id) {
+        console.error(`agent-ledger users ${sub}: no user with email ${email}`);
+        return EXIT.problem;
+      }
+      const actor = cliActor();
+      const result = role
+        ? await setUserRole(pool, id, role, actor)
+        : await setUserDisabled(pool, id, sub === "disable", actor);
+      if (!result.ok) return failure(`users ${sub}`, result);
+      const u = result.value;
+      if (opts.json) printJson(u);
+      else if (sub === "set-role") console.log(`${u.email} is now ${u.role}.`);
+      else if (sub === "disable") console.log(`Disabled ${u.email}; their sessions have ended.`);
+      else console.log(`Enabled ${u.email}.`);
+      return EXIT.ok;
+    });
+  };
+}
+
+const SUBCOMMANDS: Record<string, Sub> = {
+  add,
+  list,
+  "set-role": change("set-role", true),
+  disable: change("disable", false),
+  enable: change("enable", false),
+};
+
+export const usersCommand: Command = {
+  name: "users",
+  summary: "Add people who may sign in; list them; change their role; disable or enable them",
+  usage: USAGE,
+  run: async (argv) => {
+    const [sub, ...rest] = argv;
+    const run = sub && Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
+    if (!run) {
+      throw new UsageError(
+        sub
+          ? `unknown subcommand "${sub}"`
+          : `name a subcommand: ${Object.keys(SUBCOMMANDS).join(", ")}`,
+      );
+    }
+    return run(rest);
+  },
+};
