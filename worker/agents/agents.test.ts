@@ -146,6 +146,27 @@ describe("refund", () => {
         })
       ).ok,
     ).toBe(true);
+    // A refund moves money: one reviewer's yes is not enough, and nothing is refunded yet.
+    const waiting = await until(id, ["awaiting_approval"]);
+    expect(
+      receivers.payments.refunds().filter((r) => r.metadata.order_id === "ord_3"),
+    ).toHaveLength(0);
+    const same = await approveTask(t.pool, {
+      taskId: id,
+      version: waiting.version,
+      actor: "rita@example.com",
+    });
+    expect(same.ok).toBe(false);
+    const current = await until(id, ["awaiting_approval"]);
+    expect(
+      (
+        await approveTask(t.pool, {
+          taskId: id,
+          version: current.version,
+          actor: "sam@example.com",
+        })
+      ).ok,
+    ).toBe(true);
     expect(await until(id, ["succeeded"])).toBeTruthy();
     expect(
       receivers.payments.refunds().filter((r) => r.metadata.order_id === "ord_3"),
