@@ -292,3 +292,180 @@ test("a replay that reaches money waits for a second, different reviewer", async
     }),
   ]);
 });
+
+test("a money approval takes two different reviewers", async ({ page, db, browser, baseURL }) => {
+  const [id] = await parked(db, 1);
+  if (!id) throw new Error("no task");
+  await db.query("update approvals set money = true where task_id = $1", [id]);
+  const { id: approvalId } = await approvalOf(db, id);
+
+  await page.goto("/approvals");
+  const row = page.locator(`[data-approval-actions="${approvalId}"]`);
+  await expect(row.getByTestId("money-approval")).toContainText(
+    "two different reviewers must approve",
+  );
+  await row.getByRole("button", { name: "Approve (first of two)" }).click();
+  await page
+    .getByRole("dialog", { name: "Approve issue_refund" })
+    .getByRole("button", { name: "Approve", exact: true })
+    .click();
+  await expect(page.getByTestId("review-status")).toContainText(
+    "a second, different reviewer must approve before it acts",
+  );
+  await expect(row.getByTestId("money-approval")).toContainText(`First approval: ${REVIEWER}`);
+  await expect(row.getByRole("button", { name: "Approve" })).toBeDisabled();
+  expect(await approvalOf(db, id)).toMatchObject({ status: "pending" });
+  expect((await taskRow(db, id))?.status).toBe("awaiting_approval");
+
+  const second = await createE2eUser(db, "reviewer");
+  const other = await signedIn(browser, baseURL ?? "", second.email, second.password);
+  try {
+    const otherPage = await other.newPage();
+    await otherPage.goto(`/tasks/${id}`);
+    const review = otherPage.getByRole("region", { name: "Review" });
+    await expect(review.getByTestId("money-approval")).toContainText(`First approval: ${REVIEWER}`);
+    await review.getByRole("button", { name: "Approve" }).click();
+    await otherPage
+      .getByRole("dialog", { name: "Approve issue_refund" })
+      .getByRole("button", { name: "Approve", exact: true })
+      .click();
+    await expect(otherPage.getByTestId("review-status")).toContainText("Approved");
+  } finally {
+    await other.close();
+  }
+  const { rows } = await db.query(
+    "select status, first_approved_by, decided_by from approvals where task_id = $1",
+    [id],
+  );
+  expect(rows).toEqual([
+    { status: "approved", first_approved_by: REVIEWER, decided_by: `user:${second.email}` },
+  ]);
+  expect((await taskRow(db, id))?.status).toBe("queued");
+});
+
+test("an unknown outcome is resolved as 'it happened' with the provider's id", async ({
+  page,
+  db,
+}) => {
+  const id = await enqueue(db, `e2e-mailer-${randomWord(6)}`, {});
+  await db.query(
+    "update tasks set status = 'dead', dead_reason = 'outcome_unknown', attempts = 1, version = version + 1 where id = $1",
+    [id],
+  );
+  const intent = { to: "ada@example.com" };
+  const key = deriveEffectKey(id, "send_email", intent);
+  await db.query(
+    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
+     values ($1, $2, 1, 'send_email', $3, $3, $4, 'started', 'gone', now() - interval '1 minute')`,
+    [key, id, JSON.stringify(intent), payloadFingerprint(intent)],
+  );
+
+  await page.goto(`/tasks/${id}`);
+  await page.getByRole("button", { name: "Resolve the outcome of send_email…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Did send_email happen?" });
+  await dialog.getByLabel(/It happened/).check();
+  await dialog.getByLabel(/Result/).fill("{not json");
+  await dialog.getByRole("button", { name: "Record and resume" }).click();
+  await expect(dialog.getByText(/^is not valid JSON/)).toBeVisible();
+  await expect(dialog.getByRole("alert")).toHaveText(
+    "Not done: one field needs attention (marked above).",
+  );
+  await expect(dialog.getByLabel(/Result/)).toHaveAttribute("aria-invalid", "true");
+  await dialog.getByLabel(/Result/).fill("");
+  await dialog.getByLabel("Provider's id", { exact: true }).fill("msg_123");
+  await dialog.getByRole("button", { name: "Record and resume" }).click();
+  await expect(page.getByTestId("review-status")).toContainText(
+    "Recorded that send_email happened",
+  );
+
+  const effect = await db.query("select status, result from effects where key = $1", [key]);
+  expect(effect.rows[0]).toEqual({ status: "succeeded", result: { providerId: "msg_123" } });
+  expect((await taskRow(db, id))?.status).toBe("queued");
+  expect(await entries(db, id, "outcome.resolved")).toEqual([
+    expect.objectContaining({
+      actor: REVIEWER,
+      data: { happened: true, result: { providerId: "msg_123" } },
+    }),
+  ]);
+});
+
+test.describe("as ops", () => {
+  test.use(asRole("ops"));
+
+  test("a dead letter shows no review buttons to a role that cannot review", async ({
+    page,
+    db,
+  }) => {
+    const id = await deadPayer(db);
+    await page.goto(`/tasks/${id}`);
+    await expect(
+      page.getByRole("region", { name: "Review" }).getByTestId("review-none"),
+    ).toHaveText("Your role cannot act on this task; a reviewer can.");
+    await expect(page.getByRole("button", { name: /Replay|Resume|Cancel/ })).toHaveCount(0);
+  });
+});
+
+test.describe("as admin", () => {
+  test.use(asRole("admin"));
+
+  test("an admin cancels a dead task", async ({ page, db }) => {
+    const id = await deadPayer(db);
+    await page.goto(`/tasks/${id}`);
+    await page.getByRole("button", { name: "Cancel task…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel the task" });
+    await dialog.getByLabel(/Reason/).fill("customer closed the account");
+    await dialog.getByRole("button", { name: "Cancel the task" }).click();
+    await expect(page.getByTestId("review-status")).toContainText("Cancelled.");
+    expect((await taskRow(db, id))?.status).toBe("cancelled");
+    expect(await entries(db, id, "task.cancelled")).toEqual([
+      expect.objectContaining({
+        actor: "user:admin@example.com",
+        data: expect.objectContaining({ reason: "customer closed the account" }),
+      }),
+    ]);
+  });
+
+  test("an admin changes an agent's retry policy; a stale form is refused", async ({
+    page,
+    db,
+  }) => {
+    const agent = `e2e-policy-${randomWord(6)}`;
+    await enqueue(db, agent, {});
+    await page.goto("/settings/retry-policies");
+    const agents = page.getByRole("region", { name: "Agent overrides" });
+    await agents.getByLabel("Add an override for").selectOption(agent);
+    await agents.getByRole("button", { name: `Set ${agent}…` }).click();
+    const dialog = page.getByRole("dialog", { name: `Retry policy: ${agent}` });
+    await dialog.getByLabel(/Max attempts/).fill("7");
+    await dialog.getByRole("button", { name: "Save policy" }).click();
+    await expect(agents.getByTestId("review-status")).toContainText(
+      `Saved the agent:${agent} policy (version 1)`,
+    );
+    const saved = await db.query(
+      "select max_attempts, version, updated_by from retry_policies where scope = $1",
+      [`agent:${agent}`],
+    );
+    expect(saved.rows[0]).toEqual({
+      max_attempts: 7,
+      version: 1,
+      updated_by: "user:admin@example.com",
+    });
+
+    // Another admin saves first; this page still shows version 1.
+    await db.query("update retry_policies set max_attempts = 9, version = 2 where scope = $1", [
+      `agent:${agent}`,
+    ]);
+    await agents.getByRole("button", { name: `Edit ${agent}…` }).click();
+    const edit = page.getByRole("dialog", { name: `Retry policy: ${agent}` });
+    await expect(edit.getByLabel(/Max attempts/)).toHaveValue("7");
+    await edit.getByLabel(/Max attempts/).fill("3");
+    await edit.getByRole("button", { name: "Save policy" }).click();
+    await expect(edit.getByRole("alert")).toContainText(
+      `the agent:${agent} policy changed since you loaded it (now version 2)`,
+    );
+    const after = await db.query("select max_attempts from retry_policies where scope = $1", [
+      `agent:${agent}`,
+    ]);
+    expect(after.rows[0]).toEqual({ max_attempts: 9 });
+  });
+});

@@ -132,7 +132,7 @@ function ApproveForm({ target, close }: { target: ApprovalTarget; close: () => v
         />
         <FieldError id={`${noteId}-error`} message={fields.note} />
       </div>
-      <ReviewFeedback feedback={feedback} />
+      <ReviewFeedback feedback={feedback} shownFields={["note"]} />
       <div className="flex gap-2">
         <button type="submit" className={primaryButton} disabled={pending}>
           {pending ? "Approving…" : "Approve"}
@@ -194,7 +194,7 @@ export function RejectForm({
         />
         <FieldError id={`${reasonId}-error`} message={fields.reason} />
       </div>
-      <ReviewFeedback feedback={feedback} />
+      <ReviewFeedback feedback={feedback} shownFields={["reason"]} />
       <div className="flex gap-2">
         <button type="submit" className={dangerButton} disabled={pending}>
           {pending ? "Rejecting…" : "Reject the task"}

@@ -112,7 +112,7 @@ function PolicyForm({ scope, version, values, close }: Props) {
           );
         })}
       </div>
-      <ReviewFeedback feedback={feedback} />
+      <ReviewFeedback feedback={feedback} shownFields={FIELDS} />
       <div className="flex gap-2">
         <button type="submit" className={primaryButton} disabled={pending}>
           {pending ? "Saving…" : "Save policy"}
@@ -150,9 +150,11 @@ export function EditPolicy({
 
 /** A new override for an agent that has none yet. */
 export function AddOverride({ agents }: { agents: string[] }) {
-  const [agent, setAgent] = useState(agents[0] ?? "");
+  const [chosen, setAgent] = useState(agents[0] ?? "");
   const id = useId();
   if (agents.length === 0) return null;
+  // After a save the chosen agent has a row and leaves this list.
+  const agent = agents.includes(chosen) ? chosen : (agents[0] ?? "");
   return (
     <div className="flex flex-wrap items-end gap-2">
       <div>

@@ -60,8 +60,18 @@ export function useReview() {
   return { feedback, pending, run, clear: () => setFeedback(null) };
 }
 
-/** The outcome of the last action: an announced error (with a reload after a conflict), or a polite success. */
-export function ReviewFeedback({ feedback }: { feedback: Feedback | null }) {
+/**
+ * The outcome of the last action: an announced error (with a reload after a conflict), or a
+ * polite success. When every failing field shows its own message (`shownFields`), the alert
+ * points there instead of repeating them.
+ */
+export function ReviewFeedback({
+  feedback,
+  shownFields = [],
+}: {
+  feedback: Feedback | null;
+  shownFields?: readonly string[];
+}) {
   const router = useRouter();
   if (!feedback) return null;
   if (feedback.ok) {
@@ -81,7 +91,9 @@ export function ReviewFeedback({ feedback }: { feedback: Feedback | null }) {
     >
       <p>
         {feedback.status === 409 ? <span className="font-medium">Not done: </span> : null}
-        {feedback.message}
+        {marked(feedback.fields, shownFields)
+          ? `Not done: ${Object.keys(feedback.fields).length === 1 ? "one field needs" : "some fields need"} attention (marked above).`
+          : feedback.message}
       </p>
       {feedback.status === 409 ? (
         <p className="mt-2">
@@ -92,6 +104,11 @@ export function ReviewFeedback({ feedback }: { feedback: Feedback | null }) {
       ) : null}
     </div>
   );
+}
+
+function marked(fields: Record<string, string>, shown: readonly string[]): boolean {
+  const failing = Object.keys(fields);
+  return failing.length > 0 && failing.every((f) => shown.includes(f));
 }
 
 /** A field's message from the last failed action, tied to its input by id. */

@@ -194,7 +194,7 @@ export function ResolveForm({
           </div>
         </>
       ) : null}
-      <ReviewFeedback feedback={feedback} />
+      <ReviewFeedback feedback={feedback} shownFields={["happened", "providerId", "result"]} />
       <Buttons close={close}>
         <button type="submit" className={primaryButton} disabled={pending || happened === null}>
           {pending ? "Recording…" : "Record and resume"}
