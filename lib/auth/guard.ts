@@ -4,7 +4,7 @@
 import { headers } from "next/headers";
 import type { z } from "zod";
 import type { CommandResult } from "../server/commands/task-guard";
-import { AuthError, type Scope, type Viewer } from "./permissions";
+import { AuthError, requireScope, type Scope, type Viewer } from "./permissions";
 import { viewerFromHeaders, viewerFromSession } from "./viewer";
 
 export type ActionResult<T> =
@@ -76,13 +76,20 @@ export function defineAction<S extends z.ZodType, T>(
   };
 }
 
+/** The one refusal rule (requireScope), as an action result with a sentence for people. */
 function deny(viewer: Viewer | null, scope: Scope): ActionResult<never> | null {
-  if (!viewer) return { ok: false, status: 401, error: "Sign in first." };
-  if (!viewer.scopes.has(scope)) {
-    const who = viewer.kind === "user" ? `The ${viewer.role} role` : `Token "${viewer.name}"`;
-    return { ok: false, status: 403, error: `${who} may not do this (needs ${scope}).` };
+  try {
+    requireScope(viewer, scope);
+    return null;
+  } catch (error) {
+    if (!(error instanceof AuthError)) throw error;
+    const sentence = `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
+    return {
+      ok: false,
+      status: error.status,
+      error: error.status === 401 ? "Sign in first." : sentence,
+    };
   }
-  return null;
 }
 
 /** RFC 9457 problem details with a stable `type` per error. */
@@ -111,13 +118,7 @@ export function guardRoute(
   handler: (request: Request, viewer: Viewer, context: RouteContext) => Promise<Response>,
 ): (request: Request, context: RouteContext) => Promise<Response> {
   return async (request, context) => {
-    let viewer: Viewer | null;
-    try {
-      viewer = await viewerFromHeaders(request.headers);
-    } catch (error) {
-      if (error instanceof AuthError) viewer = null;
-      else throw error;
-    }
+    const viewer = await viewerFromHeaders(request.headers);
     if (!viewer) {
       return problem(401, "unauthenticated", "Sign in or send an API token", undefined, undefined, {
         "www-authenticate": 'Bearer realm="agent-ledger"',
