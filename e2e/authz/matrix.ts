@@ -1,0 +1,339 @@
+// The authorization matrix: one row per way to call every server action and route handler, with
+// a valid input, so only authorization decides the outcome. The outcome per principal follows
+// from the row's scope and ROLE_SCOPES; public rows state theirs. matrix.spec.ts runs every
+// row × principal against the built app and fails for any action or handler without a row.
+import type pg from "pg";
+import { ROLE_SCOPES, type Role, SCOPES, type Scope } from "../../lib/auth/permissions";
+import { DEMO_PASSWORD } from "../../lib/server/commands/users";
+
+export const PRINCIPALS = [
+  "anonymous",
+  "ops",
+  "reviewer",
+  "admin",
+  /** An admin who signed in and was then disabled: the cookie outlives the account. */
+  "disabled",
+  "token with every scope",
+  "token with metrics:read",
+] as const;
+export type Principal = (typeof PRINCIPALS)[number];
+
+export const TOKEN_SCOPES: Partial<Record<Principal, readonly Scope[]>> = {
+  "token with every scope": SCOPES,
+  "token with metrics:read": ["metrics:read"],
+};
+
+/** "ok" is a 2xx (handlers) or `{ ok: true }` (actions); redirects name their target path. */
+export type Outcome = "ok" | 401 | 403 | 404 | `redirect:${string}`;
+
+/** What rows may use to build a valid input: the e2e database and fresh, unique fixtures. */
+export type MatrixContext = {
+  db: pg.Pool;
+  /** A name no other row or run has used: `${prefix}-<random>`. */
+  unique: (prefix: string) => string;
+  /** A new, active user of `role` (password at least 12 characters). */
+  freshUser: (role: Role) => Promise<{ id: string; email: string }>;
+  /** A new, unrevoked API token. */
+  freshToken: (scopes: Scope[]) => Promise<{ id: string }>;
+  /** A task dead-lettered by its retry limit, with no journal. */
+  deadTask: () => Promise<TaskAt>;
+  /** A refund the worker parked for a person's approval (not a `money` tool: one yes runs it). */
+  awaitingApprovalTask: () => Promise<TaskAt>;
+  /** A dead task whose effect started and never finished: its outcome is unknown. */
+  unknownOutcome: () => Promise<TaskAt & { key: string }>;
+  /** A dead task with a pending two-person replay request (its agent has a `money` tool). */
+  pendingReviewRequest: () => Promise<TaskAt & { requestId: number }>;
+};
+
+/** A task and the version a reviewer would have loaded. */
+export type TaskAt = { taskId: string; version: number };
+
+type ActionCall = {
+  kind: "action";
+  /** The arguments, as a client would pass them (JSON-encoded over the wire). */
+  args: (ctx: MatrixContext) => Promise<unknown[]> | unknown[];
+};
+
+type RouteCall = {
+  kind: "route";
+  /** A concrete path for the row's route pattern. */
+  path: string | ((ctx: MatrixContext) => Promise<string> | string);
+  /** A JSON body, for methods that take one. */
+  body?: (ctx: MatrixContext) => unknown;
+};
+
+type Access =
+  /**
+   * Sessions (and, for route handlers, API tokens) with this scope succeed, and with
+   * `alsoNeeds` as well when the input asks for more (a check inside the action).
+   * `readOnly` calls may not write even when they succeed.
+   */
+  | { scope: Scope; alsoNeeds?: Scope; readOnly?: true }
+  /** The same for everyone; `writes` says whether a call may change rows. */
+  | {
+      public: Outcome | ((principal: Principal) => Outcome);
+      writes: boolean | ((principal: Principal) => boolean);
+    };
+
+export type MatrixRow = {
+  /** "action:<export name>" or "<METHOD> <route pattern>", as the source scan names them. */
+  target: string;
+  /** What the valid call does, when a target has more than one row. */
+  does: string;
+  call: ActionCall | RouteCall;
+  /** The call ends the caller's session: give each session principal a fresh one first. */
+  endsSession?: true;
+} & Access;
+
+const DEMO_SIGN_IN = { email: "ops@example.com", password: DEMO_PASSWORD };
+const SESSION_PRINCIPALS: readonly Principal[] = ["ops", "reviewer", "admin"];
+const holdsSession = (p: Principal) => SESSION_PRINCIPALS.includes(p);
+
+export const MATRIX: readonly MatrixRow[] = [
+  // Sessions: the way in is public; the way out ends only the caller's own session.
+  {
+    target: "action:signIn",
+    does: "signs in with the right password",
+    call: { kind: "action", args: () => [undefined, DEMO_SIGN_IN] },
+    public: "redirect:/",
+    writes: true,
+  },
+  {
+    target: "action:signInWithSso",
+    does: "starts single sign-on (not configured in e2e: back to sign-in)",
+    call: { kind: "action", args: () => [{ next: "/" }] },
+    public: "redirect:/sign-in",
+    writes: false,
+  },
+  {
+    target: "action:signOut",
+    does: "signs out",
+    call: { kind: "action", args: () => [] },
+    public: "redirect:/sign-in",
+    writes: holdsSession,
+    endsSession: true,
+  },
+
+  // Review: the buttons on the task, dead-letter and approval screens.
+  {
+    target: "action:approveTaskAction",
+    does: "approves a parked effect",
+    call: { kind: "action", args: async (ctx) => [await ctx.awaitingApprovalTask()] },
+    scope: "approvals:decide",
+  },
+  {
+    target: "action:rejectTaskAction",
+    does: "rejects a parked effect",
+    call: {
+      kind: "action",
+      args: async (ctx) => [
+        { ...(await ctx.awaitingApprovalTask()), from: "awaiting_approval", reason: "not ours" },
+      ],
+    },
+    scope: "approvals:decide",
+  },
+  {
+    target: "action:rejectTaskAction",
+    does: "rejects a dead task",
+    call: {
+      kind: "action",
+      args: async (ctx) => [{ ...(await ctx.deadTask()), from: "dead", reason: "not ours" }],
+    },
+    scope: "approvals:decide",
+    alsoNeeds: "deadLetters:review",
+  },
+  {
+    target: "action:resumeTaskAction",
+    does: "resumes a dead task",
+    call: { kind: "action", args: async (ctx) => [await ctx.deadTask()] },
+    scope: "deadLetters:review",
+  },
+  {
+    target: "action:replayTaskAction",
+    does: "replays a dead task from step 1",
+    call: { kind: "action", args: async (ctx) => [{ ...(await ctx.deadTask()), fromStep: 1 }] },
+    scope: "deadLetters:review",
+  },
+  {
+    target: "action:previewReplayAction",
+    does: "previews a replay",
+    call: {
+      kind: "action",
+      args: async (ctx) => [{ taskId: (await ctx.deadTask()).taskId, fromStep: 1 }],
+    },
+    scope: "deadLetters:review",
+    readOnly: true,
+  },
+  {
+    target: "action:withdrawReviewRequestAction",
+    does: "withdraws a pending two-person request",
+    call: {
+      kind: "action",
+      args: async (ctx) => {
+        const { taskId, requestId } = await ctx.pendingReviewRequest();
+        return [{ taskId, requestId }];
+      },
+    },
+    scope: "deadLetters:review",
+  },
+  {
+    target: "action:resolveOutcomeAction",
+    does: "says an unknown outcome did not happen",
+    call: {
+      kind: "action",
+      args: async (ctx) => [{ ...(await ctx.unknownOutcome()), happened: "no" }],
+    },
+    scope: "outcomes:resolve",
+  },
+  {
+    target: "action:cancelTaskAction",
+    does: "cancels a task",
+    call: { kind: "action", args: async (ctx) => [await ctx.deadTask()] },
+    scope: "tasks:cancel",
+  },
+
+  // Retry policies: admins only.
+  {
+    target: "action:setPolicyAction",
+    does: "adds an agent's retry policy",
+    call: {
+      kind: "action",
+      args: (ctx) => [{ scope: `agent:${ctx.unique("authz")}`, version: null, maxAttempts: 3 }],
+    },
+    scope: "policies:write",
+  },
+
+  // People: admins only.
+  {
+    target: "action:createUserAction",
+    does: "adds a user",
+    call: {
+      kind: "action",
+      args: (ctx) => [
+        {
+          email: `${ctx.unique("authz")}@example.com`,
+          role: "ops",
+          password: "a-long-enough-password",
+        },
+      ],
+    },
+    scope: "users:manage",
+  },
+  {
+    target: "action:setUserRoleAction",
+    does: "changes another user's role",
+    call: {
+      kind: "action",
+      args: async (ctx) => [{ userId: (await ctx.freshUser("ops")).id, role: "reviewer" }],
+    },
+    scope: "users:manage",
+  },
+  {
+    target: "action:setUserDisabledAction",
+    does: "disables another user",
+    call: {
+      kind: "action",
+      args: async (ctx) => [{ userId: (await ctx.freshUser("ops")).id, disabled: true }],
+    },
+    scope: "users:manage",
+  },
+
+  // API tokens: admins only.
+  {
+    target: "action:createTokenAction",
+    does: "creates a token",
+    call: {
+      kind: "action",
+      args: (ctx) => [{ name: ctx.unique("authz"), scopes: ["metrics:read"] }],
+    },
+    scope: "tokens:manage",
+  },
+  {
+    target: "action:revokeTokenAction",
+    does: "revokes a token",
+    call: {
+      kind: "action",
+      args: async (ctx) => [{ tokenId: (await ctx.freshToken(["metrics:read"])).id }],
+    },
+    scope: "tokens:manage",
+  },
+
+  // Route handlers.
+  {
+    target: "GET /api/health",
+    does: "reports health (for load balancers: no credentials)",
+    call: { kind: "route", path: "/api/health" },
+    public: "ok",
+    writes: false,
+  },
+  {
+    target: "GET /api/auth/[...all]",
+    does: "better-auth's session endpoint is not exposed",
+    call: { kind: "route", path: "/api/auth/get-session" },
+    public: 404,
+    writes: false,
+  },
+  {
+    target: "POST /api/auth/[...all]",
+    does: "signs in with the right password",
+    call: { kind: "route", path: "/api/auth/sign-in/email", body: () => DEMO_SIGN_IN },
+    public: "ok",
+    writes: true,
+  },
+  {
+    target: "POST /api/auth/[...all]",
+    does: "sign-up is off",
+    call: {
+      kind: "route",
+      path: "/api/auth/sign-up/email",
+      body: (ctx) => ({
+        email: `${ctx.unique("signup")}@example.com`,
+        password: "a-long-enough-password",
+        name: "Mallory",
+      }),
+    },
+    public: 404,
+    writes: false,
+  },
+  {
+    target: "POST /api/auth/[...all]",
+    does: "signs out",
+    call: { kind: "route", path: "/api/auth/sign-out", body: () => ({}) },
+    public: "ok",
+    writes: holdsSession,
+    endsSession: true,
+  },
+];
+
+export function rowId(row: MatrixRow): string {
+  return `${row.target} (${row.does})`;
+}
+
+function roleOf(principal: Principal): Role | undefined {
+  return (["ops", "reviewer", "admin"] as const).find((r) => r === principal);
+}
+
+/** The outcome the table promises for `principal` calling `row`. */
+export function expectedOutcome(row: MatrixRow, principal: Principal): Outcome {
+  if ("public" in row) return typeof row.public === "function" ? row.public(principal) : row.public;
+  if (principal === "anonymous" || principal === "disabled") return 401;
+  const tokenScopes = TOKEN_SCOPES[principal];
+  if (tokenScopes) {
+    // Server actions are for people in a browser: a token is no session.
+    if (row.call.kind === "action") return 401;
+    return allowed(tokenScopes, row) ? "ok" : 403;
+  }
+  const role = roleOf(principal);
+  if (!role) throw new Error(`no rule for principal ${principal}`);
+  return allowed(ROLE_SCOPES[role], row) ? "ok" : 403;
+}
+
+function allowed(scopes: readonly Scope[], row: { scope: Scope; alsoNeeds?: Scope }): boolean {
+  return scopes.includes(row.scope) && (!row.alsoNeeds || scopes.includes(row.alsoNeeds));
+}
+
+/** Whether the call may change rows; denied calls never may. */
+export function mayWrite(row: MatrixRow, principal: Principal): boolean {
+  if ("public" in row) return typeof row.writes === "function" ? row.writes(principal) : row.writes;
+  return !row.readOnly && expectedOutcome(row, principal) === "ok";
+}
