@@ -1,7 +1,8 @@
 // Runs before every request. Two jobs, neither of them a security boundary (every page, action
 // and route handler checks the viewer itself): a per-request CSP nonce that Next applies to
 // its own scripts, and an early redirect to sign-in for pages requested without a session
-// cookie (saves rendering a page only to redirect).
+// cookie (saves rendering a page only to redirect). Server actions and /api answer for
+// themselves.
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "./lib/env";
 
@@ -28,8 +29,11 @@ function contentSecurityPolicy(nonce: string, dev: boolean, ssoOrigin: string | 
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   const isApi = pathname.startsWith("/api/");
+  // A server action is a POST to a page's URL; it answers its own 401 (a redirect would hide it).
+  const isAction = request.headers.has("next-action");
   if (
     !isApi &&
+    !isAction &&
     !PUBLIC_PAGES.includes(pathname) &&
     !SESSION_COOKIES.some((name) => request.cookies.has(name))
   ) {
