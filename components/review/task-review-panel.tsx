@@ -4,7 +4,7 @@ import type { TaskStatus } from "../../lib/domain/task-states";
 // server checks both again): approve or reject a parked task; resume, replay or reject a dead
 // one; resolve an unknown outcome; cancel (admins). Every action carries the version the page
 // rendered, so a stale screen is told who changed the task instead of acting on it.
-import type { ReviewStateDto } from "../../lib/server/commands/two-person";
+import type { ReviewStateDto } from "../../lib/server/queries/get-review-state";
 import { ReviewAnnouncer } from "./announcer";
 import { ApprovalActions, RejectForm } from "./approval-actions";
 import { ReplayForm } from "./replay-form";

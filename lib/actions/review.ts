@@ -12,8 +12,9 @@ import { cancelTask } from "../server/commands/cancel-task";
 import { rejectTask } from "../server/commands/reject-task";
 import { replayTask } from "../server/commands/replay-task";
 import { resolveOutcome } from "../server/commands/resolve-outcome";
-import { previewReview, withdrawReviewRequest } from "../server/commands/two-person";
+import { withdrawReviewRequest } from "../server/commands/two-person";
 import { getPool } from "../server/db";
+import { previewReview } from "../server/queries/get-review-state";
 
 /** Largest "it happened" result a reviewer may paste, in bytes of canonical JSON. */
 const MAX_RESULT_BYTES = 16 * 1024;

@@ -3,6 +3,7 @@
 // handlers never check access any other way; the authorization matrix test holds them to it.
 import { headers } from "next/headers";
 import type { z } from "zod";
+import { describeIssues, issueFields } from "../domain/zod-issues";
 import type { CommandResult } from "../server/commands/task-guard";
 import { AuthError, requireScope, type Scope, type Viewer } from "./permissions";
 import { viewerFromHeaders, viewerFromSession } from "./viewer";
@@ -39,19 +40,7 @@ export function toPlain(raw: unknown): unknown {
 }
 
 export function zodFailure(error: z.ZodError): ActionResult<never> {
-  const fields: Record<string, string> = {};
-  for (const issue of error.issues) {
-    const path = issue.path.join(".") || "(input)";
-    fields[path] ??= issue.message;
-  }
-  return {
-    ok: false,
-    status: 400,
-    error: Object.entries(fields)
-      .map(([path, message]) => `${path}: ${message}`)
-      .join("; "),
-    fields,
-  };
+  return { ok: false, status: 400, error: describeIssues(error), fields: issueFields(error) };
 }
 
 export type ActionSpec<S extends z.ZodType, T> = {

@@ -1,6 +1,7 @@
 // The harness's command line, checked with zod; a bad option exits 2 naming it.
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { describeIssues } from "../../lib/domain/zod-issues";
 
 export const USAGE = `npm run chaos -- [options]
 
@@ -83,9 +84,7 @@ export function parseOptions(argv: readonly string[]): Options {
   }
   const parsed = optionsSchema.safeParse(values);
   if (!parsed.success) {
-    throw new UsageError(
-      parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "),
-    );
+    throw new UsageError(describeIssues(parsed.error, "--"));
   }
   return parsed.data;
 }

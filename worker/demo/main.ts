@@ -2,6 +2,7 @@
 // the crash harness and manual runs. Prints one JSON line with the URLs once they listen.
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { describeIssues } from "../../lib/domain/zod-issues";
 import { demoFaultsSchema, startDemoReceivers } from "./receivers";
 
 const port = z.coerce
@@ -53,7 +54,7 @@ try {
 }
 const parsed = argsSchema.safeParse(raw);
 if (!parsed.success) {
-  fail(parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
+  fail(describeIssues(parsed.error, "--"));
 }
 const args = parsed.data;
 

@@ -11,8 +11,8 @@ import { Stat } from "../../../components/ui/stat";
 import { Timestamp } from "../../../components/ui/timestamp";
 import { pageViewer } from "../../../lib/auth/page";
 import { actorOf, can } from "../../../lib/auth/permissions";
-import { readApprovalReviews } from "../../../lib/server/commands/two-person";
 import { getDb, getPool } from "../../../lib/server/db";
+import { readApprovalReviews } from "../../../lib/server/queries/get-review-state";
 import { DECIDED_APPROVALS_LIMIT, listApprovals } from "../../../lib/server/queries/list-approvals";
 
 export const dynamic = "force-dynamic";

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { withTransaction } from "../../../db/client";
 import { generateToken } from "../../auth/api-tokens";
 import { SCOPES } from "../../auth/permissions";
+import { describeIssues } from "../../domain/zod-issues";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 import type { CommandResult } from "./task-guard";
 
@@ -40,7 +41,7 @@ export async function createApiToken(
     return {
       ok: false,
       code: "invalid",
-      message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+      message: describeIssues(parsed.error),
     };
   }
   const { name, scopes } = parsed.data;

@@ -7,6 +7,7 @@ import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import type { TaskStatus } from "../../domain/task-states";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
+import { moneyToolsOf, resumeStep, reviewPreview } from "../queries/review-preview";
 import {
   type CommandResult,
   conflict,
@@ -14,13 +15,7 @@ import {
   notifyWorkers,
   requeueReviewed,
 } from "./task-guard";
-import {
-  moneyToolsOf,
-  type ReviewOutcome,
-  resumeStep,
-  reviewPreview,
-  twoPersonGate,
-} from "./two-person";
+import { type ReviewOutcome, twoPersonGate } from "./two-person";
 
 export type ApproveInput = {
   taskId: string;

@@ -5,8 +5,9 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
+import { type ReviewPreview, reviewPreview } from "../queries/review-preview";
 import { type CommandResult, lockTaskFor, notifyWorkers, requeueReviewed } from "./task-guard";
-import { type ReviewOutcome, type ReviewPreview, reviewPreview, twoPersonGate } from "./two-person";
+import { type ReviewOutcome, twoPersonGate } from "./two-person";
 
 export type ReplayInput = { taskId: string; version: number; fromStep: number; actor: string };
 

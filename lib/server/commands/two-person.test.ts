@@ -6,12 +6,13 @@ import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { testViewer } from "../../auth/testing";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
+import { readApprovalReviews, readReviewState } from "../queries/get-review-state";
 import { approveTask } from "./approve-task";
 import { cancelTask } from "./cancel-task";
 import { enqueueTask } from "./enqueue-task";
 import { rejectTask } from "./reject-task";
 import { replayTask } from "./replay-task";
-import { readApprovalReviews, readReviewState, withdrawReviewRequest } from "./two-person";
+import { withdrawReviewRequest } from "./two-person";
 
 const t = await setUpTestDatabase("two_person");
 const A = "user:alice@example.com";

@@ -6,6 +6,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { withTransaction } from "../../../db/client";
 import { ROLES, type Role } from "../../../db/schema/auth";
+import { describeIssues } from "../../domain/zod-issues";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 import type { CommandResult } from "./task-guard";
 
@@ -41,7 +42,7 @@ export async function createUser(
     return {
       ok: false,
       code: "invalid",
-      message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+      message: describeIssues(parsed.error),
     };
   }
   const { email, role, password } = parsed.data;

@@ -19,9 +19,9 @@ import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
 import { pageViewer } from "../../../../lib/auth/page";
 import { actorOf, can } from "../../../../lib/auth/permissions";
-import { readReviewState } from "../../../../lib/server/commands/two-person";
 import { getDb, getPool } from "../../../../lib/server/db";
 import { taskStream } from "../../../../lib/server/ledger/append-ledger";
+import { readReviewState } from "../../../../lib/server/queries/get-review-state";
 import { getTaskDetail, taskIdSchema } from "../../../../lib/server/queries/get-task-detail";
 import { timelineSearchSchema } from "../../../../lib/server/queries/list-task-timeline";
 import {

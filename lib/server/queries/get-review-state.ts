@@ -1,0 +1,193 @@
+// For the review screens: a task's two-person state with the previews its buttons confirm, the
+// preview for a chosen replay step, and the approvals list's per-task state. Reads only.
+import type pg from "pg";
+import { requireScope, type Viewer } from "../../auth/permissions";
+import type { TaskStatus } from "../../domain/task-states";
+import type { CommandResult } from "../commands/task-guard";
+import {
+  moneyToolsOf,
+  pendingRequestOf,
+  type ReviewAction,
+  type ReviewPreview,
+  resumeStep,
+  reviewPreview,
+} from "./review-preview";
+
+/** For the task screen: the two-person state and the previews its review buttons confirm. */
+export type ReviewStateDto = {
+  /** A pending request on the task's current version (an older one no longer counts). */
+  pending: {
+    id: number;
+    action: ReviewAction;
+    fromStep: number;
+    requestedBy: string;
+    requestedAt: string;
+    taskVersion: number;
+  } | null;
+  /** Pending money approvals and who gave the first yes, if anyone has. */
+  moneyApprovals: {
+    id: number;
+    tool: string;
+    firstApprovedBy: string | null;
+    firstApprovedAt: string | null;
+  }[];
+  /** What approving a dead task (resume) would do; null unless dead. */
+  resume: ReviewPreview | null;
+  /** What a replay from step 1 would do; null unless dead or awaiting approval. */
+  replay: ReviewPreview | null;
+  /** The highest journaled step: a replay can start at 1 to lastStep + 1. */
+  lastStep: number;
+};
+
+export async function readReviewState(
+  pool: pg.Pool,
+  viewer: Viewer | null,
+  taskId: string,
+): Promise<ReviewStateDto | null> {
+  requireScope(viewer, "tasks:read");
+  const client = await pool.connect();
+  try {
+    await client.query("begin isolation level repeatable read read only");
+    const { rows } = await client.query<{
+      id: string;
+      agent: string;
+      status: TaskStatus;
+      version: number;
+    }>("select id, agent, status, version from tasks where id = $1", [taskId]);
+    const task = rows[0];
+    if (!task) return null;
+    const pending = await pendingRequestOf(client, task.id);
+    const approvals = await client.query<{
+      id: number;
+      tool: string;
+      money: boolean;
+      first_approved_by: string | null;
+      first_approved_at: Date | null;
+    }>(
+      `select id, tool, money, first_approved_by, first_approved_at from approvals
+       where task_id = $1 and status = 'pending' order by id`,
+      [task.id],
+    );
+    const flags = await moneyToolsOf(client, task);
+    const last = await client.query<{ max: number | null }>(
+      "select max(seq) as max from steps where task_id = $1",
+      [task.id],
+    );
+    const replayable = task.status === "dead" || task.status === "awaiting_approval";
+    return {
+      pending:
+        pending && pending.taskVersion === task.version
+          ? {
+              id: pending.id,
+              action: pending.action,
+              fromStep: pending.fromStep,
+              requestedBy: pending.requestedBy,
+              requestedAt: pending.requestedAt.toISOString(),
+              taskVersion: pending.taskVersion,
+            }
+          : null,
+      moneyApprovals: approvals.rows
+        .filter((a) => a.money || flags.money.has(a.tool))
+        .map((a) => ({
+          id: Number(a.id),
+          tool: a.tool,
+          firstApprovedBy: a.first_approved_by,
+          firstApprovedAt: a.first_approved_at?.toISOString() ?? null,
+        })),
+      resume:
+        task.status === "dead"
+          ? await reviewPreview(client, task, "approve", await resumeStep(client, task.id))
+          : null,
+      replay: replayable ? await reviewPreview(client, task, "replay", 1) : null,
+      lastStep: last.rows[0]?.max ?? 0,
+    };
+  } finally {
+    await client.query("rollback").catch(() => undefined);
+    client.release();
+  }
+}
+
+/** The preview a reviewer looks at before confirming a replay from `fromStep`; writes nothing. */
+export async function previewReview(
+  pool: pg.Pool,
+  taskId: string,
+  fromStep: number,
+): Promise<CommandResult<ReviewPreview & { lastStep: number }>> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin isolation level repeatable read read only");
+    const { rows } = await client.query<{ id: string; agent: string }>(
+      "select id, agent from tasks where id = $1",
+      [taskId],
+    );
+    const task = rows[0];
+    if (!task) return { ok: false, code: "not_found", message: `no task ${taskId}` };
+    const last = await client.query<{ max: number | null }>(
+      "select max(seq) as max from steps where task_id = $1",
+      [task.id],
+    );
+    const lastStep = last.rows[0]?.max ?? 0;
+    if (fromStep < 1 || fromStep > lastStep + 1) {
+      return {
+        ok: false,
+        code: "invalid",
+        message: `the task has ${lastStep} journaled step(s); replay can start at step 1 to ${lastStep + 1}`,
+      };
+    }
+    const preview = await reviewPreview(client, task, "replay", fromStep);
+    return { ok: true, value: { ...preview, lastStep } };
+  } finally {
+    await client.query("rollback").catch(() => undefined);
+    client.release();
+  }
+}
+
+export type ApprovalReviewDto = {
+  /** The task version a decision must be made on. */
+  version: number;
+  status: TaskStatus;
+  /** A pending approval moves money: two different reviewers must say yes. */
+  money: boolean;
+  firstApprovedBy: string | null;
+  firstApprovedAt: string | null;
+};
+
+/** For the approvals list: each task's version and two-person state, by task id. */
+export async function readApprovalReviews(
+  pool: pg.Pool,
+  viewer: Viewer | null,
+  taskIds: readonly string[],
+): Promise<Record<string, ApprovalReviewDto>> {
+  requireScope(viewer, "tasks:read");
+  if (taskIds.length === 0) return {};
+  const { rows } = await pool.query<{
+    id: string;
+    version: number;
+    status: TaskStatus;
+    money: boolean;
+    first_approved_by: string | null;
+    first_approved_at: Date | null;
+  }>(
+    `select t.id, t.version, t.status,
+       coalesce(bool_or(a.money or coalesce(c.tools @> jsonb_build_array(jsonb_build_object('name', a.tool, 'money', true)), false)), false) as money,
+       min(a.first_approved_by) as first_approved_by, min(a.first_approved_at) as first_approved_at
+     from tasks t
+     left join approvals a on a.task_id = t.id and a.status = 'pending'
+     left join agent_catalog c on c.name = t.agent
+     where t.id = any($1::uuid[])
+     group by t.id, t.version, t.status`,
+    [taskIds],
+  );
+  return Object.fromEntries(
+    rows.map((r) => [
+      r.id,
+      {
+        version: r.version,
+        status: r.status,
+        money: r.money,
+        firstApprovedBy: r.first_approved_by,
+        firstApprovedAt: r.first_approved_at?.toISOString() ?? null,
+      },
+    ]),
+  );
+}
