@@ -126,10 +126,12 @@ export function ResolveForm({
             providerId: String(data.get("providerId") ?? ""),
             result: String(data.get("result") ?? ""),
           },
-          () =>
+          (value) =>
             happened === "yes"
               ? `Recorded that ${effect.tool} happened. The task resumes and returns that result instead of acting.`
-              : `Recorded that ${effect.tool} did not happen. The task resumes and the effect may act once, with the same key.`,
+              : value.status === "dead"
+                ? `Recorded that ${effect.tool} did not happen. It moves money, so the task stays dead: resuming it sends the money again and needs two different reviewers.`
+                : `Recorded that ${effect.tool} did not happen. The task resumes and the effect may act once, with the same key.`,
           (_, message) => {
             close();
             announce(message);
@@ -157,7 +159,8 @@ export function ResolveForm({
           </label>
           <label className="flex items-center gap-2">
             <input type="radio" name="happened" value="no" onChange={() => setHappened("no")} />
-            It did not happen: the effect may act, with the same key
+            It did not happen: the effect may act, with the same key (an effect that moves money
+            acts only after two different reviewers approve)
           </label>
         </div>
         <FieldError id={`${id}-happened-error`} message={fields.happened} />

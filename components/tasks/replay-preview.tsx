@@ -105,7 +105,8 @@ export function ReplayPreviewView({
         </p>
       ) : null}
       <p className="text-sm text-slate-600">
-        This is a preview. Replaying, with this same preview to confirm, arrives with sign-in.
+        This is a preview. A reviewer replays from Review above, where the preview for the chosen
+        step is shown again to confirm.
       </p>
     </div>
   );

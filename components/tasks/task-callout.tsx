@@ -46,8 +46,8 @@ export function TaskCallout({
           {task.deadReason ? <p>{DEAD_REASON_HINT[task.deadReason]}</p> : null}
           <ErrorLine message={task.lastErrorMessage} />
           <p>
-            It waits for a reviewer, who will approve it (resume from the last completed step),
-            replay it or reject it once review actions arrive with sign-in.
+            It waits for a reviewer, who can approve it (resume from the first step not completed),
+            replay it from a chosen step, or reject it: see Review below.
           </p>
         </Callout>
       );

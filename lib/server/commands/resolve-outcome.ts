@@ -1,10 +1,13 @@
 // resolve an unknown outcome: a reviewer who checked with the provider says "it happened"
 // (recording its result, so the replay deduplicates) or "it did not" (the effect may act with
-// the same key). The dead task then resumes.
+// the same key). The dead task then resumes, except after "it did not" on an effect that moves
+// money: one reviewer records the fact, and resuming (which would send the money again) is an
+// approve that the two-person rule covers.
 import type pg from "pg";
-import { withTransaction } from "../../../db/client";
+import { type SqlClient, withTransaction } from "../../../db/client";
 import { type JsonValue, toJsonValue } from "../../domain/json";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
+import { moneyToolsOf } from "../queries/review-preview";
 import { type CommandResult, lockTaskFor, notifyWorkers, requeueReviewed } from "./task-guard";
 import { withdrawPending } from "./two-person";
 
@@ -26,8 +29,8 @@ export async function resolveOutcome(pool: pg.Pool, input: ResolveInput): Promis
     );
     if ("error" in locked) return locked.error;
     const { task } = locked;
-    const effect = await client.query<{ status: string; live: boolean }>(
-      `select status, coalesce(lease_expires_at > now(), false) as live from effects
+    const effect = await client.query<{ tool: string; status: string; live: boolean }>(
+      `select tool, status, coalesce(lease_expires_at > now(), false) as live from effects
        where key = $1 and task_id = $2 for update`,
       [input.key, task.id],
     );
@@ -63,18 +66,28 @@ export async function resolveOutcome(pool: pg.Pool, input: ResolveInput): Promis
             }),
       ],
     );
-    const version = await requeueReviewed(client, task, true);
+    const holdForTwo = !input.happened && (await moneyToolsOf(client, task)).money.has(row.tool);
+    const version = holdForTwo
+      ? await touchVersion(client, task.id)
+      : await requeueReviewed(client, task, true);
     await appendLedger(client, taskStream(task.id), {
       kind: "outcome.resolved",
       actor: input.actor,
       taskId: task.id,
       key: input.key,
-      data: { happened: input.happened, result },
+      data: { happened: input.happened, result, resumed: !holdForTwo },
     });
+    if (holdForTwo) return { ok: true, value: { id: task.id, status: "dead", version } };
     await notifyWorkers(client, task.id);
-    return {
-      ok: true,
-      value: { id: task.id, status: "queued", version },
-    };
+    return { ok: true, value: { id: task.id, status: "queued", version } };
   });
+}
+
+/** The task changed (its effect's outcome is known) but stays where it is. */
+async function touchVersion(client: SqlClient, taskId: string): Promise<number> {
+  const { rows } = await client.query<{ version: number }>(
+    "update tasks set version = version + 1, updated_at = now() where id = $1 returning version",
+    [taskId],
+  );
+  return rows[0]?.version ?? 0;
 }

@@ -12,6 +12,7 @@ import { cancelTask } from "./cancel-task";
 import { enqueueTask } from "./enqueue-task";
 import { rejectTask } from "./reject-task";
 import { replayTask } from "./replay-task";
+import { resolveOutcome } from "./resolve-outcome";
 import { withdrawReviewRequest } from "./two-person";
 
 const t = await setUpTestDatabase("two_person");
@@ -563,6 +564,85 @@ describe("resume (approve a dead task) that reaches money", () => {
       code: "conflict",
       message: "cannot approve a task that is dead",
     });
+  });
+});
+
+describe("resolving an unknown outcome of a money effect", () => {
+  /** A dead task whose `tool` effect (step 1) was cut between acting and recording. */
+  async function unknownOutcome(money: boolean) {
+    const agent = await agentWith([{ name: "refund", money }]);
+    const dead = await task(agent, "dead");
+    const key = deriveEffectKey(dead.id, "refund", { n: 1 });
+    await t.pool.query(
+      `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status)
+       values ($1, $2, 1, 'refund', '{"n":1}', '{"n":1}', $3, 'started')`,
+      [key, dead.id, payloadFingerprint({ n: 1 })],
+    );
+    // The tool step never completed: the worker died between acting and recording.
+    await t.pool.query(
+      `insert into steps (task_id, seq, kind, name, status, effect_key, attempt)
+       values ($1, 1, 'tool', 'refund', 'started', $2, 1)`,
+      [dead.id, key],
+    );
+    return { ...dead, key };
+  }
+
+  it("'it did not' is recorded by one reviewer, but sending the money again takes two", async () => {
+    const dead = await unknownOutcome(true);
+    const resolved = await resolveOutcome(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      key: dead.key,
+      actor: A,
+      happened: false,
+    });
+    expect(resolved).toMatchObject({ ok: true, value: { status: "dead" } });
+    expect(await row(dead.id)).toMatchObject({ status: "dead", version: dead.version + 1 });
+    expect(await entries(dead.id, "outcome.resolved")).toEqual([
+      expect.objectContaining({ actor: A, data: expect.objectContaining({ resumed: false }) }),
+    ]);
+    const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
+    expect(state?.resume?.twoPerson).toBe(true);
+    const first = await approveTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version + 1,
+      actor: A,
+    });
+    expect(first).toMatchObject({
+      ok: true,
+      value: { status: "dead", waitingFor: { kind: "request" } },
+    });
+    const second = await approveTask(t.pool, {
+      taskId: dead.id,
+      version: dead.version + 1,
+      actor: B,
+    });
+    expect(second).toMatchObject({ ok: true, value: { status: "queued" } });
+  });
+
+  it("'it did not' on an effect that moves no money resumes the task at once", async () => {
+    const dead = await unknownOutcome(false);
+    const resolved = await resolveOutcome(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      key: dead.key,
+      actor: A,
+      happened: false,
+    });
+    expect(resolved).toMatchObject({ ok: true, value: { status: "queued" } });
+  });
+
+  it("'it happened' on a money effect resumes at once: nothing will be sent again", async () => {
+    const dead = await unknownOutcome(true);
+    const resolved = await resolveOutcome(t.pool, {
+      taskId: dead.id,
+      version: dead.version,
+      key: dead.key,
+      actor: A,
+      happened: true,
+      result: { refundId: "re_1" },
+    });
+    expect(resolved).toMatchObject({ ok: true, value: { status: "queued" } });
   });
 });
 
