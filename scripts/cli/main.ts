@@ -43,15 +43,16 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`agent-ledger: unknown command "${name}"\n\n${mainUsage()}`);
     return EXIT.error;
   }
+  const usage = command.usageFor?.(rest) ?? command.usage;
   if (rest.includes("--help") || rest.includes("-h")) {
-    console.log(command.usage);
+    console.log(usage);
     return EXIT.ok;
   }
   try {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`agent-ledger ${name}: ${err.message}\n\n${command.usage}`);
+      console.error(`agent-ledger ${name}: ${err.message}\n\n${usage}`);
     } else if (err instanceof EnvError) {
       console.error(`agent-ledger ${name}: ${err.message}`);
     } else {

@@ -5,37 +5,22 @@ import { createApiToken, revokeApiToken } from "../../lib/server/commands/api-to
 import { readApiTokens } from "../../lib/server/queries/list-api-tokens";
 import { cliActor, failure, formatTable, withAppDatabase } from "./operator";
 import {
-  type Command,
+  commandGroup,
   EXIT,
   helpOption,
   jsonOption,
   parseOptions,
   printJson,
+  type Subcommand,
   UsageError,
 } from "./shared";
 
-const USAGE = `agent-ledger tokens <subcommand> [options]
-
-Subcommands:
-  create --name N --scopes a,b [--json]
-      Creates a token and prints it once: store it now, it cannot be shown again.
-      Plain output is the token alone on stdout (TOKEN=$(agent-ledger tokens create …));
-      --json prints {"token": …, "id": …, "name": …, "scopes": […]}.
-  list [--json]
-      Every token with its prefix, scopes, creator, last use and revocation.
-  revoke --id ID | --name N [--json]
-      Revokes a token (by id, or the active token with that name). Revoking twice is fine.
-
-Scopes: ${SCOPES.join(", ")}.
+const NOTES = `Scopes: ${SCOPES.join(", ")}.
 A request sends the token as "Authorization: Bearer <token>".
 
-Exit codes: 0 ok, 1 refused (name taken, no such token), 2 could not run.
+Exit codes: 0 ok, 1 refused (name taken, no such token), 2 could not run.`;
 
-Options:
-  --json    print the result as JSON
-  -h, --help`;
-
-type Sub = (argv: string[]) => Promise<number>;
+type Sub = Subcommand["run"];
 
 const create: Sub = async (argv) => {
   const opts = parseOptions(argv, {
@@ -130,22 +115,31 @@ const revoke: Sub = async (argv) => {
   });
 };
 
-const SUBCOMMANDS: Record<string, Sub> = { create, list, revoke };
-
-export const tokensCommand: Command = {
+export const tokensCommand = commandGroup({
   name: "tokens",
   summary: "Create API tokens (shown once), list them, revoke them",
-  usage: USAGE,
-  run: async (argv) => {
-    const [sub, ...rest] = argv;
-    const run = sub && Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
-    if (!run) {
-      throw new UsageError(
-        sub
-          ? `unknown subcommand "${sub}"`
-          : `name a subcommand: ${Object.keys(SUBCOMMANDS).join(", ")}`,
-      );
-    }
-    return run(rest);
-  },
-};
+  notes: NOTES,
+  subcommands: [
+    {
+      name: "create",
+      synopsis: "--name N --scopes a,b [--json]",
+      description: `Creates a token and prints it once: store it now, it cannot be shown again.
+Plain output is the token alone on stdout (TOKEN=$(agent-ledger tokens create …));
+--json prints {"token": …, "id": …, "name": …, "scopes": […]}.`,
+      run: create,
+    },
+    {
+      name: "list",
+      synopsis: "[--json]",
+      description: "Every token with its prefix, scopes, creator, last use and revocation.",
+      run: list,
+    },
+    {
+      name: "revoke",
+      synopsis: "--id ID | --name N [--json]",
+      description:
+        "Revokes a token (by id, or the active token with that name). Revoking twice is fine.",
+      run: revoke,
+    },
+  ],
+});

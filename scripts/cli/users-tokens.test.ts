@@ -58,9 +58,7 @@ describe("--help", SLOW, () => {
     };
     for (const args of [
       ["users", "--help"],
-      ["users", "add", "-h"],
       ["tokens", "--help"],
-      ["tokens", "revoke", "--help"],
     ]) {
       const r = cli(args);
       const name = args[0] as keyof typeof subcommands;
@@ -69,14 +67,24 @@ describe("--help", SLOW, () => {
       for (const sub of subcommands[name]) {
         expect(r.stdout).toMatch(new RegExp(`^  ${sub}( |$)`, "m"));
       }
-      if (name === "users") {
-        expect(r.stdout).toContain("--password-stdin");
-        expect(r.stdout).toContain("Roles: reviewer, ops, admin");
-      } else {
-        expect(r.stdout).toContain('{"token": …, "id": …, "name": …, "scopes": […]}');
-        expect(r.stdout).toContain("tasks:enqueue");
-      }
+      if (name === "users") expect(r.stdout).toContain("Roles: reviewer, ops, admin");
+      else expect(r.stdout).toContain("tasks:enqueue");
     }
+    // Each subcommand has its own page: its options, then the group's notes.
+    const add = cli(["users", "add", "-h"]);
+    expect(add.code).toBe(0);
+    expect(add.stdout).toMatch(/^agent-ledger users add --email E --role R .*--password-stdin/);
+    expect(add.stdout).not.toContain("set-role");
+    const create = cli(["tokens", "create", "--help"]);
+    expect(create.code).toBe(0);
+    expect(create.stdout).toMatch(/^agent-ledger tokens create --name N --scopes a,b/);
+    expect(create.stdout).toContain('{"token": …, "id": …, "name": …, "scopes": […]}');
+    // A mistake in a subcommand's options shows that subcommand's page.
+    const bad = cli(["tokens", "revoke"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /give exactly one of --id or --name\n\nagent-ledger tokens revoke --id/,
+    );
   });
 
   it("exits 2 without a subcommand, with an unknown one, or with bad options", () => {

@@ -12,39 +12,20 @@ import {
 import { readUsers } from "../../lib/server/queries/list-users";
 import { cliActor, failure, formatTable, withAppDatabase } from "./operator";
 import {
-  type Command,
+  commandGroup,
   EXIT,
   helpOption,
   jsonOption,
   parseOptions,
   printJson,
+  type Subcommand,
   UsageError,
 } from "./shared";
 
-const USAGE = `agent-ledger users <subcommand> [options]
-
-Subcommands:
-  add --email E --role R [--name N] [--password-stdin] [--json]
-      Adds a person who may sign in. The password is asked for without echo on a terminal,
-      or read from standard input when it is piped (--password-stdin says so explicitly;
-      one trailing newline is dropped). At least 12 characters.
-  list [--json]
-      Everyone who may sign in, with role and status.
-  set-role --email E --role R [--json]
-      Changes a person's role.
-  disable --email E [--json]
-      Stops a person signing in and ends their sessions at once.
-  enable --email E [--json]
-      Lets a disabled person sign in again.
-
-Roles: ${ROLES.join(", ")}. The last active admin cannot be demoted or disabled.
+const NOTES = `Roles: ${ROLES.join(", ")}. The last active admin cannot be demoted or disabled.
 Changes are recorded in the ledger's system stream with the actor "cli:<os user>".
 
-Exit codes: 0 ok, 1 refused (exists already, no such user, last admin), 2 could not run.
-
-Options:
-  --json    print the result as JSON
-  -h, --help`;
+Exit codes: 0 ok, 1 refused (exists already, no such user, last admin), 2 could not run.`;
 
 function parseWith<T>(schema: z.ZodType<T>, value: unknown, option: string): T {
   const parsed = schema.safeParse(value);
@@ -105,7 +86,7 @@ async function readPassword(email: string, fromStdin: boolean): Promise<string> 
   return first;
 }
 
-type Sub = (argv: string[]) => Promise<number>;
+type Sub = Subcommand["run"];
 
 const add: Sub = async (argv) => {
   const opts = parseOptions(argv, {
@@ -189,28 +170,42 @@ function change(sub: "set-role" | "disable" | "enable", withRole: boolean): Sub 
   };
 }
 
-const SUBCOMMANDS: Record<string, Sub> = {
-  add,
-  list,
-  "set-role": change("set-role", true),
-  disable: change("disable", false),
-  enable: change("enable", false),
-};
-
-export const usersCommand: Command = {
+export const usersCommand = commandGroup({
   name: "users",
   summary: "Add people who may sign in; list them; change their role; disable or enable them",
-  usage: USAGE,
-  run: async (argv) => {
-    const [sub, ...rest] = argv;
-    const run = sub && Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
-    if (!run) {
-      throw new UsageError(
-        sub
-          ? `unknown subcommand "${sub}"`
-          : `name a subcommand: ${Object.keys(SUBCOMMANDS).join(", ")}`,
-      );
-    }
-    return run(rest);
-  },
-};
+  notes: NOTES,
+  subcommands: [
+    {
+      name: "add",
+      synopsis: "--email E --role R [--name N] [--password-stdin] [--json]",
+      description: `Adds a person who may sign in. The password is asked for without echo on a terminal,
+or read from standard input when it is piped (--password-stdin says so explicitly;
+one trailing newline is dropped). At least 12 characters.`,
+      run: add,
+    },
+    {
+      name: "list",
+      synopsis: "[--json]",
+      description: "Everyone who may sign in, with role and status.",
+      run: list,
+    },
+    {
+      name: "set-role",
+      synopsis: "--email E --role R [--json]",
+      description: "Changes a person's role.",
+      run: change("set-role", true),
+    },
+    {
+      name: "disable",
+      synopsis: "--email E [--json]",
+      description: "Stops a person signing in and ends their sessions at once.",
+      run: change("disable", false),
+    },
+    {
+      name: "enable",
+      synopsis: "--email E [--json]",
+      description: "Lets a disabled person sign in again.",
+      run: change("enable", false),
+    },
+  ],
+});
