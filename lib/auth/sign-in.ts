@@ -2,6 +2,7 @@
 // brute-force lock, let better-auth verify the password and create the session, record the
 // attempt. Messages never say whether the account exists.
 import { isIP } from "node:net";
+import { verifyPassword } from "better-auth/crypto";
 import { z } from "zod";
 import { getPool } from "../server/db";
 import { getAuth } from "./auth";
@@ -60,6 +61,10 @@ export async function signInWithPassword(
       retryAfterS,
     };
   }
+  if (await isDisabledAccount(email, password)) {
+    await recordLoginAttempt(pool, { email, ip, ok: false, now });
+    return { ok: false, status: 401, message: WRONG };
+  }
   try {
     const { headers, response } = await getAuth().api.signInEmail({
       body: { email, password, rememberMe: false },
@@ -67,7 +72,7 @@ export async function signInWithPassword(
       returnHeaders: true,
     });
     if (response.user.disabled) {
-      // The password was right but the account is off: end the session just made.
+      // Disabled between the check above and now: end the session just made.
       await pool.query("delete from sessions where token = $1", [response.token]);
       await recordLoginAttempt(pool, { email, ip, ok: false, now });
       return { ok: false, status: 401, message: WRONG };
@@ -79,4 +84,21 @@ export async function signInWithPassword(
     await recordLoginAttempt(pool, { email, ip, ok: false, now });
     return { ok: false, status: 401, message: WRONG };
   }
+}
+
+/**
+ * A disabled account is refused before better-auth is asked (its session hook would refuse it
+ * too, noisily). The password is still checked, so the answer takes as long as any other.
+ */
+async function isDisabledAccount(email: string, password: string): Promise<boolean> {
+  const { rows } = await getPool().query<{ password: string | null }>(
+    `select a.password from users u
+       left join accounts a on a.user_id = u.id and a.provider_id = 'credential'
+     where lower(u.email) = $1 and u.disabled`,
+    [email],
+  );
+  const row = rows[0];
+  if (!row) return false;
+  if (row.password) await verifyPassword({ hash: row.password, password });
+  return true;
 }
