@@ -4,10 +4,10 @@
 // cookie (saves rendering a page only to redirect). Server actions and /api answer for
 // themselves.
 import { type NextRequest, NextResponse } from "next/server";
+import { SESSION_COOKIES } from "./lib/auth/cookies";
 import { env } from "./lib/env";
 
 const PUBLIC_PAGES = ["/sign-in"];
-const SESSION_COOKIES = ["agent-ledger.session_token", "__Secure-agent-ledger.session_token"];
 
 function contentSecurityPolicy(nonce: string, dev: boolean, ssoOrigin: string | null): string {
   return [

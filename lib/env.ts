@@ -66,6 +66,12 @@ const schema = z
     OIDC_ISSUER: optional(z.string().url("must be the issuer URL, e.g. https://login.example.com")),
     OIDC_CLIENT_ID: optional(z.string().min(1)),
     OIDC_CLIENT_SECRET: optional(z.string().min(1)),
+    /** How long POST /api/v1/tasks remembers an Idempotency-Key (the published retention). */
+    IDEMPOTENCY_KEY_RETENTION_HOURS: z.coerce
+      .number({ message: "must be a number of hours" })
+      .min(1, "must be at least 1 hour")
+      .max(720, "must be at most 720 hours (30 days)")
+      .default(24),
     /** The ID-token claim that lists the person's groups. */
     OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
     /** Which IdP group grants which role: "ledger-admins=admin,ledger-reviewers=reviewer". */

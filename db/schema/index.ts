@@ -2,6 +2,7 @@ export * from "./agent-catalog";
 export * from "./approvals";
 export * from "./auth";
 export * from "./effects";
+export * from "./idempotency-keys";
 export * from "./ledger";
 export * from "./retry-policies";
 export * from "./review-requests";

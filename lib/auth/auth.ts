@@ -13,6 +13,7 @@ import { env } from "../env";
 import { setUserRole } from "../server/commands/users";
 import { getDb, getPool } from "../server/db";
 import { appendLedger, SYSTEM_STREAM } from "../server/ledger/append-ledger";
+import { COOKIE_PREFIX } from "./cookies";
 import { roleFromGroups } from "./oidc-roles";
 import type { Role } from "./permissions";
 
@@ -260,7 +261,7 @@ function createAuth() {
     onAPIError: { errorURL: `${authBaseUrl()}/sign-in` },
     advanced: {
       useSecureCookies: authBaseUrl().startsWith("https:"),
-      cookiePrefix: "agent-ledger",
+      cookiePrefix: COOKIE_PREFIX,
       defaultCookieAttributes: { httpOnly: true, sameSite: "lax", path: "/" },
     },
     // Our own per-account and per-address lock guards password sign-in (lib/auth/login-limit).

@@ -3,6 +3,7 @@
 // handlers never check access any other way; the authorization matrix test holds them to it.
 import { headers } from "next/headers";
 import type { z } from "zod";
+import { problem } from "../api/problems";
 import { describeIssues, issueFields } from "../domain/zod-issues";
 import type { CommandResult } from "../server/commands/task-guard";
 import { AuthError, requireScope, type Scope, type Viewer } from "./permissions";
@@ -81,24 +82,6 @@ function deny(viewer: Viewer | null, scope: Scope): ActionResult<never> | null {
   }
 }
 
-/** RFC 9457 problem details with a stable `type` per error. */
-export function problem(
-  status: number,
-  type: string,
-  title: string,
-  detail?: string,
-  extra?: Record<string, unknown>,
-  headersInit?: HeadersInit,
-): Response {
-  return Response.json(
-    { type: `https://agent-ledger.dev/problems/${type}`, title, status, detail, ...extra },
-    {
-      status,
-      headers: { "content-type": "application/problem+json", ...headersInit },
-    },
-  );
-}
-
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
 /** A route handler that requires `scope` from a session or a bearer token. */
@@ -109,12 +92,12 @@ export function guardRoute(
   return async (request, context) => {
     const viewer = await viewerFromHeaders(request.headers);
     if (!viewer) {
-      return problem(401, "unauthenticated", "Sign in or send an API token", undefined, undefined, {
+      return problem("unauthenticated", "Sign in or send an API token", undefined, {
         "www-authenticate": 'Bearer realm="agent-ledger"',
       });
     }
     if (!viewer.scopes.has(scope)) {
-      return problem(403, "forbidden", "Not allowed", `needs the ${scope} scope`);
+      return problem("forbidden", `needs the ${scope} scope`);
     }
     return handler(request, viewer, context);
   };

@@ -6,6 +6,7 @@ import { env } from "../env";
 import { getPool } from "../server/db";
 import { hashToken, looksLikeToken } from "./api-tokens";
 import { getAuth } from "./auth";
+import { SESSION_COOKIES } from "./cookies";
 import { isScope, type Role, type Scope, scopesForRole, type Viewer } from "./permissions";
 
 /** Last-used times are written at most this often per token. */
@@ -67,5 +68,8 @@ export async function viewerFromHeaders(headers: Headers): Promise<Viewer | null
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     return match?.[1] ? viewerFromToken(getPool(), match[1]) : null;
   }
+  // No session cookie: nobody, without a database read.
+  const cookie = headers.get("cookie") ?? "";
+  if (!SESSION_COOKIES.some((name) => cookie.includes(`${name}=`))) return null;
   return viewerFromSession(headers);
 }

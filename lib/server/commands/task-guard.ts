@@ -15,7 +15,13 @@ export type LockedTask = {
 
 export type CommandResult<T = { id: string; status: TaskStatus; version: number }> =
   | { ok: true; value: T }
-  | { ok: false; code: "not_found" | "conflict" | "invalid"; message: string };
+  | {
+      ok: false;
+      code: "not_found" | "conflict" | "invalid";
+      message: string;
+      /** A conflict because the task moved past the version the caller acted on. */
+      stale?: true;
+    };
 
 export const conflict = (message: string): CommandResult<never> => ({
   ok: false,
@@ -48,9 +54,12 @@ export async function lockTaskFor(
     const l = last.rows[0];
     const since = l ? ` (last change: ${l.kind} by ${l.actor} at ${l.at.toISOString()})` : "";
     return {
-      error: conflict(
-        `the task changed since you loaded it: it is ${task.status} at version ${task.version}, you acted on version ${expectedVersion}${since}`,
-      ),
+      error: {
+        ok: false,
+        code: "conflict",
+        message: `the task changed since you loaded it: it is ${task.status} at version ${task.version}, you acted on version ${expectedVersion}${since}`,
+        stale: true,
+      },
     };
   }
   if (!allowed.includes(task.status)) {

@@ -2,8 +2,8 @@
 // by email, account linking, ID-token sign-in, …) answers 404. Password sign-in goes through our
 // own lock; SSO sign-in accepts only where to land afterwards.
 import { z } from "zod";
+import { problem } from "../../../../lib/api/problems";
 import { getAuth, OIDC_PROVIDER_ID, ssoEnabled, trustedOrigins } from "../../../../lib/auth/auth";
-import { problem } from "../../../../lib/auth/guard";
 import { safeNext } from "../../../../lib/auth/page";
 import { signInWithPassword } from "../../../../lib/auth/sign-in";
 
@@ -30,7 +30,7 @@ function subPath(request: Request): string {
 function crossOrigin(request: Request): Response | null {
   const origin = request.headers.get("origin");
   if (origin && !trustedOrigins().includes(origin)) {
-    return problem(403, "cross-origin", `Sign-in from ${origin} is not allowed`);
+    return problem("cross-origin", `Sign-in from ${origin} is not allowed`);
   }
   return null;
 }
@@ -49,7 +49,6 @@ async function ssoSignIn(request: Request): Promise<Response> {
   const parsed = read.ok ? ssoSignInBody.safeParse(read.body ?? {}) : undefined;
   if (!parsed?.success) {
     return problem(
-      400,
       "invalid-body",
       'The body must be JSON: {"provider": "sso", "callbackURL": "/a/path"}, both optional',
     );
@@ -72,7 +71,7 @@ async function ssoSignIn(request: Request): Promise<Response> {
 async function handle(request: Request): Promise<Response> {
   const path = subPath(request);
   if (SSO_ONLY.has(path) && !ssoEnabled()) {
-    return problem(404, "not-found", "Single sign-on is not configured (OIDC_ISSUER is not set)");
+    return problem("not-found", "Single sign-on is not configured (OIDC_ISSUER is not set)");
   }
   if (request.method === "POST" && path === "/sign-in/social") {
     return crossOrigin(request) ?? ssoSignIn(request);
@@ -82,19 +81,17 @@ async function handle(request: Request): Promise<Response> {
     if (refused) return refused;
     const read = await readJson(request);
     if (!read.ok) {
-      return problem(400, "invalid-body", 'The body must be JSON: {"email": …, "password": …}');
+      return problem("invalid-body", 'The body must be JSON: {"email": …, "password": …}');
     }
     const result = await signInWithPassword(read.body, request.headers);
     if (!result.ok) {
       return problem(
-        result.status,
         result.status === 429
           ? "sign-in-locked"
           : result.status === 400
             ? "invalid-input"
             : "sign-in-failed",
         result.message,
-        undefined,
         undefined,
         result.retryAfterS ? { "retry-after": String(result.retryAfterS) } : undefined,
       );
@@ -107,7 +104,7 @@ async function handle(request: Request): Promise<Response> {
     });
   }
   if (PASS_THROUGH[request.method]?.includes(path)) return getAuth().handler(request);
-  return problem(404, "not-found", `No auth endpoint ${request.method} /api/auth${path}`);
+  return problem("not-found", `No auth endpoint ${request.method} /api/auth${path}`);
 }
 
 export const GET = handle;

@@ -1,0 +1,174 @@
+// One definition per HTTP endpoint: who may call it (scope), what it takes (zod schemas for
+// path, query, headers and body), what it answers (a zod schema), and the handler. The route
+// file exports `route(endpoint)`; the OpenAPI document is generated from the same definitions,
+// so the document cannot drift from what is parsed. Every failure is a problem+json response,
+// and nothing the caller sends can produce a 500 except a real fault (which is logged).
+import type { z } from "zod";
+import { guardRoute } from "../auth/guard";
+import { AuthError, type Scope, type Viewer } from "../auth/permissions";
+import { ApiProblem, type ProblemType, problem } from "./problems";
+
+/** Bodies above this are refused before parsing (413). */
+export const MAX_BODY_BYTES = 1_048_576;
+
+export type HeaderSpec = {
+  name: string;
+  description: string;
+  required?: boolean;
+  schema: z.ZodType<string | undefined>;
+};
+
+export type EndpointContext<P, Q, B> = {
+  params: P;
+  query: Q;
+  body: B;
+  viewer: Viewer;
+  request: Request;
+};
+
+/** A non-default status or extra headers for a success. */
+export class Reply<R> {
+  constructor(
+    readonly body: R,
+    readonly status = 200,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export type Endpoint<P = unknown, Q = unknown, B = unknown, R = unknown> = {
+  method: "GET" | "POST";
+  /** Under /api/v1, in OpenAPI form: "/tasks/{id}". */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  scope: Scope;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  requestHeaders?: HeaderSpec[];
+  response: z.ZodType<R>;
+  /** The success statuses it answers with, each with what it means (default: 200 "OK"). */
+  success?: Partial<Record<200 | 201, string>>;
+  /** Response headers worth documenting, name → description. */
+  responseHeaders?: Record<string, string>;
+  /** Problems this endpoint answers besides the ones every endpoint may answer. */
+  problems: ProblemType[];
+  // Method syntax: a list of endpoints with different inputs is an Endpoint[] (bivariance).
+  handle(context: EndpointContext<P, Q, B>): Promise<R | Reply<R>>;
+};
+
+/** Problems every endpoint may answer. */
+export const COMMON_PROBLEMS: ProblemType[] = [
+  "unauthenticated",
+  "forbidden",
+  "invalid-request",
+  "internal",
+];
+export const BODY_PROBLEMS: ProblemType[] = [
+  "invalid-body",
+  "unsupported-media-type",
+  "payload-too-large",
+];
+
+export function defineEndpoint<P, Q, B, R>(endpoint: Endpoint<P, Q, B, R>): Endpoint<P, Q, B, R> {
+  return endpoint;
+}
+
+/** Zod issues as `errors: [{ path, message }]` (the `invalid-request` extension member). */
+function invalid(where: "path" | "query" | "header" | "body", error: z.ZodError): ApiProblem {
+  const errors = error.issues.map((issue) => ({
+    in: where,
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+  const first = errors[0];
+  const detail = first
+    ? `${where}${first.path ? ` ${first.path}` : ""}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""}`
+    : `the ${where} is not valid`;
+  return new ApiProblem("invalid-request", detail, { errors });
+}
+
+function parsePart<T>(
+  schema: z.ZodType<T> | undefined,
+  value: unknown,
+  where: "path" | "query" | "header" | "body",
+): T {
+  if (!schema) return undefined as T;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalid(where, parsed.error);
+  return parsed.data;
+}
+
+/** Query strings as an object: a key given once is a string, given more than once a list. */
+export function queryObject(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    out[key] = values.length === 1 ? (values[0] as string) : values;
+  }
+  return out;
+}
+
+async function readBody(request: Request): Promise<unknown> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+    throw new ApiProblem(
+      "unsupported-media-type",
+      type
+        ? `the body is ${type.split(";")[0]}; send application/json`
+        : "send Content-Type: application/json",
+    );
+  }
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) {
+    throw new ApiProblem("payload-too-large", `at most ${MAX_BODY_BYTES} bytes`);
+  }
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength > MAX_BODY_BYTES) {
+    throw new ApiProblem("payload-too-large", `at most ${MAX_BODY_BYTES} bytes`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ApiProblem("invalid-body", "the body is not UTF-8");
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiProblem("invalid-body", `the body is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The route handler for an endpoint: authenticate, authorize, parse, run, answer. */
+export function route<P, Q, B, R>(endpoint: Endpoint<P, Q, B, R>) {
+  return guardRoute(endpoint.scope, async (request, viewer, context) => {
+    try {
+      const params = parsePart(endpoint.params, await context.params, "path");
+      const query = parsePart(endpoint.query, queryObject(new URL(request.url)), "query");
+      if (endpoint.requestHeaders) {
+        for (const header of endpoint.requestHeaders) {
+          parsePart(header.schema, request.headers.get(header.name) ?? undefined, "header");
+        }
+      }
+      const body = endpoint.body
+        ? parsePart(endpoint.body, await readBody(request), "body")
+        : (undefined as B);
+      const result = await endpoint.handle({ params, query, body, viewer, request });
+      const reply = result instanceof Reply ? result : new Reply(result);
+      return Response.json(reply.body, {
+        status: reply.status,
+        headers: { "cache-control": "no-store", ...reply.headers },
+      });
+    } catch (error) {
+      if (error instanceof ApiProblem) return error.toResponse();
+      if (error instanceof AuthError) {
+        return problem(error.status === 401 ? "unauthenticated" : "forbidden", error.message);
+      }
+      console.error(`${endpoint.method} /api/v1${endpoint.path} failed:`, error);
+      return problem("internal", "the error was logged; try again, or tell the operator");
+    }
+  });
+}

@@ -1,0 +1,43 @@
+// Every /api/v1 endpoint, in the order the OpenAPI document lists them. A route file under
+// app/api/v1 exports `route(<one of these>)`; a test checks the two lists agree.
+import packageJson from "../../../package.json" with { type: "json" };
+import { env } from "../../env";
+import type { Endpoint } from "../endpoint";
+import { openApiDocument } from "../openapi";
+import { listAgentsEndpoint } from "./agents";
+import {
+  approveEndpoint,
+  cancelEndpoint,
+  rejectEndpoint,
+  replayEndpoint,
+  resolveEndpoint,
+} from "./review";
+import { enqueueTaskEndpoint, getTaskEndpoint, listTasksEndpoint } from "./tasks";
+
+export const ENDPOINTS: readonly Endpoint[] = [
+  listAgentsEndpoint,
+  enqueueTaskEndpoint,
+  listTasksEndpoint,
+  getTaskEndpoint,
+  approveEndpoint,
+  rejectEndpoint,
+  replayEndpoint,
+  cancelEndpoint,
+  resolveEndpoint,
+];
+
+let cached: Record<string, unknown> | undefined;
+
+export function openApi(): Record<string, unknown> {
+  cached ??= openApiDocument(ENDPOINTS, {
+    version: packageJson.version,
+    retentionHours: env().IDEMPOTENCY_KEY_RETENTION_HOURS,
+  });
+  return cached;
+}
+
+export function openApiResponse(): Response {
+  return Response.json(openApi(), {
+    headers: { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" },
+  });
+}

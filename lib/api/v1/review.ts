@@ -1,0 +1,223 @@
+// The review commands over HTTP: approve, reject, replay, cancel a task; resolve an effect's
+// unknown outcome. The same commands as the dashboard's buttons, with the same rules: each acts
+// on the task version the caller read (a stale one is 409 with who changed it), the caller is
+// the ledger actor, and money takes two different reviewers.
+import { z } from "zod";
+import { actorOf, requireScope, type Viewer } from "../../auth/permissions";
+import { type JsonValue, toJsonValue } from "../../domain/json";
+import type { TaskStatus } from "../../domain/task-states";
+import { approveTask } from "../../server/commands/approve-task";
+import { cancelTask } from "../../server/commands/cancel-task";
+import { rejectTask } from "../../server/commands/reject-task";
+import { replayTask } from "../../server/commands/replay-task";
+import { resolveOutcome } from "../../server/commands/resolve-outcome";
+import type { CommandResult } from "../../server/commands/task-guard";
+import type { ReviewOutcome } from "../../server/commands/two-person";
+import { getPool } from "../../server/db";
+import { BODY_PROBLEMS, defineEndpoint } from "../endpoint";
+import { ApiProblem, type ProblemType } from "../problems";
+import { effectKeyParam, reviewResultSchema, taskIdParam, versionField } from "./schemas";
+
+type ReviewResult = z.infer<typeof reviewResultSchema>;
+
+const REVIEW_PROBLEMS: ProblemType[] = [
+  ...BODY_PROBLEMS,
+  "not-found",
+  "version-conflict",
+  "state-conflict",
+];
+
+/** A command's refusal as a problem; its success as the task's new state. */
+function answer(
+  result: CommandResult<ReviewOutcome | { id: string; status: TaskStatus; version: number }>,
+): ReviewResult {
+  if (!result.ok) {
+    if (result.code === "not_found") throw new ApiProblem("not-found", result.message);
+    if (result.code === "invalid") throw new ApiProblem("invalid-request", result.message);
+    throw new ApiProblem(result.stale ? "version-conflict" : "state-conflict", result.message);
+  }
+  const { id, status, version } = result.value;
+  return {
+    id,
+    status,
+    version,
+    waitingFor: "waitingFor" in result.value ? result.value.waitingFor : null,
+  };
+}
+
+const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
+
+/** The task's status decides which scope an approve or reject also needs. */
+async function statusOf(taskId: string): Promise<TaskStatus> {
+  const { rows } = await getPool().query<{ status: TaskStatus }>(
+    "select status from tasks where id = $1",
+    [taskId],
+  );
+  const status = rows[0]?.status;
+  if (!status) throw new ApiProblem("not-found", `no task ${taskId}`);
+  return status;
+}
+
+function alsoNeeds(viewer: Viewer, dead: boolean): void {
+  if (dead) requireScope(viewer, "deadLetters:review");
+}
+
+export const approveEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/tasks/{id}/approve",
+  operationId: "approveTask",
+  tag: "Review",
+  summary: "Approve: a gated effect may run, or a dead task resumes",
+  description:
+    "On a task awaiting approval, the pending effect may run with exactly the arguments shown (`approvals:decide`). On a dead task it resumes from the first step not completed with a fresh attempt budget (`deadLetters:review` as well). When the effect moves money the first reviewer's yes is recorded and `waitingFor` says a second, different reviewer must approve too.",
+  scope: "approvals:decide",
+  params: taskIdParam,
+  body: z.object({ version: versionField, note: text(1000).optional() }).strict(),
+  response: reviewResultSchema,
+  problems: REVIEW_PROBLEMS,
+  handle: async ({ params, body, viewer }) => {
+    const dead = (await statusOf(params.id)) === "dead";
+    alsoNeeds(viewer, dead);
+    return answer(
+      await approveTask(getPool(), {
+        taskId: params.id,
+        version: body.version,
+        note: body.note,
+        actor: actorOf(viewer),
+        statuses: [dead ? "dead" : "awaiting_approval"],
+      }),
+    );
+  },
+});
+
+export const rejectEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/tasks/{id}/reject",
+  operationId: "rejectTask",
+  tag: "Review",
+  summary: "Reject: the task ends as rejected with your reason; nothing more is done",
+  description:
+    "A task awaiting approval needs `approvals:decide`; a dead one `deadLetters:review` as well.",
+  scope: "approvals:decide",
+  params: taskIdParam,
+  body: z
+    .object({
+      version: versionField,
+      reason: text(1000).min(1, "say why the task is rejected"),
+    })
+    .strict(),
+  response: reviewResultSchema,
+  problems: REVIEW_PROBLEMS,
+  handle: async ({ params, body, viewer }) => {
+    const dead = (await statusOf(params.id)) === "dead";
+    alsoNeeds(viewer, dead);
+    return answer(
+      await rejectTask(getPool(), {
+        taskId: params.id,
+        version: body.version,
+        reason: body.reason,
+        actor: actorOf(viewer),
+        statuses: [dead ? "dead" : "awaiting_approval"],
+      }),
+    );
+  },
+});
+
+export const replayEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/tasks/{id}/replay",
+  operationId: "replayTask",
+  tag: "Review",
+  summary: "Replay from a step: earlier steps keep their results, effects already done deduplicate",
+  description:
+    "Steps before `fromStep` keep their journaled results; steps from it run again; an effect whose key already succeeded returns its stored result instead of acting. When the replay may reach an effect that moves money, the first call records a request and `waitingFor` says a second, different reviewer must make the same call on the same version.",
+  scope: "deadLetters:review",
+  params: taskIdParam,
+  body: z
+    .object({
+      version: versionField,
+      fromStep: z
+        .number({ message: "must be a number: the first step to run again" })
+        .int("must be a whole number")
+        .min(1, "must be at least 1")
+        .max(100_000, "is past any journal"),
+    })
+    .strict(),
+  response: reviewResultSchema,
+  problems: REVIEW_PROBLEMS,
+  handle: async ({ params, body, viewer }) =>
+    answer(
+      await replayTask(getPool(), {
+        taskId: params.id,
+        version: body.version,
+        fromStep: body.fromStep,
+        actor: actorOf(viewer),
+      }),
+    ),
+});
+
+export const cancelEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/tasks/{id}/cancel",
+  operationId: "cancelTask",
+  tag: "Review",
+  summary: "Cancel a task that has not finished",
+  scope: "tasks:cancel",
+  params: taskIdParam,
+  body: z.object({ version: versionField, reason: text(500).optional() }).strict(),
+  response: reviewResultSchema,
+  problems: REVIEW_PROBLEMS,
+  handle: async ({ params, body, viewer }) =>
+    answer(
+      await cancelTask(getPool(), {
+        taskId: params.id,
+        version: body.version,
+        reason: body.reason,
+        actor: actorOf(viewer),
+      }),
+    ),
+});
+
+export const resolveEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/effects/{key}/resolve",
+  operationId: "resolveEffect",
+  tag: "Review",
+  summary: "Resolve an unknown outcome: it happened (with the provider's result) or it did not",
+  description:
+    "For an effect that started but whose result was never recorded (the task is dead with `outcome_unknown`). `happened: true` records `result` so a re-run returns it instead of acting; `happened: false` lets the effect act once more with the same key. The task then resumes — except after `happened: false` on an effect that moves money, where it stays dead and resuming takes two reviewers.",
+  scope: "outcomes:resolve",
+  params: effectKeyParam,
+  body: z.discriminatedUnion(
+    "happened",
+    [
+      z
+        .object({
+          taskId: taskIdParam.shape.id,
+          version: versionField,
+          happened: z.literal(true),
+          result: z.json({ message: "must be JSON: what the provider says happened" }),
+        })
+        .strict(),
+      z
+        .object({ taskId: taskIdParam.shape.id, version: versionField, happened: z.literal(false) })
+        .strict(),
+    ],
+    { message: "happened must be true or false" },
+  ),
+  response: reviewResultSchema,
+  problems: REVIEW_PROBLEMS,
+  handle: async ({ params, body, viewer }) => {
+    const actor = actorOf(viewer);
+    const base = { taskId: body.taskId, version: body.version, key: params.key, actor };
+    return answer(
+      body.happened
+        ? await resolveOutcome(getPool(), {
+            ...base,
+            happened: true,
+            result: toJsonValue(body.result, "result") as JsonValue,
+          })
+        : await resolveOutcome(getPool(), { ...base, happened: false }),
+    );
+  },
+});

@@ -1,0 +1,184 @@
+// Response and request shapes of /api/v1 as zod schemas. Each response schema is annotated with
+// the query's DTO type, so the compiler refuses a schema (and so an OpenAPI document) that
+// differs from what the query returns.
+import { z } from "zod";
+import { DEAD_REASONS, EFFECT_STATUSES, STEP_KINDS, TASK_STATUSES } from "../../domain/task-states";
+import type {
+  EffectDto,
+  StepDto,
+  TaskApprovalDto,
+  TaskDetailDto,
+  TaskHeaderDto,
+} from "../../server/queries/get-task-detail";
+import type { TaskTimelineDto, TimelineEntryDto } from "../../server/queries/list-task-timeline";
+import type { TaskListItemDto } from "../../server/queries/list-tasks";
+import type { ReplayPreview } from "../../server/queries/preview-replay";
+
+const iso = z.string().describe("ISO 8601 time, UTC");
+const json = z
+  .json()
+  .describe('Any JSON value ("[hidden: needs payloads:read]" without that scope)');
+
+export const taskStatusSchema = z.enum(TASK_STATUSES);
+export const deadReasonSchema = z.enum(DEAD_REASONS);
+
+/** A task id in a path: any UUID, any case. */
+export const taskIdParam = z.object({
+  id: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.uuid({ message: "must be a task id (a UUID)" })),
+});
+
+export const effectKeyParam = z.object({
+  key: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, { message: "must be an effect key (64 lower-case hex digits)" }),
+});
+
+export const versionField = z
+  .number({ message: "must be a number: the task's version you acted on (GET /tasks/{id})" })
+  .int("must be a whole number")
+  .min(1, "must be at least 1")
+  .max(2_147_483_647, "is too large");
+
+export const taskListItemSchema: z.ZodType<TaskListItemDto> = z.object({
+  id: z.string(),
+  agent: z.string(),
+  status: taskStatusSchema,
+  deadReason: deadReasonSchema.nullable(),
+  attempts: z.number().int(),
+  createdAt: iso,
+  statusChangedAt: iso,
+  lastError: z.string().nullable().describe("The first 300 characters of the last error"),
+});
+
+export const taskHeaderSchema: z.ZodType<TaskHeaderDto> = z.object({
+  id: z.string(),
+  agent: z.string(),
+  status: taskStatusSchema,
+  deadReason: deadReasonSchema.nullable(),
+  attempts: z.number().int(),
+  version: z.number().int().describe("Send it back with a review command (optimistic locking)"),
+  cost: z.number(),
+  createdBy: z.string(),
+  createdAt: iso,
+  updatedAt: iso,
+  statusChangedAt: iso,
+  runAt: iso,
+  leaseOwner: z.string().nullable(),
+  leaseExpiresAt: iso.nullable(),
+  enqueueKey: z.string().nullable(),
+  policy: json.nullable(),
+  input: json,
+  result: json.nullable(),
+  lastError: json.nullable(),
+  lastErrorMessage: z.string().nullable(),
+});
+
+const stepSchema: z.ZodType<StepDto> = z.object({
+  seq: z.number().int(),
+  kind: z.enum(STEP_KINDS),
+  name: z.string(),
+  status: z.enum(["started", "completed"]),
+  attempt: z.number().int(),
+  result: json.nullable(),
+  effectKey: z.string().nullable(),
+  startedAt: iso,
+  completedAt: iso.nullable(),
+});
+
+const effectSchema: z.ZodType<EffectDto> = z.object({
+  key: z.string(),
+  stepSeq: z.number().int(),
+  tool: z.string(),
+  status: z.enum(EFFECT_STATUSES),
+  state: z.enum(["succeeded", "failed", "in_flight", "outcome_unknown"]),
+  fingerprint: z.string(),
+  intent: json,
+  args: json,
+  result: json.nullable(),
+  error: json.nullable(),
+  attempts: z.number().int(),
+  leaseOwner: z.string().nullable(),
+  leaseExpiresAt: iso.nullable(),
+  createdAt: iso,
+  updatedAt: iso,
+  completedAt: iso.nullable(),
+});
+
+const approvalSchema: z.ZodType<TaskApprovalDto> = z.object({
+  id: z.number().int(),
+  effectKey: z.string(),
+  fingerprint: z.string(),
+  tool: z.string(),
+  args: json,
+  status: z.enum(["pending", "approved", "rejected"]),
+  requestedAt: iso,
+  decidedBy: z.string().nullable(),
+  decidedAt: iso.nullable(),
+  reason: z.string().nullable(),
+  usedAt: iso.nullable(),
+});
+
+const timelineEntrySchema: z.ZodType<TimelineEntryDto> = z.object({
+  id: z.number().int(),
+  seq: z.number().int(),
+  at: iso,
+  kind: z.string(),
+  actor: z.string(),
+  key: z.string().nullable(),
+  data: json,
+});
+
+const timelineSchema: z.ZodType<TaskTimelineDto> = z.object({
+  entries: z.array(timelineEntrySchema),
+  total: z.number().int(),
+  gap: z.object({ afterSeq: z.number().int(), count: z.number().int() }).nullable(),
+  window: z.object({ from: z.number().int() }).nullable(),
+  payloadsHidden: z.boolean(),
+});
+
+export const replayPreviewSchema: z.ZodType<ReplayPreview> = z.object({
+  fromStep: z.number().int(),
+  rerun: z.array(z.object({ seq: z.number().int(), kind: z.string(), name: z.string() })),
+  effects: z.array(
+    z.object({
+      step: z.number().int(),
+      tool: z.string(),
+      key: z.string(),
+      status: z.enum(EFFECT_STATUSES),
+      outcome: z.enum(["dedupe", "act", "outcome_unknown", "in_flight"]),
+      mayChange: z.boolean(),
+    }),
+  ),
+});
+
+export const taskDetailSchema: z.ZodType<TaskDetailDto> = z.object({
+  task: taskHeaderSchema,
+  steps: z.array(stepSchema),
+  effects: z.array(effectSchema),
+  approvals: z.array(approvalSchema),
+  timeline: timelineSchema,
+  ledgerHidden: z.boolean(),
+  payloadsHidden: z.boolean(),
+  replay: replayPreviewSchema.nullable(),
+  asOf: iso,
+});
+
+/** What a review command answers: the task's new state (or that it waits for a second person). */
+export const reviewResultSchema = z.object({
+  id: z.string(),
+  status: taskStatusSchema,
+  version: z.number().int(),
+  waitingFor: z
+    .object({
+      kind: z.enum(["request", "approval"]),
+      requestId: z.number().int().nullable(),
+      requestedBy: z.string(),
+      requestedAt: iso,
+    })
+    .nullable()
+    .describe("Set when a second, different reviewer must confirm before anything runs"),
+});

@@ -1,0 +1,80 @@
+// The agents the workers run, as they published them (agent_catalog): name, input JSON Schema,
+// tools and their flags. The web app never loads agent code.
+import type pg from "pg";
+import { z } from "zod";
+import type { SqlClient } from "../../../db/client";
+import { requireScope, type Viewer } from "../../auth/permissions";
+
+export const catalogToolSchema = z.object({
+  name: z.string(),
+  description: z.string().nullable(),
+  money: z.boolean().describe("Moves money: approving or replaying it takes two reviewers"),
+  providerIdempotent: z.boolean(),
+  requiresApproval: z.boolean(),
+  sensitive: z.array(z.string()).describe("Argument paths redacted before the ledger"),
+});
+
+export const agentSchema = z.object({
+  name: z.string(),
+  inputSchema: z
+    .record(z.string(), z.json())
+    .describe(
+      "JSON Schema (draft 2020-12) of the task input, generated from the agent's zod schema",
+    ),
+  tools: z.array(catalogToolSchema),
+  policy: z.json().nullable().describe("The agent's own retry policy, if it declares one"),
+  publishedBy: z.string().describe("The worker that published this entry last"),
+  updatedAt: z.string(),
+});
+export type AgentDto = z.infer<typeof agentSchema>;
+
+type Row = {
+  name: string;
+  input_schema: unknown;
+  tools: unknown;
+  policy: unknown;
+  published_by: string;
+  updated_at: Date;
+};
+
+const toolsOf = z.array(catalogToolSchema.partial({ description: true })).catch([]);
+
+function toDto(row: Row): AgentDto {
+  const schema = z.record(z.string(), z.json()).safeParse(row.input_schema);
+  return {
+    name: row.name,
+    inputSchema: schema.success ? schema.data : {},
+    tools: toolsOf.parse(row.tools).map((t) => ({ ...t, description: t.description ?? null })),
+    policy: z
+      .json()
+      .nullable()
+      .catch(null)
+      .parse(row.policy ?? null),
+    publishedBy: row.published_by,
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+const COLUMNS = "name, input_schema, tools, policy, published_by, updated_at";
+
+export async function listAgents(pool: pg.Pool, viewer: Viewer | null): Promise<AgentDto[]> {
+  requireScope(viewer, "tasks:read");
+  const { rows } = await pool.query<Row>(`select ${COLUMNS} from agent_catalog order by name`);
+  return rows.map(toDto);
+}
+
+/** One agent for enqueueing (no scope check: the caller holds tasks:enqueue). */
+export async function findAgent(client: SqlClient, name: string): Promise<AgentDto | null> {
+  const { rows } = await client.query<Row>(`select ${COLUMNS} from agent_catalog where name = $1`, [
+    name,
+  ]);
+  return rows[0] ? toDto(rows[0]) : null;
+}
+
+/** Names only, for "did you mean" messages. */
+export async function agentNames(client: SqlClient): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    "select name from agent_catalog order by name",
+  );
+  return rows.map((r) => r.name);
+}
