@@ -91,6 +91,13 @@ export function matrixContext(db: pg.Pool): MatrixContext {
       );
       return { ...task, key };
     },
+    apiAgent: async () => {
+      await db.query(
+        `insert into agent_catalog (name, input_schema, tools, published_by)
+         values ('authz-api-agent', '{}', '[]', 'e2e') on conflict (name) do nothing`,
+      );
+      return "authz-api-agent";
+    },
     pendingReviewRequest: async () => {
       await db.query(
         `insert into agent_catalog (name, input_schema, tools, published_by)

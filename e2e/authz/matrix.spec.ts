@@ -139,8 +139,9 @@ async function call(
     run = () => callAction(endpoint, pagePath, args, credentials);
   } else {
     const method = row.target.split(" ")[0] ?? "GET";
-    const path = typeof row.call.path === "function" ? await row.call.path(ctx) : row.call.path;
-    const body = row.call.body?.(ctx);
+    const target = typeof row.call.path === "function" ? await row.call.path(ctx) : row.call.path;
+    const path = typeof target === "string" ? target : target.path;
+    const body = typeof target === "string" ? row.call.body?.(ctx) : target.body;
     run = () => callRoute(method, path, body, credentials);
   }
   const before = mayWrite(row, principal) ? undefined : await snapshot(db);

@@ -41,9 +41,13 @@ export type MatrixContext = {
   awaitingApprovalTask: () => Promise<TaskAt>;
   /** A dead task whose effect started and never finished: its outcome is unknown. */
   unknownOutcome: () => Promise<TaskAt & { key: string }>;
+  /** An agent in the catalog that takes any input (for enqueueing over the API). */
+  apiAgent: () => Promise<string>;
   /** A dead task with a pending two-person replay request (its agent has a `money` tool). */
   pendingReviewRequest: () => Promise<TaskAt & { requestId: number }>;
 };
+
+type RouteRequest = { path: string; body: unknown };
 
 /** A task and the version a reviewer would have loaded. */
 export type TaskAt = { taskId: string; version: number };
@@ -56,8 +60,8 @@ type ActionCall = {
 
 type RouteCall = {
   kind: "route";
-  /** A concrete path for the row's route pattern. */
-  path: string | ((ctx: MatrixContext) => Promise<string> | string);
+  /** A concrete path for the row's route pattern, or a path and the body that goes with it. */
+  path: string | ((ctx: MatrixContext) => Promise<string | RouteRequest> | string | RouteRequest);
   /** A JSON body, for methods that take one. */
   body?: (ctx: MatrixContext) => unknown;
 };
@@ -258,7 +262,132 @@ export const MATRIX: readonly MatrixRow[] = [
     scope: "tokens:manage",
   },
 
-  // Route handlers.
+  // Route handlers: /api/v1.
+  {
+    target: "GET /api/v1/openapi.json",
+    does: "serves the API description (a published contract: no credentials)",
+    call: { kind: "route", path: "/api/v1/openapi.json" },
+    public: "ok",
+    writes: false,
+  },
+  {
+    target: "GET /api/v1/agents",
+    does: "lists agents",
+    call: { kind: "route", path: "/api/v1/agents" },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
+    target: "GET /api/v1/tasks",
+    does: "lists tasks",
+    call: { kind: "route", path: "/api/v1/tasks?limit=5" },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
+    target: "POST /api/v1/tasks",
+    does: "enqueues a task",
+    call: {
+      kind: "route",
+      path: async (ctx) => ({
+        path: "/api/v1/tasks",
+        body: { agent: await ctx.apiAgent(), input: { n: 1 } },
+      }),
+    },
+    scope: "tasks:enqueue",
+  },
+  {
+    target: "GET /api/v1/tasks/[id]",
+    does: "reads a task",
+    call: { kind: "route", path: async (ctx) => `/api/v1/tasks/${(await ctx.deadTask()).taskId}` },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
+    target: "POST /api/v1/tasks/[id]/approve",
+    does: "approves a parked effect",
+    call: {
+      kind: "route",
+      path: async (ctx) => {
+        const { taskId, version } = await ctx.awaitingApprovalTask();
+        return { path: `/api/v1/tasks/${taskId}/approve`, body: { version } };
+      },
+    },
+    scope: "approvals:decide",
+  },
+  {
+    target: "POST /api/v1/tasks/[id]/approve",
+    does: "resumes a dead task",
+    call: {
+      kind: "route",
+      path: async (ctx) => {
+        const { taskId, version } = await ctx.deadTask();
+        return { path: `/api/v1/tasks/${taskId}/approve`, body: { version } };
+      },
+    },
+    scope: "approvals:decide",
+    alsoNeeds: "deadLetters:review",
+  },
+  {
+    target: "POST /api/v1/tasks/[id]/reject",
+    does: "rejects a parked effect",
+    call: {
+      kind: "route",
+      path: async (ctx) => {
+        const { taskId, version } = await ctx.awaitingApprovalTask();
+        return { path: `/api/v1/tasks/${taskId}/reject`, body: { version, reason: "authz" } };
+      },
+    },
+    scope: "approvals:decide",
+  },
+  {
+    target: "POST /api/v1/tasks/[id]/replay",
+    does: "replays a dead task from step 1",
+    call: {
+      kind: "route",
+      path: async (ctx) => {
+        const { taskId, version } = await ctx.deadTask();
+        return { path: `/api/v1/tasks/${taskId}/replay`, body: { version, fromStep: 1 } };
+      },
+    },
+    scope: "deadLetters:review",
+  },
+  {
+    target: "POST /api/v1/tasks/[id]/cancel",
+    does: "cancels a task",
+    call: {
+      kind: "route",
+      path: async (ctx) => {
+        const { taskId, version } = await ctx.deadTask();
+        return { path: `/api/v1/tasks/${taskId}/cancel`, body: { version } };
+      },
+    },
+    scope: "tasks:cancel",
+  },
+  {
+    target: "POST /api/v1/effects/[key]/resolve",
+    does: "says an unknown outcome did not happen",
+    call: {
+      kind: "route",
+      path: async (ctx) => {
+        const { taskId, version, key } = await ctx.unknownOutcome();
+        return {
+          path: `/api/v1/effects/${key}/resolve`,
+          body: { taskId, version, happened: false },
+        };
+      },
+    },
+    scope: "outcomes:resolve",
+  },
+
+  // Route handlers: operations.
+  {
+    target: "GET /api/metrics",
+    does: "exposes Prometheus metrics",
+    call: { kind: "route", path: "/api/metrics" },
+    scope: "metrics:read",
+    readOnly: true,
+  },
   {
     target: "GET /api/health",
     does: "reports health (for load balancers: no credentials)",

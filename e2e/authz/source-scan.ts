@@ -89,10 +89,21 @@ function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
   );
 }
 
-/** The callee name and first-argument details of `defineAction({...})` / `guardRoute("x", …)`. */
-function describeCall(
-  init: ts.Expression | undefined,
-): { callee: string; scope?: string; specName?: string } | undefined {
+type CallInfo = {
+  callee: string;
+  scope?: string;
+  specName?: string;
+  /** The first argument when it is a plain identifier: `route(listTasksEndpoint)`. */
+  argName?: string;
+  /** String properties of an object-literal first argument. */
+  props?: Record<string, string>;
+};
+
+/**
+ * The callee name and first-argument details of `defineAction({...})`, `guardRoute("x", …)`,
+ * `defineEndpoint({...})` and `route(endpoint)`.
+ */
+function describeCall(init: ts.Expression | undefined): CallInfo | undefined {
   let expr = init;
   while (expr && (ts.isAsExpression(expr) || ts.isParenthesizedExpression(expr))) {
     expr = expr.expression;
@@ -101,11 +112,13 @@ function describeCall(
   const callee = expr.expression.getText();
   const first = expr.arguments[0];
   if (first && ts.isStringLiteralLike(first)) return { callee, scope: first.text };
+  if (first && ts.isIdentifier(first)) return { callee, argName: first.text };
   if (first && ts.isObjectLiteralExpression(first)) {
-    const out: { callee: string; scope?: string; specName?: string } = { callee };
+    const out: CallInfo = { callee, props: {} };
     for (const prop of first.properties) {
       if (!ts.isPropertyAssignment(prop) || !ts.isStringLiteralLike(prop.initializer)) continue;
       const key = prop.name.getText();
+      (out.props as Record<string, string>)[key] = prop.initializer.text;
       if (key === "scope") out.scope = prop.initializer.text;
       if (key === "name") out.specName = prop.initializer.text;
     }
@@ -201,6 +214,7 @@ function pageScopes(source: ts.SourceFile): string[] {
 export function scanSource(root = ROOT): SourceScan {
   const scan: SourceScan = { actions: [], routes: [], pages: [], problems: [] };
   const files = SOURCE_DIRS.flatMap((dir) => walk(path.join(root, dir))).sort();
+  const endpoints = endpointsOf(files, root);
   for (const full of files) {
     const file = path.relative(root, full).split(path.sep).join("/");
     if (/\.(test|spec)\.tsx?$/.test(file)) continue;
@@ -230,12 +244,24 @@ export function scanSource(root = ROOT): SourceScan {
       for (const ex of exportsOf(source)) {
         if (!(HTTP_METHODS as readonly string[]).includes(ex.name)) continue;
         const call = describeCall(ex.init);
+        let scope = call?.callee === "guardRoute" ? call.scope : undefined;
+        if (call?.callee === "route" && call.argName) {
+          // An /api/v1 endpoint: its definition declares method, path and scope.
+          const endpoint = endpoints.get(call.argName);
+          if (!endpoint) {
+            scan.problems.push(`${file}: route(${call.argName}) is not a defineEndpoint export`);
+          } else if (`${endpoint.method} /api/v1${endpoint.path}` !== `${ex.name} ${route}`) {
+            scan.problems.push(
+              `${file}: ${ex.name} serves ${call.argName}, defined as ${endpoint.method} /api/v1${endpoint.path}`,
+            );
+          } else scope = endpoint.scope;
+        }
         scan.routes.push({
           target: `${ex.name} ${route}`,
           method: ex.name,
           route,
           file,
-          ...(call?.callee === "guardRoute" ? { scope: call.scope } : {}),
+          ...(scope ? { scope } : {}),
         });
       }
     }
@@ -256,4 +282,26 @@ export function scanSource(root = ROOT): SourceScan {
     seen.set(action.target, action.file);
   }
   return scan;
+}
+
+type ScannedEndpoint = { method: string; path: string; scope?: string };
+
+/** `export const x = defineEndpoint({ method, path, scope, … })`, by export name. */
+function endpointsOf(files: string[], root: string): Map<string, ScannedEndpoint> {
+  const out = new Map<string, ScannedEndpoint>();
+  for (const full of files) {
+    const file = path.relative(root, full).split(path.sep).join("/");
+    if (!file.startsWith("lib/api/") || /\.(test|spec)\.tsx?$/.test(file)) continue;
+    for (const ex of exportsOf(parse(full))) {
+      const call = describeCall(ex.init);
+      if (call?.callee !== "defineEndpoint" || !call.props) continue;
+      out.set(ex.name, {
+        method: call.props.method ?? "?",
+        // Next's pattern for a path parameter: {id} → [id].
+        path: (call.props.path ?? "?").replace(/\{(\w+)\}/g, "[$1]"),
+        scope: call.scope,
+      });
+    }
+  }
+  return out;
 }

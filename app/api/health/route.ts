@@ -1,25 +1,31 @@
+// Public, for load balancers and orchestrators. `?probe=live` (liveness) answers 200 whenever the
+// process serves requests and never touches the database, so a database outage does not get
+// every web process restarted. The default, `?probe=ready` (readiness), answers 200 only when
+// the database is up and fully migrated, and 503 otherwise.
+import { z } from "zod";
+import { problem } from "../../../lib/api/problems";
+import { describeIssues } from "../../../lib/domain/zod-issues";
 import { getPool } from "../../../lib/server/db";
-import { getHealth, type HealthDto } from "../../../lib/server/queries/get-health";
+import { getReadiness, LIVENESS } from "../../../lib/server/queries/get-health";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(): Promise<Response> {
-  let health: HealthDto;
-  try {
-    health = await getHealth(getPool());
-  } catch (err) {
-    // getPool throws when DATABASE_URL is missing or invalid: the database is unreachable.
-    health = {
-      status: "error",
-      database: "down",
-      error:
-        err instanceof Error
-          ? err.message.replace(/\s*\n\s*/g, " ").slice(0, 200)
-          : "database unavailable",
-    };
-  }
+const querySchema = z.object({
+  probe: z.enum(["live", "ready"], { message: 'must be "live" or "ready"' }).default("ready"),
+});
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+export async function GET(request: Request): Promise<Response> {
+  // Other parameters (cache busters some balancers add) are ignored.
+  const query = querySchema.safeParse(
+    Object.fromEntries(new URL(request.url).searchParams.entries()),
+  );
+  if (!query.success) return problem("invalid-request", describeIssues(query.error));
+  if (query.data.probe === "live") return Response.json(LIVENESS, { headers: NO_STORE });
+  const health = await getReadiness(getPool);
   return Response.json(health, {
     status: health.status === "ok" ? 200 : 503,
-    headers: { "Cache-Control": "no-store" },
+    headers: NO_STORE,
   });
 }

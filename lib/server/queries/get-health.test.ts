@@ -4,9 +4,21 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createPool } from "../../../db/client";
 import journal from "../../../db/migrations/meta/_journal.json";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { getHealth } from "./get-health";
+import { getHealth, getReadiness, LIVENESS } from "./get-health";
 
 const t = await setUpTestDatabase("health");
+
+// lib/server/db.ts and lib/env.ts read the environment once: set it before the route loads them.
+const previousEnv = { ...process.env };
+process.env.DATABASE_URL = t.appUrl;
+const route = await import("../../../app/api/health/route");
+afterAll(async () => {
+  process.env = previousEnv;
+  const { getPool } = await import("../db");
+  await getPool().end();
+});
+
+const get = (query = "") => route.GET(new Request(`http://localhost/api/health${query}`));
 
 describe("getHealth", () => {
   it("reports every migration applied on a migrated database", async () => {
@@ -75,6 +87,80 @@ describe("getHealth", () => {
       silent.close();
       await pool.end().catch(() => undefined);
     }
+  });
+});
+
+describe("getReadiness", () => {
+  it("reports down when there is no pool to get, with no credentials in the message", async () => {
+    const health = await getReadiness(() => {
+      throw new Error(
+        "could not open postgres://agent:s3cret/pw@db:5432/x\n  or host=db password=hunter2 user=x",
+      );
+    });
+    expect(health.status).toBe("error");
+    if (health.status !== "error") return;
+    expect(health.error).toBe("could not open postgres://db:5432/x or host=db password=*** user=x");
+  });
+
+  it("reads through the pool it gets", async () => {
+    expect((await getReadiness(() => t.pool)).status).toBe("ok");
+  });
+});
+
+describe("GET /api/health", () => {
+  it("answers readiness by default, with the migration state, uncached", async () => {
+    for (const response of [await get(), await get("?probe=ready&_=123")]) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(await response.json()).toEqual({
+        status: "ok",
+        database: "up",
+        migrations: {
+          applied: journal.entries.length,
+          expected: journal.entries.length,
+          latest: journal.entries.at(-1)?.tag,
+        },
+      });
+    }
+  });
+
+  it("answers liveness without the database, while readiness says 503", async () => {
+    // Point the web process's pool (lib/server/db.ts keeps it on globalThis) at nothing.
+    const holder = globalThis as typeof globalThis & { __agentLedgerPool?: pg.Pool };
+    const real = holder.__agentLedgerPool;
+    const down = createPool(`postgres://agent:s3cret-pw@127.0.0.1:${await unusedPort()}/x`, {
+      max: 1,
+    });
+    holder.__agentLedgerPool = down;
+    try {
+      const live = await get("?probe=live");
+      expect(live.status).toBe(200);
+      expect(live.headers.get("cache-control")).toBe("no-store");
+      expect(await live.json()).toEqual(LIVENESS);
+
+      const ready = await get();
+      expect(ready.status).toBe(503);
+      expect(ready.headers.get("cache-control")).toBe("no-store");
+      const body = await ready.text();
+      expect(JSON.parse(body)).toMatchObject({ status: "error", database: "down" });
+      expect(body).not.toContain("s3cret-pw");
+    } finally {
+      holder.__agentLedgerPool = real;
+      await down.end();
+    }
+  });
+
+  it("refuses an unknown probe with a problem that names the choices", async () => {
+    const response = await get("?probe=startup");
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.json()).toEqual({
+      type: "https://agent-ledger.dev/problems/invalid-request",
+      title: "The request is not valid",
+      status: 400,
+      detail: 'probe: must be "live" or "ready"',
+    });
   });
 });
 

@@ -1,5 +1,6 @@
-// Liveness and migration state for /api/health. Load balancers poll this, so it must answer
-// quickly either way: a database that does not answer within the timeout counts as down.
+// Readiness for /api/health: the database answers and holds every migration this build needs.
+// Load balancers poll this, so it must answer quickly either way: a database that does not
+// answer within the timeout counts as down. Liveness needs no query (LIVENESS).
 import type pg from "pg";
 import { z } from "zod";
 // Bundled at build time: a deployed server reports against the migrations it was built with,
@@ -27,6 +28,9 @@ const journalSchema = z.object({
 });
 
 const journal = journalSchema.parse(journalJson);
+
+/** The process is up and serving: what `/api/health?probe=live` answers, never touching the database. */
+export const LIVENESS = { status: "ok", probe: "live" } as const;
 
 export class HealthTimeoutError extends Error {
   override name = "HealthTimeoutError";
@@ -77,6 +81,23 @@ export async function getHealth(
   }
 }
 
+/**
+ * Readiness when even getting a pool can fail (DATABASE_URL missing or invalid): that is a
+ * database nobody can reach, reported like one, without the setting's value.
+ */
+export async function getReadiness(
+  pool: () => Pick<pg.Pool, "query">,
+  timeoutMs = HEALTH_TIMEOUT_MS,
+): Promise<HealthDto> {
+  let resolved: Pick<pg.Pool, "query">;
+  try {
+    resolved = pool();
+  } catch (err) {
+    return { status: "error", database: "down", error: shortMessage(err) };
+  }
+  return getHealth(resolved, timeoutMs);
+}
+
 const UNDEFINED_TABLE = "42P01";
 const UNDEFINED_SCHEMA = "3F000";
 
@@ -86,7 +107,11 @@ function isPgCode(err: unknown, code: string): boolean {
 
 function shortMessage(err: unknown): string {
   const message = err instanceof Error ? err.message || err.name : String(err);
-  // Connection errors can quote a URL; never echo credentials to an unauthenticated caller.
-  const scrubbed = message.replace(/\/\/[^/@\s]*@/g, "//");
+  // Connection errors can quote a URL or a keyword connection string; never echo credentials
+  // to an unauthenticated caller.
+  const scrubbed = message
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)\S*@/gi, "$1")
+    .replace(/(password\s*=\s*)\S+/gi, "$1***")
+    .replace(/\s*\n\s*/g, " ");
   return scrubbed.length > 200 ? `${scrubbed.slice(0, 197)}...` : scrubbed;
 }

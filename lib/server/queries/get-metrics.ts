@@ -1,0 +1,224 @@
+// What /api/metrics exposes to Prometheus, read in one read-only snapshot so the numbers agree
+// with each other. Scraped every 15 s or so: every statement is an aggregate that an index
+// bounds (or a scan of one row per task or effect), and the snapshot has a statement timeout.
+import type pg from "pg";
+import { withTransaction } from "../../../db/client";
+import { requireScope, type Viewer } from "../../auth/permissions";
+import {
+  DEAD_REASONS,
+  type DeadReason,
+  EFFECT_STATUSES,
+  type EffectStatus,
+  TASK_STATUSES,
+  type TaskStatus,
+} from "../../domain/task-states";
+
+/**
+ * Claim latency is read back from the ledger, which keeps no histogram: the quantiles cover
+ * the claims of the last 5 minutes (at most the newest 10,000, so a busy queue costs a bounded
+ * scrape), like a client library's sliding-window summary.
+ */
+export const CLAIM_LATENCY_WINDOW_SECONDS = 300;
+export const CLAIM_LATENCY_MAX_CLAIMS = 10_000;
+export const CLAIM_LATENCY_QUANTILES = [0.5, 0.9, 0.99, 1] as const;
+
+/** A statement slower than this fails the scrape rather than piling up behind the next one. */
+const METRICS_STATEMENT_TIMEOUT_MS = 5_000;
+
+/** `started` effects whose lease ran out without a result are counted apart: a person must look. */
+export type EffectOutcome = EffectStatus | "outcome_unknown";
+export const EFFECT_OUTCOMES: readonly EffectOutcome[] = [...EFFECT_STATUSES, "outcome_unknown"];
+
+export type WorkerMetrics = {
+  worker: string;
+  runningTasks: number;
+  /** Until the worker's newest task lease runs out; negative once it stopped renewing. */
+  leaseRemainingSeconds: number;
+  /** Since the worker last renewed or took a lease, assuming the lease length given. */
+  heartbeatAgeSeconds: number;
+};
+
+export type MetricsDto = {
+  /** Every status, zeros included. */
+  tasksByStatus: Record<TaskStatus, number>;
+  /** Every dead-letter reason, zeros included. */
+  deadByReason: Record<DeadReason, number>;
+  /** Tasks a worker could claim now (queued or retry_wait with run_at passed). */
+  runnable: number;
+  /** How long the oldest runnable task has waited past its run_at; 0 when none waits. */
+  oldestRunnableAgeSeconds: number;
+  claimLatency: {
+    /** Claims the quantiles were computed from. */
+    claims: number;
+    /** Seconds per CLAIM_LATENCY_QUANTILES entry; null when the window holds no claim. */
+    quantiles: { quantile: number; seconds: number | null }[];
+  };
+  /** attempt.started entries: every claim, ever. The ledger is append-only, so these only grow. */
+  attemptsStarted: number;
+  /** attempt.failed (the agent threw) and worker.lost (the lease ran out) entries. */
+  attemptFailures: { error: number; workerLost: number };
+  effectsByOutcome: Record<EffectOutcome, number>;
+  /** effect.deduplicated entries: a key that had succeeded returned its stored result. */
+  dedupeHits: number;
+  /** Workers holding at least one running task, by id. */
+  workers: WorkerMetrics[];
+  approvalsPending: number;
+  ledger: { entries: number; streams: number };
+};
+
+export type MetricsOptions = {
+  /** The workers' task lease (AGENT_LEDGER_LEASE_MS): a heartbeat sets expiry to now + this. */
+  leaseMs: number;
+};
+
+const COUNTED_KINDS = [
+  "attempt.started",
+  "attempt.failed",
+  "worker.lost",
+  "effect.deduplicated",
+] as const;
+
+export async function getMetrics(
+  pool: pg.Pool,
+  viewer: Viewer | null,
+  options: MetricsOptions,
+): Promise<MetricsDto> {
+  requireScope(viewer, "metrics:read");
+  return withTransaction(pool, async (client) => {
+    await client.query("set transaction isolation level repeatable read, read only");
+    await client.query(`set local statement_timeout = ${METRICS_STATEMENT_TIMEOUT_MS}`);
+
+    // One row per task: the cheapest exact count there is (the visibility map of a table whose
+    // rows change state all day is rarely all-visible, so an index-only scan would not be cheaper).
+    const taskRows = await client.query<{
+      status: TaskStatus;
+      dead_reason: DeadReason | null;
+      n: number;
+    }>("select status, dead_reason, count(*)::int as n from tasks group by status, dead_reason");
+
+    // tasks_claim_idx holds exactly the claimable rows, ordered by run_at.
+    const queue = await client.query<{ runnable: number; oldest_age: number | null }>(
+      `select count(*)::int as runnable,
+              extract(epoch from now() - min(run_at))::float8 as oldest_age
+         from tasks
+        where status in ('queued', 'retry_wait') and run_at <= now()`,
+    );
+
+    // Wait = the claim's attempt.started time minus the run_at it was claimed at. A later
+    // retry, requeue or review rewrites run_at to a time after that claim, so an entry whose
+    // task's run_at is now later than the entry belongs to an earlier claim whose run_at is
+    // gone: it is left out (the 1 ms allows for `at` being rounded to milliseconds).
+    const latency = await client.query<{ claims: number; quantiles: number[] | null }>({
+      text: `with recent as (
+               select e.at, e.task_id from ledger_entries e
+                where e.kind = 'attempt.started' and e.at > now() - $1 * interval '1 second'
+                order by e.at desc
+                limit $2
+             )
+             select count(*)::int as claims,
+                    percentile_cont($3::float8[]) within group (
+                      order by greatest(0, extract(epoch from r.at - t.run_at))::float8
+                    ) as quantiles
+               from recent r join tasks t on t.id = r.task_id
+              where t.run_at <= r.at + interval '1 millisecond'`,
+      values: [CLAIM_LATENCY_WINDOW_SECONDS, CLAIM_LATENCY_MAX_CLAIMS, CLAIM_LATENCY_QUANTILES],
+    });
+
+    // One index-only range scan of ledger_entries_kind_at_idx per kind (the ledger is
+    // append-only, so autovacuum keeps its pages all-visible). Written per kind because with
+    // `kind = any(…) group by kind` the planner may pick a scan of the whole table instead.
+    const kindRows = await client.query<{ kind: string; n: number }>({
+      text: `select k.kind, c.n
+               from unnest($1::text[]) as k(kind)
+              cross join lateral (
+                select count(*)::int as n from ledger_entries e where e.kind = k.kind
+              ) c`,
+      values: [[...COUNTED_KINDS]],
+    });
+
+    // Same rule as the runtime: a started effect without a live lease has an unknown outcome.
+    const effectRows = await client.query<{ outcome: EffectOutcome; n: number }>(
+      `select case when status = 'started' and not coalesce(lease_expires_at > now(), false)
+                   then 'outcome_unknown' else status end as outcome,
+              count(*)::int as n
+         from effects group by 1`,
+    );
+
+    // Workers keep no row of their own: a heartbeat renews the leases of the tasks a worker
+    // runs (task-sql.ts `heartbeat`), so the newest lease per owner says when it last beat.
+    // tasks_lease_idx holds exactly the running rows.
+    const workerRows = await client.query<{
+      worker: string;
+      n: number;
+      remaining: number;
+      age: number;
+    }>({
+      text: `select lease_owner as worker, count(*)::int as n,
+                    extract(epoch from max(lease_expires_at) - now())::float8 as remaining,
+                    extract(epoch from now() - (max(lease_expires_at) - $1 * interval '1 millisecond'))::float8 as age
+               from tasks where status = 'running'
+              group by lease_owner order by lease_owner collate "C"`,
+      values: [options.leaseMs],
+    });
+
+    const pending = await client.query<{ n: number }>(
+      "select count(*)::int as n from approvals where status = 'pending'",
+    );
+
+    // A stream's head_seq is the number of entries in it (seq runs 1, 2, … without gaps, which
+    // `verify` checks): one row per stream instead of one per entry.
+    const ledger = await client.query<{ entries: number; streams: number }>(
+      "select coalesce(sum(head_seq), 0)::bigint as entries, count(*)::int as streams from ledger_streams",
+    );
+
+    const tasksByStatus = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<
+      TaskStatus,
+      number
+    >;
+    const deadByReason = Object.fromEntries(DEAD_REASONS.map((r) => [r, 0])) as Record<
+      DeadReason,
+      number
+    >;
+    for (const row of taskRows.rows) {
+      tasksByStatus[row.status] += row.n;
+      if (row.dead_reason) deadByReason[row.dead_reason] += row.n;
+    }
+    const effectsByOutcome = Object.fromEntries(EFFECT_OUTCOMES.map((o) => [o, 0])) as Record<
+      EffectOutcome,
+      number
+    >;
+    for (const row of effectRows.rows) effectsByOutcome[row.outcome] += row.n;
+    const kinds = new Map(kindRows.rows.map((r) => [r.kind, r.n]));
+    const latencyRow = latency.rows[0];
+    const queueRow = queue.rows[0];
+
+    return {
+      tasksByStatus,
+      deadByReason,
+      runnable: queueRow?.runnable ?? 0,
+      oldestRunnableAgeSeconds: Math.max(0, queueRow?.oldest_age ?? 0),
+      claimLatency: {
+        claims: latencyRow?.claims ?? 0,
+        quantiles: CLAIM_LATENCY_QUANTILES.map((quantile, i) => ({
+          quantile,
+          seconds: latencyRow?.quantiles?.[i] ?? null,
+        })),
+      },
+      attemptsStarted: kinds.get("attempt.started") ?? 0,
+      attemptFailures: {
+        error: kinds.get("attempt.failed") ?? 0,
+        workerLost: kinds.get("worker.lost") ?? 0,
+      },
+      effectsByOutcome,
+      dedupeHits: kinds.get("effect.deduplicated") ?? 0,
+      workers: workerRows.rows.map((r) => ({
+        worker: r.worker,
+        runningTasks: r.n,
+        leaseRemainingSeconds: r.remaining,
+        heartbeatAgeSeconds: r.age,
+      })),
+      approvalsPending: pending.rows[0]?.n ?? 0,
+      ledger: { entries: ledger.rows[0]?.entries ?? 0, streams: ledger.rows[0]?.streams ?? 0 },
+    };
+  });
+}
