@@ -304,6 +304,33 @@ export const MATRIX: readonly MatrixRow[] = [
     readOnly: true,
   },
   {
+    target: "GET /api/v1/ledger",
+    does: "pages the ledger",
+    call: { kind: "route", path: "/api/v1/ledger?limit=5&kind=task.enqueued" },
+    scope: "ledger:read",
+    readOnly: true,
+  },
+  {
+    target: "GET /api/v1/effects/[key]",
+    does: "reads an effect",
+    call: {
+      kind: "route",
+      path: async (ctx) => `/api/v1/effects/${(await ctx.unknownOutcome()).key}`,
+    },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
+    target: "GET /api/v1/why",
+    does: "explains why an effect happened",
+    call: {
+      kind: "route",
+      path: async (ctx) => `/api/v1/why?key=${(await ctx.unknownOutcome()).key}`,
+    },
+    scope: "ledger:read",
+    readOnly: true,
+  },
+  {
     target: "POST /api/v1/tasks/[id]/approve",
     does: "approves a parked effect",
     call: {

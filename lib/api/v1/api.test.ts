@@ -22,6 +22,9 @@ const replayRoute = await import("../../../app/api/v1/tasks/[id]/replay/route");
 const cancelRoute = await import("../../../app/api/v1/tasks/[id]/cancel/route");
 const resolveRoute = await import("../../../app/api/v1/effects/[key]/resolve/route");
 const openApiRoute = await import("../../../app/api/v1/openapi.json/route");
+const ledgerRoute = await import("../../../app/api/v1/ledger/route");
+const effectRoute = await import("../../../app/api/v1/effects/[key]/route");
+const whyRoute = await import("../../../app/api/v1/why/route");
 
 type Handler = (
   request: Request,
@@ -492,6 +495,89 @@ describe("review commands", () => {
     });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: "queued" });
+  });
+});
+
+describe("the ledger, effects and why", () => {
+  it("pages the ledger with filters, and refuses a bad cursor or an unknown filter", async () => {
+    const all: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: Body } = await call({
+        handler: ledgerRoute.GET,
+        template: "/ledger",
+        query: `?kind=task.enqueued&limit=4${cursor ? `&cursor=${cursor}` : ""}`,
+      });
+      expect(page.status).toBe(200);
+      for (const e of page.body.entries) {
+        expect(e.kind).toBe("task.enqueued");
+        all.push(`${e.stream}#${e.seq}`);
+      }
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBe(await count("tasks"));
+    const bad = await call({
+      handler: ledgerRoute.GET,
+      template: "/ledger",
+      query: "?cursor=nope&colour=red",
+    });
+    expect(bad.status).toBe(400);
+    // Both problems at once: the unknown parameter and the cursor it did not issue.
+    expect(bad.body.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ in: "query", path: "cursor" }),
+        expect.objectContaining({ in: "query", message: expect.stringContaining("colour") }),
+      ]),
+    );
+  });
+
+  it("reads an effect by key and explains why it happened; an unknown key is 404, an unknown recipient an empty answer", async () => {
+    const dead = await deadTask();
+    const key = deriveEffectKey(dead.id, "send", { to: "why@example.com" });
+    await t.pool.query(
+      `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, result, completed_at)
+       values ($1, $2, 1, 'send', $3, $3, $4, 'succeeded', '{"messageId":"<m@x>"}', now())`,
+      [
+        key,
+        dead.id,
+        JSON.stringify({ to: "why@example.com" }),
+        payloadFingerprint({ to: "why@example.com" }),
+      ],
+    );
+    const effect = await call({
+      handler: effectRoute.GET,
+      template: "/effects/{key}",
+      params: { key },
+    });
+    expect(effect.status).toBe(200);
+    expect(effect.body).toMatchObject({ effect: { key, tool: "send" } });
+    const missing = await call({
+      handler: effectRoute.GET,
+      template: "/effects/{key}",
+      params: { key: "0".repeat(64) },
+    });
+    expect(missing.status).toBe(404);
+    const why = await call({
+      handler: whyRoute.GET,
+      template: "/why",
+      query: "?recipient=WHY@example.com",
+    });
+    expect(why.status).toBe(200);
+    expect(why.body.effects.map((e: Body) => e.effect.key)).toEqual([key]);
+    const none = await call({
+      handler: whyRoute.GET,
+      template: "/why",
+      query: "?recipient=nobody@example.com",
+    });
+    expect(none.body.effects).toEqual([]);
+    const two = await call({
+      handler: whyRoute.GET,
+      template: "/why",
+      query: `?key=${key}&taskId=${dead.id}`,
+    });
+    expect(two.status).toBe(400);
+    expect(two.body.detail).toContain("give only one of");
   });
 });
 

@@ -5,6 +5,7 @@ import { env } from "../../env";
 import type { Endpoint } from "../endpoint";
 import { openApiDocument } from "../openapi";
 import { listAgentsEndpoint } from "./agents";
+import { getEffectEndpoint, listLedgerEndpoint, whyEndpoint } from "./ledger";
 import {
   approveEndpoint,
   cancelEndpoint,
@@ -19,6 +20,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   enqueueTaskEndpoint,
   listTasksEndpoint,
   getTaskEndpoint,
+  listLedgerEndpoint,
+  getEffectEndpoint,
+  whyEndpoint,
   approveEndpoint,
   rejectEndpoint,
   replayEndpoint,

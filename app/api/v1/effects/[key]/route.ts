@@ -1,0 +1,5 @@
+import { route } from "../../../../../lib/api/endpoint";
+import { getEffectEndpoint } from "../../../../../lib/api/v1/ledger";
+
+export const dynamic = "force-dynamic";
+export const GET = route(getEffectEndpoint);

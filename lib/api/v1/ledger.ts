@@ -1,0 +1,74 @@
+// The ledger over HTTP: the append-only record page by page with filters, one effect by its
+// key, and "why did it send that?" — the queries the dashboard shares.
+import { z } from "zod";
+import { getDb } from "../../server/db";
+import { effectDetailSchema, getEffect } from "../../server/queries/get-effect";
+import {
+  ledgerApiPageSchema,
+  ledgerFilterSchema,
+  ledgerPageParamsSchema,
+  listLedgerPage,
+} from "../../server/queries/list-ledger-entries";
+import { explainWhy, whyAnswerSchema, whyQuerySchema } from "../../server/queries/why";
+import { defineEndpoint } from "../endpoint";
+import { ApiProblem } from "../problems";
+import { effectKeyParam } from "./schemas";
+
+const ledgerQuery = z
+  .object({ ...ledgerFilterSchema.shape, ...ledgerPageParamsSchema.shape })
+  .strict()
+  .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, {
+    error: "from must be earlier than to.",
+    path: ["to"],
+  });
+
+export const listLedgerEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/ledger",
+  operationId: "listLedger",
+  tag: "Ledger",
+  summary: "Ledger entries, newest first, filtered, a page at a time",
+  description:
+    "Filters combine (all must hold): `kind` (one, a comma list, or repeated), `agent` (entries of its tasks), `tool` (entries about its effects and approvals), `actor` (exactly as recorded, e.g. `user:rita@example.com`, `token:ci`), `taskId`, `key` (an effect key), `from` (inclusive) and `to` (exclusive). Pass `nextCursor` back as `cursor` for the next older page; an entry committed after you passed its position is not in that walk. `data` is hidden without `payloads:read`.",
+  scope: "ledger:read",
+  query: ledgerQuery,
+  response: ledgerApiPageSchema,
+  problems: [],
+  handle: async ({ query, viewer }) => {
+    const { cursor, limit, ...filter } = query;
+    return listLedgerPage(getDb(), viewer, filter, { cursor, limit });
+  },
+});
+
+export const getEffectEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/effects/{key}",
+  operationId: "getEffect",
+  tag: "Ledger",
+  summary: "One effect by its key: status, arguments, result, task, step, approvals and history",
+  scope: "tasks:read",
+  params: effectKeyParam,
+  query: z.object({}).strict(),
+  response: effectDetailSchema,
+  problems: ["not-found"],
+  handle: async ({ params, viewer }) => {
+    const effect = await getEffect(getDb(), viewer, params.key);
+    if (!effect) throw new ApiProblem("not-found", `no effect ${params.key}`);
+    return effect;
+  },
+});
+
+export const whyEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/why",
+  operationId: "explainWhy",
+  tag: "Ledger",
+  summary: "Why did it send that? From an effect key, task id, recipient, Message-ID or refund id",
+  description:
+    "Give exactly one of `key`, `taskId`, `recipient` (an email's To address), `messageId` (with or without angle brackets) or `refundId`. For each matching effect, newest first: the effect, the step that ran it, the model decision that led to it (prompt, the tool call chosen and its arguments), the task input, every attempt and failure, who approved, replayed, resumed, rejected or resolved it, and whether it was deduplicated. No match is an empty list, not a 404.",
+  scope: "ledger:read",
+  query: whyQuerySchema,
+  response: whyAnswerSchema,
+  problems: [],
+  handle: async ({ query, viewer }) => explainWhy(getDb(), viewer, query),
+});
