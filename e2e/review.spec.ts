@@ -384,7 +384,7 @@ test("an unknown outcome is resolved as 'it happened' with the provider's id", a
   expect(await entries(db, id, "outcome.resolved")).toEqual([
     expect.objectContaining({
       actor: REVIEWER,
-      data: { happened: true, result: { providerId: "msg_123" } },
+      data: { happened: true, result: { providerId: "msg_123" }, resumed: true },
     }),
   ]);
 });
