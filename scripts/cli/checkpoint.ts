@@ -3,6 +3,7 @@ import { openDatabase } from "../../db/open";
 import { env } from "../../lib/env";
 import { writeCheckpoint } from "../../lib/server/commands/write-checkpoint";
 import { generateSigningKey, parsePrivateKey } from "../../lib/server/ledger/signing";
+import { cliActor } from "./operator";
 import { type Command, EXIT, helpOption, jsonOption, parseOptions, printJson } from "./shared";
 
 export const checkpointCommand: Command = {
@@ -17,10 +18,13 @@ later verify then detects a stream that was deleted whole. Keep the printed dige
 outside the database to anchor the ledger.
 
 Options:
-  --actor NAME  who is recorded as writing it (default: cli:$USER)
+  --actor NAME  who is recorded as writing it (default: cli:<os user>)
   --new-key     print a fresh Ed25519 key pair for LEDGER_SIGNING_KEY / LEDGER_PUBLIC_KEY
   --json        print the result as JSON
-  -h, --help`,
+  -h, --help
+
+Exit codes: 0 written (or a key printed), 2 could not run (bad options, a bad
+LEDGER_SIGNING_KEY, no database).`,
   run: async (argv) => {
     const opts = parseOptions(argv, {
       ...helpOption,
@@ -39,7 +43,7 @@ Options:
     }
     const { LEDGER_SIGNING_KEY } = env();
     const signingKey = LEDGER_SIGNING_KEY ? parsePrivateKey(LEDGER_SIGNING_KEY) : undefined;
-    const actor = opts.actor ?? `cli:${process.env.USER ?? "unknown"}`;
+    const actor = opts.actor ?? cliActor();
     const db = await openDatabase();
     const pool = createPool(db.appUrl, { max: 1, applicationName: "agent-ledger-checkpoint" });
     try {

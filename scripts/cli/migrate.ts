@@ -12,7 +12,9 @@ several places at once: migrations are serialized by an advisory lock.
 
 Options:
   --json    print {"applied": N, "total": N}
-  -h, --help`,
+  -h, --help
+
+Exit codes: 0 up to date, 2 could not run (no database, a migration failed).`,
   run: async (argv) => {
     const opts = parseOptions(argv, { ...helpOption, ...jsonOption });
     const db = await openDatabase();

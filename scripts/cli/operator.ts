@@ -1,11 +1,14 @@
-// What the admin commands (users, tokens) share: who the operator is in the ledger, a pool on
-// the app database for one command, and plain-text tables.
+// What the operator commands share: who the operator is in the ledger and to the queries, a
+// pool on the app database for one command, task ids and versions, and plain-text tables.
 import os from "node:os";
 import type pg from "pg";
 import { createDb, createPool, type Db } from "../../db/client";
 import { openDatabase } from "../../db/open";
+import { SCOPES, type Viewer } from "../../lib/auth/permissions";
+import type { TaskStatus } from "../../lib/domain/task-states";
 import type { CommandResult } from "../../lib/server/commands/task-guard";
-import { EXIT } from "./shared";
+import { taskIdSchema } from "../../lib/server/queries/get-task-detail";
+import { EXIT, parseOption } from "./shared";
 
 /** The ledger actor for changes made from this shell: "cli:<os user>". */
 export function cliActor(): string {
@@ -15,6 +18,48 @@ export function cliActor(): string {
     // No passwd entry for this uid (some containers).
     return `cli:uid-${process.getuid?.() ?? "unknown"}`;
   }
+}
+
+/**
+ * Who the queries see behind the CLI: the operator at this shell, with every scope (whoever can
+ * reach the database with its credentials can read and change everything anyway). It lives
+ * here, under scripts/, so the web app can never import it; it is never an actor (cliActor is).
+ */
+export function operatorViewer(): Viewer {
+  return { kind: "token", id: "cli", name: cliActor(), scopes: new Set(SCOPES) };
+}
+
+/** A task id argument (any UUID, any case), or a usage error saying what one looks like. */
+export function parseTaskId(value: string): string {
+  return parseOption(taskIdSchema, value, `"${value}"`);
+}
+
+/** The task's status and version now, or null when there is no such task. */
+export async function readTaskVersion(
+  pool: pg.Pool,
+  taskId: string,
+): Promise<{ status: TaskStatus; version: number } | null> {
+  const { rows } = await pool.query<{ status: TaskStatus; version: number }>(
+    "select status, version from tasks where id = $1",
+    [taskId],
+  );
+  return rows[0] ?? null;
+}
+
+/** "no task <id>" on stderr, exit 1. */
+export function noSuchTask(command: string, taskId: string): number {
+  console.error(`agent-ledger ${command}: no task ${taskId}`);
+  return EXIT.problem;
+}
+
+/** An ISO 8601 time as "2025-06-01 09:00:00" (UTC), for tables. */
+export function shortTime(iso: string | null): string {
+  return iso ? iso.slice(0, 19).replace("T", " ") : "";
+}
+
+/** JSON on one line, for a table cell or a field of a human report. */
+export function compactJson(value: unknown): string {
+  return JSON.stringify(value) ?? "null";
 }
 
 export async function withAppDatabase<T>(

@@ -16,10 +16,11 @@ import {
   EXIT,
   helpOption,
   jsonOption,
+  parseOption,
   parseOptions,
   printJson,
+  readAll,
   type Subcommand,
-  UsageError,
 } from "./shared";
 
 const NOTES = `Roles: ${ROLES.join(", ")}. The last active admin cannot be demoted or disabled.
@@ -27,24 +28,10 @@ Changes are recorded in the ledger's system stream with the actor "cli:<os user>
 
 Exit codes: 0 ok, 1 refused (exists already, no such user, last admin), 2 could not run.`;
 
-function parseWith<T>(schema: z.ZodType<T>, value: unknown, option: string): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    throw new UsageError(`${option}: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
-  }
-  return parsed.data;
-}
-
 const requiredEmail = (v: string | undefined) =>
-  parseWith(z.string({ message: "is required" }).pipe(emailSchema), v, "--email");
+  parseOption(z.string({ message: "is required" }).pipe(emailSchema), v, "--email");
 const requiredRole = (v: string | undefined) =>
-  parseWith(z.string({ message: "is required" }).pipe(roleSchema), v, "--role");
-
-async function readAll(stream: NodeJS.ReadStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString("utf8");
-}
+  parseOption(z.string({ message: "is required" }).pipe(roleSchema), v, "--role");
 
 /** Reads one line from the terminal without echoing it. Ctrl-C cancels. */
 function promptHidden(prompt: string): Promise<string> {

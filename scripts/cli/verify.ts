@@ -3,35 +3,54 @@ import { openDatabase } from "../../db/open";
 import { env } from "../../lib/env";
 import { configuredPublicKey } from "../../lib/server/ledger/signing";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
-import { type Command, EXIT, helpOption, jsonOption, parseOptions, printJson } from "./shared";
+import {
+  type Command,
+  EXIT,
+  helpOption,
+  jsonOption,
+  parseOptions,
+  printJson,
+  progressOption,
+  startProgress,
+} from "./shared";
 
 export const verifyCommand: Command = {
   name: "verify",
   summary: "Recompute every hash chain; exit 1 naming the first broken entry",
-  usage: `agent-ledger verify [--json] [--quiet]
+  usage: `agent-ledger verify [--json] [--progress | --quiet]
 
 Recomputes every ledger stream's hash chain, checks each stream head and the latest
 checkpoint (its signature too, when LEDGER_SIGNING_KEY or LEDGER_PUBLIC_KEY is set), and
 reports the first broken entry of each stream.
 
 Options:
-  --json    print the full report as JSON
-  --quiet   no progress on stderr
+  --json      print the full report as JSON
+  --progress  progress on stderr even when it is not a terminal (it is shown on a terminal)
+  --quiet     no progress
   -h, --help
 
 Exit codes: 0 every chain verifies, 1 tampering or loss found, 2 could not run.`,
   run: async (argv) => {
-    const opts = parseOptions(argv, { ...helpOption, ...jsonOption, quiet: { type: "boolean" } });
+    const opts = parseOptions(argv, {
+      ...helpOption,
+      ...jsonOption,
+      ...progressOption,
+      quiet: { type: "boolean" },
+    });
     const publicKey = configuredPublicKey(env());
     const db = await openDatabase();
     const pool = createPool(db.appUrl, { max: 1, applicationName: "agent-ledger-verify" });
     try {
-      const progress = !opts.quiet && !opts.json && process.stderr.isTTY;
-      const report = await verifyLedger(pool, {
-        publicKey,
-        onProgress: progress ? (n) => process.stderr.write(`\rverified ${n} entries…`) : undefined,
-      });
-      if (progress) process.stderr.write("\r\x1b[K");
+      const show = { forced: opts.progress === true, quiet: opts.quiet === true };
+      const counting = !show.quiet && (show.forced || process.stderr.isTTY === true);
+      // Counted first, so progress can say how far along it is; verify reads every row anyway.
+      const total = counting
+        ? (await pool.query<{ n: number }>("select count(*)::int as n from ledger_entries")).rows[0]
+            ?.n
+        : undefined;
+      const progress = startProgress({ verb: "verified", unit: "entries", total, ...show });
+      const report = await verifyLedger(pool, { publicKey, onProgress: progress.update });
+      progress.finish();
       if (opts.json) {
         printJson(report);
       } else {

@@ -11,7 +11,10 @@ share one database.
 
 Options:
   --concurrency N   tasks run at once (default 4)
-  -h, --help`,
+  -h, --help
+
+Exit codes: 0 stopped by a signal after handing back its work, 2 could not run (bad
+options, no database).`,
   run: async (argv) => {
     const opts = parseOptions(argv, {
       ...helpOption,

@@ -1,0 +1,193 @@
+// agent-ledger enqueue: start a task from a shell or a script. The input is checked against the
+// input JSON Schema the workers published for the agent (agent_catalog), so a typo is refused
+// here instead of dead-lettering later; with --key, running the same command twice enqueues once.
+import { readFile } from "node:fs/promises";
+import type pg from "pg";
+import { z } from "zod";
+import { canonicalJson, toJsonValue } from "../../lib/domain/json";
+import { describeIssues } from "../../lib/domain/zod-issues";
+import { enqueueTaskWith } from "../../lib/server/commands/enqueue-task";
+import { cliActor, withAppDatabase } from "./operator";
+import {
+  type Command,
+  EXIT,
+  helpOption,
+  isoInstant,
+  jsonOption,
+  parseOption,
+  parseOptions,
+  printJson,
+  readAll,
+  UsageError,
+} from "./shared";
+
+const USAGE = `agent-ledger enqueue --agent A --input JSON|@FILE|- [--key K] [--run-at TIME] [--json]
+
+Enqueues one task for agent A. The input is JSON: written inline, read from a file (@FILE),
+or from standard input (-). It is checked against the input schema the agent's workers
+published (agent_catalog); an agent no worker has published is refused, with the known ones.
+
+With --key, enqueueing is idempotent: the first run creates the task, a later run with the
+same key, agent and input prints the same task and enqueues nothing (the output says which).
+The same key with another agent or input is refused.
+
+Options:
+  --agent A       the agent's name, e.g. invoice-reminder
+  --input JSON    the task input: JSON, @path/to/file.json, or - for standard input
+  --key K         an idempotency key for this enqueue (at most 200 characters)
+  --run-at TIME   not before this ISO 8601 time (2025-06-01T09:00:00Z); default now
+  --json          print {"taskId", "created", "agent", "key"}
+  -h, --help
+
+Recorded in the task's ledger stream as task.enqueued by "cli:<os user>".
+
+Exit codes: 0 enqueued (or the key's task already existed), 1 refused (unknown agent, key
+taken by another input), 2 could not run (bad options, input not JSON or not matching the
+agent's schema, no database).`;
+
+const agentSchema = z
+  .string({ error: "is required" })
+  .trim()
+  .min(1, { error: "must not be empty" })
+  .max(200, { error: "must be at most 200 characters" });
+const keySchema = z
+  .string()
+  .min(1, { error: "must not be empty" })
+  .max(200, { error: "must be at most 200 characters" });
+
+/** The --input text (inline JSON, @file or - for standard input) and where it came from. */
+async function inputText(value: string | undefined): Promise<{ text: string; from: string }> {
+  if (value === undefined) throw new UsageError("--input: is required (JSON, @file or -)");
+  if (value === "-") return { text: await readAll(process.stdin), from: "standard input " };
+  if (value.startsWith("@")) {
+    const file = value.slice(1);
+    try {
+      return { text: await readFile(file, "utf8"), from: `${file} ` };
+    } catch (err) {
+      throw new UsageError(`--input: cannot read ${file}: ${(err as Error).message}`);
+    }
+  }
+  return { text: value, from: "" };
+}
+
+async function readInput(value: string | undefined): Promise<unknown> {
+  const { text, from } = await inputText(value);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--input: ${from}is not JSON: ${(err as Error).message}`);
+  }
+}
+
+type CatalogRow = { name: string; input_schema: unknown };
+
+/** The agent's published input check, or why the input cannot be enqueued. */
+async function checkAgainstCatalog(
+  pool: pg.Pool,
+  agent: string,
+  input: unknown,
+): Promise<{ ok: true } | { ok: false; exit: number; message: string }> {
+  const { rows } = await pool.query<CatalogRow>(
+    "select name, input_schema from agent_catalog order by name",
+  );
+  const entry = rows.find((r) => r.name === agent);
+  if (!entry) {
+    const known = rows.map((r) => r.name);
+    return {
+      ok: false,
+      exit: EXIT.problem,
+      message:
+        known.length === 0
+          ? `no agent "${agent}": no worker has published its agents yet (start one: agent-ledger worker)`
+          : `no agent "${agent}"; known agents: ${known.join(", ")}`,
+    };
+  }
+  let schema: z.ZodType;
+  try {
+    schema = z.fromJSONSchema(entry.input_schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (err) {
+    // The worker checks the input with the agent's own zod schema anyway.
+    console.error(
+      `agent-ledger enqueue: warning: ${agent}'s published input schema cannot be checked here (${(err as Error).message}); the worker will check the input`,
+    );
+    return { ok: true };
+  }
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return { ok: true };
+  return {
+    ok: false,
+    exit: EXIT.error,
+    message: `--input does not match ${agent}'s input schema: ${describeIssues(parsed.error, "input.")}`,
+  };
+}
+
+export const enqueueCommand: Command = {
+  name: "enqueue",
+  summary: "Enqueue a task for an agent (idempotent with --key)",
+  usage: USAGE,
+  run: async (argv) => {
+    const opts = parseOptions(argv, {
+      ...helpOption,
+      ...jsonOption,
+      agent: { type: "string" },
+      input: { type: "string" },
+      key: { type: "string" },
+      "run-at": { type: "string" },
+    });
+    const agent = parseOption(agentSchema, opts.agent, "--agent");
+    const key = opts.key === undefined ? undefined : parseOption(keySchema, opts.key, "--key");
+    const runAt =
+      opts["run-at"] === undefined
+        ? undefined
+        : parseOption(isoInstant, opts["run-at"], "--run-at");
+    const raw = await readInput(opts.input);
+    let input: ReturnType<typeof toJsonValue>;
+    try {
+      input = toJsonValue(raw, "input");
+    } catch (err) {
+      throw new UsageError(`--input: ${(err as Error).message}`);
+    }
+
+    return withAppDatabase("enqueue", async (pool) => {
+      const check = await checkAgainstCatalog(pool, agent, input);
+      if (!check.ok) {
+        console.error(`agent-ledger enqueue: ${check.message}`);
+        return check.exit;
+      }
+      const result = await enqueueTaskWith(pool, { agent, input, key, runAt, actor: cliActor() });
+      if (!result.created) {
+        // The key is the caller's promise that this is the same request; hold them to it.
+        const { rows } = await pool.query<{ agent: string; input: unknown }>(
+          "select agent, input from tasks where id = $1",
+          [result.taskId],
+        );
+        const first = rows[0];
+        if (
+          !first ||
+          first.agent !== agent ||
+          canonicalJson(first.input) !== canonicalJson(input)
+        ) {
+          console.error(
+            `agent-ledger enqueue: key "${key}" already names task ${result.taskId}${first && first.agent !== agent ? ` of agent ${first.agent}` : ""} with other input; nothing was enqueued`,
+          );
+          return EXIT.problem;
+        }
+      }
+      if (opts.json) {
+        printJson({
+          taskId: result.taskId,
+          created: result.created,
+          agent,
+          key: key ?? null,
+        });
+      } else if (result.created) {
+        console.log(
+          `Enqueued task ${result.taskId} for ${agent}${runAt ? `, to run at or after ${runAt.toISOString()}` : ""}.`,
+        );
+      } else {
+        console.log(`Task ${result.taskId} already exists for key "${key}"; nothing was enqueued.`);
+      }
+      return EXIT.ok;
+    });
+  },
+};

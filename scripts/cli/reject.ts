@@ -1,0 +1,73 @@
+// agent-ledger reject: the task ends as rejected with the reviewer's reason; nothing more runs.
+import { rejectTask } from "../../lib/server/commands/reject-task";
+import { noteSchema } from "./approve";
+import {
+  cliActor,
+  failure,
+  noSuchTask,
+  parseTaskId,
+  readTaskVersion,
+  withAppDatabase,
+} from "./operator";
+import {
+  type Command,
+  EXIT,
+  helpOption,
+  jsonOption,
+  parseCommandLine,
+  parseOption,
+  printJson,
+  UsageError,
+  wholeNumber,
+} from "./shared";
+
+export const rejectCommand: Command = {
+  name: "reject",
+  summary: "Reject a dead or parked task with a reason; it ends as rejected",
+  usage: `agent-ledger reject ID --reason T [--version V] [--json]
+
+Rejects a dead task or one awaiting approval: it ends as rejected with your reason, its
+pending approvals are rejected and any pending review request is withdrawn. Nothing more
+runs. One reviewer is enough. The actor is "cli:<os user>".
+
+Options:
+  --reason T   why (required), recorded in the ledger
+  --version V  act only if the task is still at version V (as shown by tasks show);
+               default: the version read just before rejecting
+  --json       print {"id", "status", "version"}
+  -h, --help
+
+Exit codes: 0 rejected, 1 refused (no such task, a status that cannot be rejected, the task
+changed since version V), 2 could not run (bad options, no database).`,
+  run: async (argv) => {
+    const { values: opts, args } = parseCommandLine(
+      argv,
+      { ...helpOption, ...jsonOption, reason: { type: "string" }, version: { type: "string" } },
+      ["ID"] as const,
+    );
+    const id = parseTaskId(args.ID);
+    if (opts.reason === undefined) throw new UsageError("--reason: is required");
+    const reason = parseOption(noteSchema, opts.reason, "--reason");
+    const pinned =
+      opts.version === undefined
+        ? undefined
+        : parseOption(wholeNumber(1), opts.version, "--version");
+    return withAppDatabase("reject", async (pool) => {
+      const now = await readTaskVersion(pool, id);
+      if (!now) return noSuchTask("reject", id);
+      const result = await rejectTask(pool, {
+        taskId: id,
+        version: pinned ?? now.version,
+        actor: cliActor(),
+        reason,
+      });
+      if (!result.ok) return failure("reject", result);
+      if (opts.json) printJson(result.value);
+      else
+        console.log(
+          `Rejected task ${id}: ${result.value.status} at version ${result.value.version}.`,
+        );
+      return EXIT.ok;
+    });
+  },
+};
