@@ -1,17 +1,7 @@
-// agent-ledger tasks: the tasks screen and the task screen for a terminal, through the same
-// queries the dashboard reads (list-tasks, get-task-detail with its ledger timeline).
-import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "../../db/client";
-import { tasks } from "../../db/schema";
 import { TASK_STATUSES } from "../../lib/domain/task-states";
 import { getTaskDetail, type TaskDetailDto } from "../../lib/server/queries/get-task-detail";
-import {
-  listTasks,
-  type TaskPageDto,
-  type TaskSearch,
-  taskSearchSchema,
-} from "../../lib/server/queries/list-tasks";
+import { listTasks, type TaskSearch, taskSearchSchema } from "../../lib/server/queries/list-tasks";
 import {
   compactJson,
   formatTable,
@@ -41,54 +31,6 @@ Exit codes: 0 ok, 1 no such task, 2 could not run (bad options, no database).`;
 const statusSchema = taskSearchSchema.shape.status;
 const cursorSchema = taskSearchSchema.shape.before;
 
-/**
- * One agent's tasks, the same page shape and cursor as listTasks (which filters by status
- * only). Newest first on (created_at, id).
- */
-async function listTasksOfAgent(
-  db: Db,
-  agent: string,
-  search: TaskSearch,
-  pageSize: number,
-): Promise<TaskPageDto> {
-  const rows = await db
-    .select({
-      id: tasks.id,
-      agent: tasks.agent,
-      status: tasks.status,
-      deadReason: tasks.deadReason,
-      attempts: tasks.attempts,
-      createdAt: tasks.createdAt,
-      statusChangedAt: tasks.statusChangedAt,
-      lastError: sql<
-        string | null
-      >`left(coalesce(${tasks.lastError} ->> 'message', ${tasks.lastError} #>> '{}'), 300)`,
-      cursorAt: sql<string>`to_char(${tasks.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
-    })
-    .from(tasks)
-    .where(
-      and(
-        eq(tasks.agent, agent),
-        search.status === undefined ? undefined : eq(tasks.status, search.status),
-        search.before === undefined
-          ? undefined
-          : sql`(${tasks.createdAt}, ${tasks.id}) < (${search.before.createdAt}::timestamptz, ${search.before.id}::uuid)`,
-      ),
-    )
-    .orderBy(desc(tasks.createdAt), desc(tasks.id))
-    .limit(pageSize + 1);
-  const page = rows.slice(0, pageSize);
-  const last = page.at(-1);
-  return {
-    tasks: page.map(({ cursorAt: _, createdAt, statusChangedAt, ...r }) => ({
-      ...r,
-      createdAt: createdAt.toISOString(),
-      statusChangedAt: statusChangedAt.toISOString(),
-    })),
-    olderBefore: rows.length > pageSize && last ? `${last.cursorAt}_${last.id}` : null,
-  };
-}
-
 const list: Subcommand["run"] = async (argv) => {
   const opts = parseOptions(argv, {
     ...helpOption,
@@ -112,9 +54,7 @@ const list: Subcommand["run"] = async (argv) => {
           "--agent",
         );
   return withAppDatabase("tasks", async (_pool, db) => {
-    const page = agent
-      ? await listTasksOfAgent(db, agent, search, limit)
-      : await listTasks(db, operatorViewer(), search, limit);
+    const page = await listTasks(db, operatorViewer(), { ...search, agent }, limit);
     if (opts.json) {
       printJson(page);
       return EXIT.ok;

@@ -199,6 +199,7 @@ export const enqueueTaskEndpoint = defineEndpoint({
 const listQuery = z
   .object({
     status: taskSearchSchema.shape.status,
+    agent: taskSearchSchema.shape.agent,
     cursor: taskSearchSchema.shape.before.describe("nextCursor from the previous page"),
     limit: z.coerce
       .number({ message: "must be a number" })
@@ -226,7 +227,7 @@ export const listTasksEndpoint = defineEndpoint({
     const page = await listTasks(
       getDb(),
       viewer,
-      { status: query.status, before: query.cursor },
+      { status: query.status, agent: query.agent, before: query.cursor },
       query.limit,
     );
     return { tasks: page.tasks, nextCursor: page.olderBefore };

@@ -1,4 +1,5 @@
-// The tasks screen: newest first, optionally one status, keyset-paginated on (created_at, id).
+// The tasks screen: newest first, optionally one status or agent, keyset-paginated on
+// (created_at, id).
 // The cursor carries created_at to the microsecond, as PostgreSQL stores it: a millisecond
 // JavaScript Date would skip or repeat tasks created within the same millisecond.
 import { and, desc, eq, sql } from "drizzle-orm";
@@ -55,6 +56,8 @@ export const taskSearchSchema = z.object({
     .enum(TASK_STATUSES, { error: `must be one of: ${TASK_STATUSES.join(", ")}.` })
     .optional(),
   before: cursorSchema.optional(),
+  /** One agent's tasks (not a filter on the screen yet; the API and CLI use it). */
+  agent: z.string().trim().min(1).max(200, "must be at most 200 characters.").optional(),
 });
 
 export type TaskSearch = z.output<typeof taskSearchSchema>;
@@ -84,6 +87,7 @@ export async function listTasks(
     .where(
       and(
         search.status === undefined ? undefined : eq(tasks.status, search.status),
+        search.agent === undefined ? undefined : eq(tasks.agent, search.agent),
         search.before === undefined
           ? undefined
           : sql`(${tasks.createdAt}, ${tasks.id}) < (${search.before.createdAt}::timestamptz, ${search.before.id}::uuid)`,
