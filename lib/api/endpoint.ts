@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import { guardRoute } from "../auth/guard";
 import { AuthError, type Scope, type Viewer } from "../auth/permissions";
+import { unstorable } from "../domain/json";
 import { ApiProblem, type ProblemType, problem } from "./problems";
 
 /** Bodies above this are refused before parsing (413). */
@@ -101,12 +102,21 @@ function parsePart<T>(
   return parsed.data;
 }
 
-/** Query strings as an object: a key given once is a string, given more than once a list. */
+/**
+ * Query strings as an object: a key given once is a string, given more than once a list. No
+ * prototype, so `?__proto__=1` is an unknown parameter like any other, not an assignment.
+ */
 export function queryObject(url: URL): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  const out: Record<string, string | string[]> = Object.create(null);
   for (const key of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(key);
     out[key] = values.length === 1 ? (values[0] as string) : values;
+  }
+  const refused = unstorable(out, "query");
+  if (refused) {
+    throw new ApiProblem("invalid-request", `${refused}`, {
+      errors: [{ in: "query", path: "", message: refused }],
+    });
   }
   return out;
 }
@@ -135,11 +145,17 @@ async function readBody(request: Request): Promise<unknown> {
   } catch {
     throw new ApiProblem("invalid-body", "the body is not UTF-8");
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new ApiProblem("invalid-body", `the body is not JSON: ${(error as Error).message}`);
   }
+  // Before any schema walks it: PostgreSQL cannot store NUL or lone surrogates, and a hostile
+  // depth would overflow a recursive parser's stack.
+  const refused = unstorable(parsed, "body");
+  if (refused) throw new ApiProblem("invalid-body", `${refused}; it cannot be stored`);
+  return parsed;
 }
 
 /** The route handler for an endpoint: authenticate, authorize, parse, run, answer. */

@@ -4,6 +4,7 @@
 import { headers } from "next/headers";
 import type { z } from "zod";
 import { problem } from "../api/problems";
+import { unstorable } from "../domain/json";
 import { describeIssues, issueFields } from "../domain/zod-issues";
 import type { CommandResult } from "../server/commands/task-guard";
 import { AuthError, requireScope, type Scope, type Viewer } from "./permissions";
@@ -60,7 +61,11 @@ export function defineAction<S extends z.ZodType, T>(
     const viewer = await viewerFromSession(await headers());
     const denied = deny(viewer, spec.scope);
     if (denied) return denied;
-    const parsed = spec.input.safeParse(toPlain(raw));
+    const plain = toPlain(raw);
+    // NUL, lone surrogates and hostile depth: refused before a schema or the database sees them.
+    const refused = unstorable(plain, "input");
+    if (refused) return { ok: false, status: 400, error: `${refused}; it cannot be stored` };
+    const parsed = spec.input.safeParse(plain);
     if (!parsed.success) return zodFailure(parsed.error);
     return spec.run(parsed.data, viewer as Viewer);
   };

@@ -66,6 +66,21 @@ function check(value: unknown, path: string, depth: number): void {
 }
 
 /**
+ * Why `value` cannot be stored (NUL, a lone surrogate, nesting deeper than 64, a non-JSON
+ * value), naming the first part; null when it can. Checks without recursing past the limit, so
+ * a hostile depth cannot overflow the stack.
+ */
+export function unstorable(value: unknown, label: string): string | null {
+  try {
+    check(value, label, 0);
+    return null;
+  } catch (error) {
+    if (error instanceof JsonValueError) return error.message;
+    throw error;
+  }
+}
+
+/**
  * Returns `value` as the JSON it will be stored as (undefined members dropped, dates as ISO
  * strings), or throws a JsonValueError naming the first part that cannot be stored.
  */

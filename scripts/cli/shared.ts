@@ -139,11 +139,7 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
 }
 
 /** An instant: ISO 8601 with a zone (2025-06-01T09:00:00Z), or a date, read as UTC midnight. */
-export const isoInstant = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()], {
-    error: "must be an ISO 8601 time with a zone (2025-06-01T09:00:00Z) or a date (2025-06-01)",
-  })
-  .transform((s) => new Date(s.length === 10 ? `${s}T00:00:00Z` : s));
+export { isoInstantOrDate as isoInstant } from "../../lib/domain/instant";
 
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];

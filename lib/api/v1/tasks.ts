@@ -3,12 +3,12 @@
 import { z } from "zod";
 import { type SqlClient, withTransaction } from "../../../db/client";
 import { actorOf, type Viewer } from "../../auth/permissions";
-import { payloadFingerprint } from "../../domain/hash";
+import { isoInstant } from "../../domain/instant";
 import { partialRetryPolicySchema } from "../../domain/retry-policy";
 import { issueFields } from "../../domain/zod-issues";
 import { env } from "../../env";
 import { enqueueTask } from "../../server/commands/enqueue-task";
-import { runIdempotent } from "../../server/commands/idempotency";
+import { requestFingerprint, runIdempotent } from "../../server/commands/idempotency";
 import { getDb, getPool } from "../../server/db";
 import { getTaskDetail } from "../../server/queries/get-task-detail";
 import { agentNames, findAgent } from "../../server/queries/list-agents";
@@ -38,13 +38,7 @@ export const enqueueBodySchema = z
       .json({ message: "must be JSON" })
       .default({})
       .describe("Checked against the agent's input schema"),
-    runAt: z.iso
-      .datetime({
-        offset: true,
-        message: "must be an ISO 8601 time with a zone, e.g. 2026-12-01T09:00:00Z",
-      })
-      .optional()
-      .describe("Not before this time (default: now)"),
+    runAt: isoInstant.optional().describe("Not before this time (default: now)"),
     policy: partialRetryPolicySchema
       .strict()
       .optional()
@@ -109,7 +103,7 @@ async function enqueueIn(
   const { taskId } = await enqueueTask(client, {
     agent: agent.name,
     input: body.input,
-    runAt: body.runAt ? new Date(body.runAt) : undefined,
+    runAt: body.runAt,
     policy: body.policy,
     actor,
   });
@@ -166,7 +160,7 @@ export const enqueueTaskEndpoint = defineEndpoint({
         principal: principalOf(viewer),
         key,
         operation: "POST /api/v1/tasks",
-        fingerprint: payloadFingerprint(body),
+        fingerprint: requestFingerprint(body),
         retentionMs: env().IDEMPOTENCY_KEY_RETENTION_HOURS * 3_600_000,
       },
       (client) => enqueueIn(client, body, viewer),

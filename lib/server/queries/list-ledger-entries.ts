@@ -5,6 +5,7 @@ import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import { approvals, effects, type LedgerEntryRow, ledgerEntries, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../auth/permissions";
+import { isoInstant } from "../../domain/instant";
 import type { JsonValue } from "../../domain/json";
 import type { DbReader } from "./db-reader";
 import { taskIdSchema } from "./get-task-detail";
@@ -132,13 +133,6 @@ const kindSchema = z
   .regex(KIND_PATTERN, {
     error: "must be a ledger entry kind such as task.enqueued: lower-case words joined by dots.",
   });
-
-const isoInstant = z.iso
-  .datetime({
-    offset: true,
-    error: "must be an ISO 8601 date and time, e.g. 2025-01-31T09:00:00Z.",
-  })
-  .transform((text) => new Date(text));
 
 const nameSchema = (what: string) =>
   z
