@@ -69,13 +69,6 @@ test("every navigation link leads to a page that renders", async ({ page }) => {
   expect(problems).toEqual([]);
 });
 
-test("sections that are not built yet say so", async ({ page }) => {
-  for (const path of ["/why"]) {
-    await page.goto(path);
-    await expect(page.getByText("This section is not available yet.")).toBeVisible();
-  }
-});
-
 test("on a phone the navigation stays reachable and the page does not scroll sideways", async ({
   page,
 }) => {

@@ -1,5 +1,6 @@
 // The task's side effects, one per idempotency key: what was asked (redacted arguments and
 // their fingerprint), what came back, and whether it is done, failed, in flight or unknown.
+import Link from "next/link";
 import type { EffectDto } from "../../lib/server/queries/get-task-detail";
 import { Badge } from "../ui/badge";
 import { Timestamp } from "../ui/timestamp";
@@ -57,6 +58,15 @@ export function EffectsList({ effects }: { effects: EffectDto[] }) {
                     · completed <Timestamp iso={e.completedAt} />
                   </>
                 ) : null}
+                {" · "}
+                <Link
+                  href={`/why?key=${e.key}`}
+                  prefetch={false}
+                  aria-label={`Why? ${e.tool} at step ${e.stepSeq}`}
+                  className="font-medium text-sky-800 underline-offset-2 hover:underline"
+                >
+                  Why?
+                </Link>
               </div>
             </header>
             <div className="space-y-3 px-4 py-3">
