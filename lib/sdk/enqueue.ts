@@ -3,6 +3,7 @@
 // worker. A key makes enqueueing idempotent: the same key returns the first task.
 import type pg from "pg";
 import type { PartialRetryPolicy } from "../domain/retry-policy";
+import { describeIssues } from "../domain/zod-issues";
 import { enqueueTaskWith } from "../server/commands/enqueue-task";
 import type { Agent } from "./define";
 
@@ -28,7 +29,7 @@ export async function enqueue(
     const parsed = opts.agent.input.safeParse(opts.input);
     if (!parsed.success) {
       throw new InvalidTaskInputError(
-        `invalid input for ${opts.agent.name}: ${parsed.error.message}`,
+        `invalid input for ${opts.agent.name}: ${describeIssues(parsed.error)}`,
       );
     }
   }

@@ -54,7 +54,9 @@ function printDeadLetters(dto: DeadLettersDto, reason: string | undefined): void
       "",
     ]);
     for (const e of g.errors) {
-      rows.push(["", String(e.count), shortTime(e.oldestAt), "", e.message ?? "(no error)"]);
+      // One line per error in a table: a multi-line message is folded and cut.
+      const message = e.message?.replace(/\s+/g, " ").trim().slice(0, 160);
+      rows.push(["", String(e.count), shortTime(e.oldestAt), "", message || "(no error)"]);
     }
     if (g.otherErrors > 0) rows.push(["", String(g.otherErrors), "", "", "(other errors)"]);
   }

@@ -4,6 +4,7 @@
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
+import { describeIssues } from "../../lib/domain/zod-issues";
 import type { Agent } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient } from "../../lib/sdk/model";
@@ -65,7 +66,8 @@ export async function runAttempt(
     if (!agent)
       throw new NonRetryableError(`no agent named "${task.agent}" is registered on this worker`);
     const input = agent.input.safeParse(task.input);
-    if (!input.success) throw new NonRetryableError(`invalid task input: ${input.error.message}`);
+    if (!input.success)
+      throw new NonRetryableError(`invalid task input: ${describeIssues(input.error)}`);
     const ctx = createContext(
       {
         pool: deps.pool,
