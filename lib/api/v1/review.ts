@@ -47,19 +47,24 @@ function answer(
 
 const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
 
-/** The task's status decides which scope an approve or reject also needs. */
-async function statusOf(taskId: string): Promise<TaskStatus> {
+/**
+ * Approve and reject decide a parked effect (`approvals:decide`) or triage a dead task (also
+ * `deadLetters:review`). The command is pinned to the status the task has now; if it changes
+ * before the command locks it, the command refuses with a conflict.
+ */
+async function decisionStatuses(
+  taskId: string,
+  viewer: Viewer,
+): Promise<("dead" | "awaiting_approval")[]> {
   const { rows } = await getPool().query<{ status: TaskStatus }>(
     "select status from tasks where id = $1",
     [taskId],
   );
   const status = rows[0]?.status;
   if (!status) throw new ApiProblem("not-found", `no task ${taskId}`);
-  return status;
-}
-
-function alsoNeeds(viewer: Viewer, dead: boolean): void {
-  if (dead) requireScope(viewer, "deadLetters:review");
+  if (status !== "dead") return ["awaiting_approval"];
+  requireScope(viewer, "deadLetters:review");
+  return ["dead"];
 }
 
 export const approveEndpoint = defineEndpoint({
@@ -76,15 +81,13 @@ export const approveEndpoint = defineEndpoint({
   response: reviewResultSchema,
   problems: REVIEW_PROBLEMS,
   handle: async ({ params, body, viewer }) => {
-    const dead = (await statusOf(params.id)) === "dead";
-    alsoNeeds(viewer, dead);
     return answer(
       await approveTask(getPool(), {
         taskId: params.id,
         version: body.version,
         note: body.note,
         actor: actorOf(viewer),
-        statuses: [dead ? "dead" : "awaiting_approval"],
+        statuses: await decisionStatuses(params.id, viewer),
       }),
     );
   },
@@ -109,15 +112,13 @@ export const rejectEndpoint = defineEndpoint({
   response: reviewResultSchema,
   problems: REVIEW_PROBLEMS,
   handle: async ({ params, body, viewer }) => {
-    const dead = (await statusOf(params.id)) === "dead";
-    alsoNeeds(viewer, dead);
     return answer(
       await rejectTask(getPool(), {
         taskId: params.id,
         version: body.version,
         reason: body.reason,
         actor: actorOf(viewer),
-        statuses: [dead ? "dead" : "awaiting_approval"],
+        statuses: await decisionStatuses(params.id, viewer),
       }),
     );
   },
