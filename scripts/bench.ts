@@ -7,6 +7,7 @@ import { createPool, withTransaction } from "../db/client";
 import { createTestDatabaseFrom, dropTestDatabase, startTestCluster } from "../db/testing/cluster";
 import { env } from "../lib/env";
 import { appendLedger } from "../lib/server/ledger/append-ledger";
+import { benchApi } from "./bench/api";
 import { benchBareQueue, benchRuntime } from "./bench/runtime";
 
 const { values } = parseArgs({
@@ -104,8 +105,14 @@ try {
       ratio: Number((full / bare).toFixed(2)),
     },
   ];
-  if (values.json) console.log(JSON.stringify({ ops, concurrency, tasks, results: rows, runtime }));
-  else {
+  const api = (await benchApi(pool, tasks, concurrency)).map((c) => ({
+    label: c.label,
+    requestsPerSec: Math.round(c.perSec),
+    ratio: Number(c.ratio.toFixed(2)),
+  }));
+  if (values.json) {
+    console.log(JSON.stringify({ ops, concurrency, tasks, results: rows, runtime, api }));
+  } else {
     console.log(`${ops} transactions per case, ${concurrency} concurrent\n`);
     for (const r of rows) {
       console.log(
@@ -116,6 +123,12 @@ try {
     for (const r of runtime) {
       console.log(
         `${r.label.padEnd(36)} ${String(r.tasksPerSec).padStart(7)} tasks/s ${r.ratio.toFixed(2)}× bare queue`,
+      );
+    }
+    console.log(`\n${tasks} requests per case, ${concurrency} concurrent\n`);
+    for (const r of api) {
+      console.log(
+        `${r.label.padEnd(36)} ${String(r.requestsPerSec).padStart(7)} req/s   ${r.ratio.toFixed(2)}× library enqueue`,
       );
     }
   }

@@ -1,0 +1,80 @@
+// POST /api/v1/tasks through its real route handler, in process (no HTTP server, so the figure
+// is our code and the database, not sockets), against enqueueing with the library on the same
+// database. Ratios: what authentication, parsing, the schema check and the Idempotency-Key
+// contract cost on top of the enqueue itself.
+import type pg from "pg";
+import { createApiToken } from "../../lib/server/commands/api-tokens";
+import { enqueueTaskWith } from "../../lib/server/commands/enqueue-task";
+
+type Case = { label: string; perSec: number };
+
+async function run(
+  label: string,
+  total: number,
+  concurrency: number,
+  op: (i: number) => Promise<void>,
+): Promise<Case> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await op(next++);
+    }),
+  );
+  return { label, perSec: total / ((performance.now() - start) / 1000) };
+}
+
+export async function benchApi(
+  pool: pg.Pool,
+  total: number,
+  concurrency: number,
+): Promise<(Case & { ratio: number })[]> {
+  // The web process's pool (lib/server/db.ts) is this one: env() was read before the database
+  // existed, so hand the handler the pool directly.
+  (globalThis as { __agentLedgerPool?: pg.Pool }).__agentLedgerPool = pool;
+  await pool.query(
+    `insert into agent_catalog (name, input_schema, tools, published_by)
+     values ('bench-agent', $1, '[]', 'bench') on conflict (name) do nothing`,
+    [
+      JSON.stringify({
+        type: "object",
+        properties: { n: { type: "integer" } },
+        required: ["n"],
+        additionalProperties: false,
+      }),
+    ],
+  );
+  const created = await createApiToken(pool, { name: "bench", scopes: ["tasks:enqueue"] }, "bench");
+  if (!created.ok) throw new Error(created.message);
+  const token = created.value.token;
+  const { POST } = await import("../../app/api/v1/tasks/route");
+  const post = async (body: unknown, key?: string) => {
+    const response = await POST(
+      new Request("http://bench/api/v1/tasks", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          ...(key ? { "idempotency-key": key } : {}),
+        },
+        body: JSON.stringify(body),
+      }),
+      { params: Promise.resolve({}) },
+    );
+    if (response.status !== 201) throw new Error(`${response.status} ${await response.text()}`);
+  };
+  const body = (i: number) => ({ agent: "bench-agent", input: { n: i } });
+  await run("warm-up", 200, concurrency, (i) => post(body(i)));
+  const baseline = await run("library enqueue (baseline)", total, concurrency, async (i) => {
+    await enqueueTaskWith(pool, { agent: "bench-agent", input: { n: i }, actor: "bench" });
+  });
+  const cases = [
+    baseline,
+    await run("POST /tasks", total, concurrency, (i) => post(body(i))),
+    await run("POST /tasks, new Idempotency-Key", total, concurrency, (i) =>
+      post(body(i), `bench-${i}`),
+    ),
+    await run("POST /tasks, replayed key", total, concurrency, () => post(body(0), "bench-0")),
+  ];
+  return cases.map((c) => ({ ...c, ratio: c.perSec / baseline.perSec }));
+}
