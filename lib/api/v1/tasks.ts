@@ -61,14 +61,28 @@ function principalOf(viewer: Viewer): string {
   return `${viewer.kind}:${viewer.id}`;
 }
 
+/** Compiled input schemas by their JSON text: agents are few, and compiling is not free. */
+const compiled = new Map<string, z.ZodType | null>();
+
+function compile(inputSchema: Record<string, unknown>): z.ZodType | null {
+  const text = JSON.stringify(inputSchema);
+  let schema = compiled.get(text);
+  if (schema === undefined) {
+    try {
+      schema = z.fromJSONSchema(inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+    } catch {
+      schema = null;
+    }
+    if (compiled.size >= 500) compiled.clear();
+    compiled.set(text, schema);
+  }
+  return schema;
+}
+
 /** The input against the agent's published JSON Schema; a schema zod cannot read is not enforced. */
 function checkInput(inputSchema: Record<string, unknown>, input: unknown): void {
-  let schema: z.ZodType;
-  try {
-    schema = z.fromJSONSchema(inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch {
-    return;
-  }
+  const schema = compile(inputSchema);
+  if (!schema) return;
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
     const errors = Object.entries(issueFields(parsed.error, "input.")).map(([path, message]) => ({
