@@ -451,6 +451,8 @@ test.describe("as admin", () => {
       updated_by: "user:admin@example.com",
     });
 
+    // The page has re-read the saved policy (its row now offers Edit): it holds version 1.
+    await expect(agents.getByRole("button", { name: `Edit ${agent}…` })).toBeVisible();
     // Another admin saves first; this page still shows version 1.
     await db.query("update retry_policies set max_attempts = 9, version = 2 where scope = $1", [
       `agent:${agent}`,
