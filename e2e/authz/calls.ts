@@ -90,10 +90,10 @@ function encodeReply(value: unknown): unknown {
   return value;
 }
 
-type FlightRow = { tag: string; text: string } | { json: unknown };
+export type FlightRow = { tag: string; text: string } | { json: unknown };
 
 /** Splits a React Flight (text/x-component) body into its rows by id. */
-function parseFlight(body: Buffer): Map<string, FlightRow> {
+export function parseFlight(body: Buffer): Map<string, FlightRow> {
   const rows = new Map<string, FlightRow>();
   let pos = 0;
   while (pos < body.length) {
@@ -120,7 +120,7 @@ function parseFlight(body: Buffer): Map<string, FlightRow> {
 }
 
 /** Follows "$@1"-style references and undoes the "$$" escape for the plain values we return. */
-function resolveFlight(value: unknown, rows: Map<string, FlightRow>, depth = 0): unknown {
+export function resolveFlight(value: unknown, rows: Map<string, FlightRow>, depth = 0): unknown {
   if (depth > 50) throw new Error("flight references nest too deep");
   if (typeof value === "string" && value.startsWith("$")) {
     if (value.startsWith("$$")) return value.slice(1);

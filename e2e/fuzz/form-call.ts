@@ -1,57 +1,8 @@
 // A server action called the way React sends a <form>: a multipart body whose field "0" is the
 // argument list, with "$K1" standing for a FormData made of the fields named "1_<name>". The
-// answer is read like e2e/authz/calls.ts reads it (that module keeps its Flight reader private).
-import type { ActionEndpoint } from "../authz/calls";
+// answer is read with e2e/authz/calls.ts's Flight reader.
+import { type ActionEndpoint, parseFlight, resolveFlight } from "../authz/calls";
 import { BASE_URL, type Credentials } from "../authz/principals";
-
-type Row = { json: unknown } | { tag: string; text: string };
-
-/** React Flight rows by id: JSON rows, and length-prefixed text rows ("T"). */
-function rowsOf(body: Buffer): Map<string, Row> {
-  const rows = new Map<string, Row>();
-  let pos = 0;
-  while (pos < body.length) {
-    const colon = body.indexOf(0x3a, pos);
-    if (colon < 0) break;
-    const id = body.subarray(pos, colon).toString("utf8");
-    pos = colon + 1;
-    if (body[pos] === 0x54) {
-      const comma = body.indexOf(0x2c, pos);
-      const length = Number.parseInt(body.subarray(pos + 1, comma).toString("utf8"), 16);
-      rows.set(id, { tag: "T", text: body.subarray(comma + 1, comma + 1 + length).toString() });
-      pos = comma + 1 + length;
-      continue;
-    }
-    let end = body.indexOf(0x0a, pos);
-    if (end < 0) end = body.length;
-    const line = body.subarray(pos, end).toString("utf8");
-    pos = end + 1;
-    const tag = /^[A-Z]+/.exec(line)?.[0];
-    rows.set(id, tag ? { tag, text: line.slice(tag.length) } : { json: JSON.parse(line) });
-  }
-  return rows;
-}
-
-function resolve(value: unknown, rows: Map<string, Row>, depth = 0): unknown {
-  if (depth > 50) throw new Error("flight references nest too deep");
-  if (typeof value === "string" && value.startsWith("$")) {
-    if (value.startsWith("$$")) return value.slice(1);
-    const ref = /^\$@?([0-9a-f]+)$/.exec(value)?.[1];
-    if (ref === undefined) return value === "$undefined" ? undefined : value;
-    const row = rows.get(ref);
-    if (!row) throw new Error(`flight row ${ref} is missing`);
-    if ("json" in row) return resolve(row.json, rows, depth + 1);
-    if (row.tag === "T") return row.text;
-    throw new Error(`the action threw (${row.tag}${row.text.slice(0, 200)})`);
-  }
-  if (Array.isArray(value)) return value.map((v) => resolve(v, rows, depth + 1));
-  if (value && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, resolve(v, rows, depth + 1)]),
-    );
-  }
-  return value;
-}
 
 export type FormField = [name: string, value: string | Blob];
 
@@ -96,9 +47,10 @@ export async function callActionWithForm(
   }
   let value: unknown;
   try {
-    const root = rowsOf(raw).get("0");
+    const rows = parseFlight(raw);
+    const root = rows.get("0");
     if (!root || !("json" in root)) throw new Error("no root row");
-    value = resolve((root.json as { a?: unknown }).a, rowsOf(raw));
+    value = resolveFlight((root.json as { a?: unknown }).a, rows);
   } catch (error) {
     return { outcome: `HTTP ${response.status}: ${(error as Error).message}`, detail };
   }

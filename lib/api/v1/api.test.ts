@@ -377,7 +377,7 @@ describe("reading", () => {
     ]);
   });
 
-  it("hides nothing it should show and shows nothing it should hide: no tasks:read → 403", async () => {
+  it("a token without tasks:read is refused with 403", async () => {
     const r = await call({ handler: tasksRoute.GET, template: "/tasks", auth: enqueuer });
     expect(r.status).toBe(403);
   });
