@@ -1,6 +1,7 @@
 // The only reader of process.env: every setting is parsed here with zod, and a bad value
 // names the variable and what is wrong with it.
 import { z } from "zod";
+import { parseTrustedProxies } from "./domain/client-address";
 
 const postgresUrl = z
   .string()
@@ -72,6 +73,24 @@ const schema = z
       .min(1, "must be at least 1 hour")
       .max(720, "must be at most 720 hours (30 days)")
       .default(24),
+    /** Proxies (IPs or CIDRs, comma-separated) allowed to set X-Forwarded-For; none by default. */
+    TRUSTED_PROXIES: optional(
+      z.string().refine(
+        (v) => {
+          try {
+            parseTrustedProxies(v);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { message: 'must be IPs or CIDRs separated by commas, e.g. "10.0.0.0/8,127.0.0.1"' },
+      ),
+    ),
+    /** Log level of the web server and worker (JSON lines; pretty on a terminal). */
+    LOG_LEVEL: z
+      .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
+      .default("info"),
     /** The ID-token claim that lists the person's groups. */
     OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
     /** Which IdP group grants which role: "ledger-admins=admin,ledger-reviewers=reviewer". */
