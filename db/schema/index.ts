@@ -1,4 +1,5 @@
 export * from "./agent-catalog";
+export * from "./alert-rules";
 export * from "./approvals";
 export * from "./auth";
 export * from "./effects";

@@ -1,0 +1,137 @@
+// Alert rules and the events they match: the vocabulary the database checks, the rule schema
+// every boundary (form, CLI, command) parses with, and the pure matching the evaluator runs.
+import { z } from "zod";
+import { DEAD_REASONS } from "./task-states";
+
+/**
+ * What a rule watches. `no_live_worker` is not here yet: nothing records worker heartbeats
+ * apart from task leases, so "no worker alive" cannot be observed (and a worker could not
+ * deliver it); see the README's Alerts section.
+ */
+export const ALERT_KINDS = ["dead_letter", "outcome_unknown", "approval_waiting"] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+export const ALERT_DESTINATIONS = ["slack", "webhook"] as const;
+export type AlertDestination = (typeof ALERT_DESTINATIONS)[number];
+
+/** The built-in agent that delivers alerts; its own events never alert (no feedback loop). */
+export const ALERT_DELIVERY_AGENT = "alert-delivery";
+
+/** The ledger kinds the evaluator reads, per rule kind (time-based kinds read other tables). */
+export const ALERT_LEDGER_KINDS = {
+  dead_letter: "task.dead_lettered",
+  outcome_unknown: "effect.outcome_unknown",
+} as const satisfies Partial<Record<AlertKind, string>>;
+
+const agentName = z
+  .string()
+  .trim()
+  .regex(/^[a-z][a-z0-9-]*$/, "must be an agent name (kebab-case)")
+  .max(100);
+
+/** Only http(s): a rule must not make the worker open file:, gopher: or other schemes. */
+export const alertUrlSchema = z
+  .string({ message: "is required" })
+  .trim()
+  .max(2_000, "must be at most 2000 characters")
+  .url("must be a URL")
+  .refine((u) => /^https?:$/.test(new URL(u).protocol), "must be an http or https URL");
+
+const base = {
+  name: z.string({ message: "is required" }).trim().min(1, "enter a name").max(120),
+  destination: z.enum(ALERT_DESTINATIONS, { message: "must be slack or webhook" }),
+  url: alertUrlSchema,
+  enabled: z.boolean().default(true),
+};
+
+export const alertRuleSchema = z.discriminatedUnion(
+  "kind",
+  [
+    z.object({
+      ...base,
+      kind: z.literal("dead_letter"),
+      /** Only this agent's dead letters; absent: every agent's. */
+      agent: agentName.optional(),
+      /** Only this reason; absent: every reason. */
+      reason: z.enum(DEAD_REASONS).optional(),
+    }),
+    z.object({ ...base, kind: z.literal("outcome_unknown"), agent: agentName.optional() }),
+    z.object({
+      ...base,
+      kind: z.literal("approval_waiting"),
+      agent: agentName.optional(),
+      olderThanMinutes: z
+        .number({ message: "must be a number" })
+        .int("must be a whole number")
+        .min(1, "must be at least 1")
+        .max(10_080, "must be at most a week (10080)"),
+    }),
+  ],
+  { message: `kind must be one of ${ALERT_KINDS.join(", ")}` },
+);
+export type AlertRuleInput = z.input<typeof alertRuleSchema>;
+export type AlertRuleSpec = z.output<typeof alertRuleSchema>;
+
+/** A rule as stored and matched (no URL or secret: matching never needs them). */
+export type AlertRuleFilter = {
+  id: string;
+  kind: AlertKind;
+  agent: string | null;
+  reason: string | null;
+  olderThanMinutes: number | null;
+  enabled: boolean;
+  createdAt: Date;
+};
+
+/** Something a person should hear about. `id` is stable: the same event always has the same id. */
+export type AlertEvent = {
+  /** "ledger:<entry id>" or "approval:<approval id>". */
+  id: string;
+  kind: AlertKind;
+  at: Date;
+  taskId: string | null;
+  agent: string | null;
+  /** Dead-letter reason, or the outcome-unknown action the runtime took. */
+  reason: string | null;
+  /** One line for people (Slack text, the webhook's summary). */
+  summary: string;
+};
+
+/** Does this rule want this event? Rules see only events from their creation on. */
+export function matchesRule(rule: AlertRuleFilter, event: AlertEvent): boolean {
+  if (!rule.enabled || rule.kind !== event.kind) return false;
+  if (event.agent === ALERT_DELIVERY_AGENT) return false;
+  if (event.at.getTime() < rule.createdAt.getTime()) return false;
+  if (rule.agent !== null && rule.agent !== event.agent) return false;
+  if (rule.kind === "dead_letter" && rule.reason !== null && rule.reason !== event.reason) {
+    return false;
+  }
+  return true;
+}
+
+/** The enqueue key of the one delivery task per (rule, event). */
+export function alertEnqueueKey(ruleId: string, eventId: string): string {
+  return `alert:${ruleId}:${eventId}`;
+}
+
+/** The host only: what the dashboard shows of a destination (a Slack URL's path is its secret). */
+export function destinationHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+export function describeEvent(event: Omit<AlertEvent, "summary" | "id">): string {
+  const task = event.taskId ? ` task ${event.taskId}` : "";
+  const agent = event.agent ? ` (${event.agent})` : "";
+  switch (event.kind) {
+    case "dead_letter":
+      return `Dead letter:${task}${agent} stopped with reason ${event.reason ?? "unknown"}; a reviewer must triage it.`;
+    case "outcome_unknown":
+      return `Unknown outcome:${task}${agent} started an effect and never recorded its result (runtime: ${event.reason ?? "unknown"}).`;
+    case "approval_waiting":
+      return `Approval waiting:${task}${agent} has waited for a person since ${event.at.toISOString()}.`;
+  }
+}
