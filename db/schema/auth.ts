@@ -113,6 +113,47 @@ export const loginAttempts = pgTable(
   ],
 );
 
+/**
+ * When a sign-in lock began (once per lock, written with its `sign_in.locked` ledger entry) and
+ * when an admin reset one (`sign_in.unlocked`). Failures before an account's or an address's
+ * latest reset no longer count; a lock already recorded within its window is not recorded again.
+ */
+export const LOGIN_LOCK_SCOPES = ["account_address", "account", "address"] as const;
+export type LoginLockScope = (typeof LOGIN_LOCK_SCOPES)[number];
+
+export const loginLockEvents = pgTable(
+  "login_lock_events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    event: text("event", { enum: ["locked", "reset"] }).notNull(),
+    scope: text("scope", { enum: LOGIN_LOCK_SCOPES }).notNull(),
+    email: text("email"),
+    ip: inet("ip"),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    /** A lock: when the caller may try again. */
+    until: timestamp("until", { withTimezone: true }),
+    /** A reset: who did it. */
+    actor: text("actor"),
+  },
+  (t) => [
+    index("login_lock_events_email_idx").on(t.email, t.at),
+    index("login_lock_events_ip_idx").on(t.ip, t.at),
+    check("login_lock_events_event_check", sql`${t.event} in ('locked', 'reset')`),
+    check(
+      "login_lock_events_scope_check",
+      sql`${t.scope} in (${sql.raw(LOGIN_LOCK_SCOPES.map((s) => `'${s}'`).join(", "))})`,
+    ),
+    check(
+      "login_lock_events_shape_check",
+      sql`(${t.event} = 'locked' and ${t.until} is not null and ${t.actor} is null) or (${t.event} = 'reset' and ${t.until} is null and ${t.actor} is not null and ${t.scope} <> 'account_address')`,
+    ),
+    check(
+      "login_lock_events_subject_check",
+      sql`(${t.scope} = 'address' and ${t.email} is null) or (${t.scope} = 'account' and ${t.email} is not null and ${t.ip} is null) or (${t.scope} = 'account_address' and ${t.email} is not null)`,
+    ),
+  ],
+);
+
 /** Machine credentials: shown once, stored as a sha256, scoped, revocable. */
 export const apiTokens = pgTable(
   "api_tokens",
