@@ -120,6 +120,10 @@ export const DEMO_SMTP_PORT = 2525;
 export const DEMO_PAYMENTS_PORT = 4242;
 export const DEMO_SMTP_URL = `smtp://127.0.0.1:${DEMO_SMTP_PORT}`;
 export const DEMO_PAYMENTS_URL = `http://127.0.0.1:${DEMO_PAYMENTS_PORT}`;
+/** The demo webhook sink and the secret of the alert rule `npm start` seeds for it (demo only). */
+export const DEMO_WEBHOOK_PORT = 4343;
+export const DEMO_WEBHOOK_URL = `http://127.0.0.1:${DEMO_WEBHOOK_PORT}/alerts`;
+export const DEMO_WEBHOOK_SECRET = "whsec_ZGVtby1vbmx5LXNlY3JldC1mb3ItdGhlLXdlYmhvb2stc2luaw==";
 
 export class EnvError extends Error {
   override name = "EnvError";

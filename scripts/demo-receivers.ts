@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { freePort } from "../db/embedded";
-import { DEMO_PAYMENTS_PORT, DEMO_SMTP_PORT } from "../lib/env";
+import { DEMO_PAYMENTS_PORT, DEMO_SMTP_PORT, DEMO_WEBHOOK_PORT } from "../lib/env";
 
 export const DEMO_FAULTS = {
   smtp: { seed: 7, dropAfterAcceptRate: 0.2 },
@@ -17,6 +17,7 @@ export type DemoReceiversProcess = { child: ChildProcess; smtpUrl: string; payme
 export async function startDemoReceiversProcess(root: string): Promise<DemoReceiversProcess> {
   const smtpPort = await freePort(DEMO_SMTP_PORT);
   const paymentsPort = await freePort(DEMO_PAYMENTS_PORT);
+  const webhookPort = await freePort(DEMO_WEBHOOK_PORT);
   const child = spawn(
     process.execPath,
     [
@@ -27,6 +28,8 @@ export async function startDemoReceiversProcess(root: string): Promise<DemoRecei
       String(smtpPort),
       "--payments-port",
       String(paymentsPort),
+      "--webhook-port",
+      String(webhookPort),
       "--faults",
       JSON.stringify(DEMO_FAULTS),
     ],

@@ -97,11 +97,20 @@ export type AlertEvent = {
   summary: string;
 };
 
-/** Does this rule want this event? Rules see only events from their creation on. */
-export function matchesRule(rule: AlertRuleFilter, event: AlertEvent): boolean {
+/**
+ * Does this rule want this event? A ledger event older than the rule is history, not news;
+ * an approval still waiting is news to a new rule too. The delivery agent's own events never
+ * match: an alert about a failed alert would feed on itself when the destination is down.
+ */
+export function matchesRule(rule: AlertRuleFilter, event: AlertEvent, now: Date): boolean {
   if (!rule.enabled || rule.kind !== event.kind) return false;
   if (event.agent === ALERT_DELIVERY_AGENT) return false;
-  if (event.at.getTime() < rule.createdAt.getTime()) return false;
+  if (event.kind === "approval_waiting") {
+    const waitedMs = now.getTime() - event.at.getTime();
+    if (rule.olderThanMinutes === null || waitedMs < rule.olderThanMinutes * 60_000) return false;
+  } else if (event.at.getTime() < rule.createdAt.getTime()) {
+    return false;
+  }
   if (rule.agent !== null && rule.agent !== event.agent) return false;
   if (rule.kind === "dead_letter" && rule.reason !== null && rule.reason !== event.reason) {
     return false;

@@ -28,6 +28,7 @@ const argsSchema = z.object({
   "payments-port": port.optional(),
   "smtp-port": port.optional(),
   "control-port": port.optional(),
+  "webhook-port": port.optional(),
   "api-key": z.string().min(1).optional(),
   faults: faultsJson.pipe(demoFaultsSchema).optional(),
 });
@@ -44,6 +45,7 @@ try {
       "payments-port": { type: "string" },
       "smtp-port": { type: "string" },
       "control-port": { type: "string" },
+      "webhook-port": { type: "string" },
       "api-key": { type: "string" },
       faults: { type: "string" },
     },
@@ -63,6 +65,7 @@ const receivers = await startDemoReceivers({
   paymentsApiKey: args["api-key"],
   smtpPort: args["smtp-port"],
   smtpControlPort: args["control-port"],
+  webhookPort: args["webhook-port"],
   faults: args.faults,
 }).catch((err: unknown) => fail(`could not start: ${errorMessage(err)}`));
 
@@ -88,5 +91,6 @@ process.stdout.write(
     paymentsUrl: receivers.paymentsUrl,
     smtpUrl: receivers.smtpUrl,
     smtpControlUrl: receivers.smtpControlUrl,
+    webhooksUrl: receivers.webhooksUrl,
   })}\n`,
 );

@@ -1,8 +1,11 @@
-// The embedded demo's starting data: a global retry policy and a realistic mix of tasks for
-// the example agents. Runs once per database (a `demo.seeded` entry marks it).
+// The embedded demo's starting data: a global retry policy, an alert rule for the demo webhook
+// sink and a realistic mix of tasks for the example agents. Runs once per database (a
+// `demo.seeded` entry marks it).
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
+import { DEMO_WEBHOOK_SECRET, DEMO_WEBHOOK_URL } from "../../env";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
+import { insertAlertRule } from "./create-alert-rule";
 import { enqueueTask } from "./enqueue-task";
 
 export const SEED_ACTOR = "system:seed";
@@ -117,6 +120,19 @@ export async function seedDemo(pool: pg.Pool): Promise<{ seeded: boolean }> {
         data: { scope: "global", before: null, after: DEFAULT_POLICY },
       });
     }
+    // Dead letters reach the demo webhook sink, signed with the secret it knows.
+    const rule = await insertAlertRule(
+      client,
+      {
+        name: "Demo: every dead letter",
+        kind: "dead_letter",
+        destination: "webhook",
+        url: DEMO_WEBHOOK_URL,
+      },
+      SEED_ACTOR,
+      { secret: DEMO_WEBHOOK_SECRET },
+    );
+    if (!rule.ok) throw new Error(`the demo alert rule: ${rule.message}`);
     for (const [i, task] of DEMO_TASKS.entries()) {
       await enqueueTask(client, { ...task, key: `demo-seed-${i}`, actor: SEED_ACTOR });
     }

@@ -1,0 +1,165 @@
+// One pass of the alert evaluator: read the ledger past the cursor (and a short look-back),
+// the approvals waiting, match them against the enabled rules, and enqueue one alert-delivery
+// task per (rule, event) under the enqueue key alert:<rule>:<event>. All in one transaction
+// with the cursor, and the key makes a second pass (or one after a crash) enqueue nothing new.
+import type pg from "pg";
+import { withTransaction } from "../../../db/client";
+import {
+  ALERT_DELIVERY_AGENT,
+  ALERT_LEDGER_KINDS,
+  type AlertEvent,
+  type AlertKind,
+  type AlertRuleFilter,
+  alertEnqueueKey,
+  describeEvent,
+  matchesRule,
+} from "../../domain/alerts";
+import { enqueueTask } from "./enqueue-task";
+
+export const ALERTS_ACTOR = "system:alerts";
+
+export type EvaluateOptions = {
+  /** The cursor's row; one per evaluator fleet. */
+  cursor?: string;
+  /**
+   * Entries up to this old are read again. An entry id is taken when its transaction inserts
+   * it, so a transaction that commits late can land below the cursor; the enqueue key makes
+   * reading it twice harmless.
+   */
+  lookbackMs?: number;
+  batch?: number;
+};
+
+export type EvaluateResult = { events: number; enqueued: number; cursor: number };
+
+type RuleRow = {
+  id: string;
+  kind: AlertKind;
+  agent: string | null;
+  reason: string | null;
+  older_than_minutes: number | null;
+  enabled: boolean;
+  created_at: Date;
+  destination: "slack" | "webhook";
+};
+
+type EntryRow = {
+  id: string;
+  kind: string;
+  at: Date;
+  task_id: string | null;
+  data: { reason?: unknown; action?: unknown; tool?: unknown } | null;
+  agent: string | null;
+};
+
+const KIND_OF_ENTRY = new Map<string, AlertKind>(
+  Object.entries(ALERT_LEDGER_KINDS).map(([k, v]) => [v, k as AlertKind]),
+);
+
+export async function evaluateAlerts(
+  pool: pg.Pool,
+  opts: EvaluateOptions = {},
+): Promise<EvaluateResult> {
+  const cursorName = opts.cursor ?? "default";
+  const lookbackMs = opts.lookbackMs ?? 60_000;
+  const batch = opts.batch ?? 500;
+  return withTransaction(pool, async (client) => {
+    await client.query(
+      "insert into alert_cursors (name) values ($1) on conflict (name) do nothing",
+      [cursorName],
+    );
+    // Evaluators queue up here, so two never enqueue from the same read.
+    const cur = await client.query<{ last: string; now: Date }>(
+      "select last_entry_id::text as last, now() as now from alert_cursors where name = $1 for update",
+      [cursorName],
+    );
+    const last = Number(cur.rows[0]?.last ?? 0);
+    const now = cur.rows[0]?.now ?? new Date();
+    const { rows: rules } = await client.query<RuleRow>(
+      `select id, kind, agent, reason, older_than_minutes, enabled, created_at, destination
+       from alert_rules where enabled`,
+    );
+    const kinds = [...KIND_OF_ENTRY.keys()];
+    const { rows: fresh } = await client.query<EntryRow>({
+      name: "alerts_read_new_entries",
+      text: `select e.id::text, e.kind, e.at, e.task_id, e.data, t.agent
+             from ledger_entries e left join tasks t on t.id = e.task_id
+             where e.kind = any($1) and e.id > $2
+             order by e.id limit $3`,
+      values: [kinds, last, batch],
+    });
+    const { rows: recent } =
+      rules.length === 0
+        ? { rows: [] as EntryRow[] }
+        : await client.query<EntryRow>({
+            name: "alerts_read_recent_entries",
+            text: `select e.id::text, e.kind, e.at, e.task_id, e.data, t.agent
+                   from ledger_entries e left join tasks t on t.id = e.task_id
+                   where e.kind = any($1) and e.id <= $2 and e.at > $3::timestamptz - $4 * interval '1 millisecond'`,
+            values: [kinds, last, now, lookbackMs],
+          });
+    const events: AlertEvent[] = [...recent, ...fresh].flatMap((e) => {
+      const kind = KIND_OF_ENTRY.get(e.kind);
+      if (!kind) return [];
+      const reasonValue = kind === "dead_letter" ? e.data?.reason : e.data?.action;
+      const reason = typeof reasonValue === "string" ? reasonValue : null;
+      const event = { kind, at: e.at, taskId: e.task_id, agent: e.agent, reason };
+      return [{ ...event, id: `ledger:${e.id}`, summary: describeEvent(event) }];
+    });
+    if (rules.some((r) => r.kind === "approval_waiting")) {
+      const { rows: waiting } = await client.query<{
+        id: string;
+        task_id: string;
+        requested_at: Date;
+        agent: string;
+      }>({
+        name: "alerts_read_waiting_approvals",
+        text: `select a.id::text, a.task_id, a.requested_at, t.agent
+               from approvals a join tasks t on t.id = a.task_id
+               where a.status = 'pending' and t.status = 'awaiting_approval'`,
+      });
+      for (const a of waiting) {
+        const event = {
+          kind: "approval_waiting" as const,
+          at: a.requested_at,
+          taskId: a.task_id,
+          agent: a.agent,
+          reason: null,
+        };
+        events.push({ ...event, id: `approval:${a.id}`, summary: describeEvent(event) });
+      }
+    }
+    let enqueued = 0;
+    for (const rule of rules) {
+      const filter: AlertRuleFilter = {
+        id: rule.id,
+        kind: rule.kind,
+        agent: rule.agent,
+        reason: rule.reason,
+        olderThanMinutes: rule.older_than_minutes,
+        enabled: rule.enabled,
+        createdAt: rule.created_at,
+      };
+      for (const event of events) {
+        if (!matchesRule(filter, event, now)) continue;
+        const { created } = await enqueueTask(client, {
+          agent: ALERT_DELIVERY_AGENT,
+          input: {
+            ruleId: rule.id,
+            destination: rule.destination,
+            event: { ...event, at: event.at.toISOString() },
+          },
+          key: alertEnqueueKey(rule.id, event.id),
+          actor: ALERTS_ACTOR,
+        });
+        if (created) enqueued++;
+      }
+    }
+    const next = fresh.length > 0 ? Number(fresh[fresh.length - 1]?.id ?? last) : last;
+    await client.query(
+      "update alert_cursors set last_entry_id = $2, updated_at = now() where name = $1",
+      [cursorName, next],
+    );
+    return { events: events.length, enqueued, cursor: next };
+  });
+}

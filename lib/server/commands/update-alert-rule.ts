@@ -1,0 +1,110 @@
+// Changes an alert rule at the version the admin loaded: its filters, destination or enabled
+// flag. A rule that becomes a webhook gets a secret (returned once); one that stays a webhook
+// keeps its secret. The `system` stream records before, after and who.
+import type pg from "pg";
+import { withTransaction } from "../../../db/client";
+import type { AlertRuleRow } from "../../../db/schema";
+import { type AlertRuleInput, alertRuleSchema } from "../../domain/alerts";
+import { describeIssues } from "../../domain/zod-issues";
+import { isRuleId, ledgerView, newWebhookSecret, specColumns } from "../alerts/rules";
+import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
+import type { CommandResult } from "./task-guard";
+
+export type UpdateAlertRuleInput = {
+  id: string;
+  /** The version the admin saw. */
+  version: number;
+  rule: AlertRuleInput;
+  actor: string;
+};
+
+export type UpdatedAlertRule = { id: string; version: number; secret: string | null };
+
+type LockedRow = Pick<
+  AlertRuleRow,
+  "name" | "kind" | "agent" | "reason" | "destination" | "url" | "secret" | "enabled" | "version"
+> & { older_than_minutes: number | null };
+
+export async function updateAlertRule(
+  pool: pg.Pool,
+  input: UpdateAlertRuleInput,
+): Promise<CommandResult<UpdatedAlertRule>> {
+  const parsed = alertRuleSchema.safeParse(input.rule);
+  if (!parsed.success) return { ok: false, code: "invalid", message: describeIssues(parsed.error) };
+  const after = specColumns(parsed.data);
+  if (!isRuleId(input.id)) return { ok: false, code: "not_found", message: "no such alert rule" };
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query<LockedRow>(
+      `select name, kind, agent, reason, older_than_minutes, destination, url, secret, enabled, version
+       from alert_rules where id = $1 for update`,
+      [input.id],
+    );
+    const current = rows[0];
+    if (!current) {
+      return { ok: false as const, code: "not_found" as const, message: "no such alert rule" };
+    }
+    if (current.version !== input.version) {
+      return {
+        ok: false as const,
+        code: "conflict" as const,
+        message: `the rule changed since you loaded it (now version ${current.version})`,
+        stale: true as const,
+      };
+    }
+    const fresh = after.destination === "webhook" && current.destination !== "webhook";
+    const secret =
+      after.destination === "webhook" ? (fresh ? newWebhookSecret() : current.secret) : null;
+    const updated = await client.query<{ version: number }>(
+      `update alert_rules set name = $3, kind = $4, agent = $5, reason = $6, older_than_minutes = $7,
+         destination = $8, url = $9, secret = $10, enabled = $11, version = version + 1, updated_at = now()
+       where id = $1 and version = $2
+       returning version`,
+      [
+        input.id,
+        input.version,
+        after.name,
+        after.kind,
+        after.agent,
+        after.reason,
+        after.olderThanMinutes,
+        after.destination,
+        after.url,
+        secret,
+        after.enabled,
+      ],
+    );
+    const version = updated.rows[0]?.version;
+    if (updated.rowCount !== 1 || version === undefined) {
+      return {
+        ok: false as const,
+        code: "conflict" as const,
+        message: "the rule changed meanwhile",
+      };
+    }
+    const before = ledgerView(input.id, {
+      ...current,
+      olderThanMinutes: current.older_than_minutes,
+    });
+    const afterView = ledgerView(input.id, { ...after, secret });
+    await appendLedger(client, SYSTEM_STREAM, {
+      kind: changeKind(before, afterView),
+      actor: input.actor,
+      data: { before, after: afterView },
+    });
+    return {
+      ok: true as const,
+      value: { id: input.id, version, secret: fresh ? secret : null },
+    };
+  });
+}
+
+/** Enabling or disabling alone is named so, so the ledger reads as what the admin did. */
+function changeKind(before: unknown, after: unknown): string {
+  const b = before as Record<string, unknown>;
+  const a = after as Record<string, unknown>;
+  const others = Object.keys(a).filter((k) => k !== "enabled" && a[k] !== b[k]);
+  if (others.length === 0 && a.enabled !== b.enabled) {
+    return a.enabled ? "alert_rule.enabled" : "alert_rule.disabled";
+  }
+  return "alert_rule.updated";
+}
