@@ -35,7 +35,11 @@ export const alertUrlSchema = z
   .trim()
   .max(2_000, "must be at most 2000 characters")
   .url("must be a URL")
-  .refine((u) => /^https?:$/.test(new URL(u).protocol), "must be an http or https URL");
+  // zod runs this even when .url() failed, so it must not throw on a non-URL.
+  .refine(
+    (u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol),
+    "must be an http or https URL",
+  );
 
 const base = {
   name: z.string({ message: "is required" }).trim().min(1, "enter a name").max(120),

@@ -15,6 +15,7 @@ const readySchema = z.strictObject({
   paymentsUrl: z.url(),
   smtpUrl: z.string().regex(/^smtp:\/\/127\.0\.0\.1:\d+$/),
   smtpControlUrl: z.url(),
+  webhooksUrl: z.url(),
 });
 
 const children: ChildProcess[] = [];
@@ -84,7 +85,12 @@ describe("worker/demo/main.ts", () => {
   });
 
   it("listens on the ports it is given and stops on SIGINT", async () => {
-    const [payments, smtp, control] = await Promise.all([freePort(), freePort(), freePort()]);
+    const [payments, smtp, control, webhooks] = await Promise.all([
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+    ]);
     const { child, exited } = startMain([
       "--payments-port",
       String(payments),
@@ -92,12 +98,15 @@ describe("worker/demo/main.ts", () => {
       String(smtp),
       "--control-port",
       String(control),
+      "--webhook-port",
+      String(webhooks),
     ]);
     const ready = readySchema.parse(JSON.parse(await firstLine(child)));
     expect(ready).toEqual({
       paymentsUrl: `http://127.0.0.1:${payments}`,
       smtpUrl: `smtp://127.0.0.1:${smtp}`,
       smtpControlUrl: `http://127.0.0.1:${control}`,
+      webhooksUrl: `http://127.0.0.1:${webhooks}`,
     });
     child.kill("SIGINT");
     expect(await exited).toMatchObject({ code: 0 });
