@@ -1,67 +1,293 @@
-// The brute-force lock on password sign-in. Per account: the 11th failed attempt within a minute
-// (since the last success) is refused even with the right password, until the 10th-latest
-// failure is a minute old. Per address: the same with a larger allowance, so one host cannot try
-// many accounts. The clock is a parameter so tests can move it.
-import type { SqlClient } from "../../db/client";
+// The brute-force limits on password sign-in, counted from login_attempts in sliding windows.
+// The clock is a parameter so tests can move it. Three counters, each answering one attack:
+//
+// - per (account, address), strong: after `pair.free` failures within the window, each further
+//   attempt from that address on that account waits `pair.baseMs`·2^k after the pair's latest
+//   failure (k = failures beyond the allowance), capped at `pair.capMs`. This is the guesser's
+//   own lock: it never slows anyone at another address.
+// - per account, gentle: after `account.free` failures on the account from anywhere (many
+//   addresses guessing one password), every address that has itself failed on the account waits
+//   `account.baseMs`·2^k after its own latest failure, capped at `account.capMs`. An address with
+//   no recent failure on the account is never held back by it, and the wait is measured from the
+//   caller's own failures, so a stranger's guesses cannot keep the owner out: a correct password
+//   from a clean address always gets checked. (A stranger at the owner's own address can slow
+//   them; SSO and an admin reset always work.)
+// - per address, hard: `address.limit` failures across all accounts within its window lock the
+//   address until the oldest of them leaves the window (one host spraying many accounts).
+//
+// A success clears only its own account's failures: the account-wide count, and the pair's at the
+// address it came from. It never touches the address counter, or the attacker would sign in to
+// an account of their own between guesses; nor another address's pair, which is someone else's
+// guessing. An admin reset clears an account (and all its pairs) or an address.
+//
+// An attempt refused by a lock is not recorded (no password was checked). Every lock is recorded
+// once, as a `sign_in.locked` system ledger entry, when a counter reaches its threshold and no
+// lock of the same subject was recorded within that counter's window.
+import type pg from "pg";
+import { withTransaction } from "../../db/client";
+import type { LoginLockScope } from "../../db/schema/auth";
+import { logger } from "../log";
+import { appendLedger, SYSTEM_STREAM } from "../server/ledger/append-ledger";
 
 export const LOGIN_LIMITS = {
-  windowMs: 60_000,
-  perAccount: 10,
-  perAddress: 50,
+  /** How long a failure counts against its account and its (account, address) pair. */
+  windowMs: 60 * 60_000,
+  pair: { free: 10, baseMs: 30_000, capMs: 15 * 60_000 },
+  account: { free: 20, baseMs: 5_000, capMs: 5 * 60_000 },
+  address: { limit: 50, windowMs: 15 * 60_000 },
 } as const;
 
-export type LoginLock = { lockedUntil: Date; by: "account" | "address" } | null;
+/** The ledger actor for locks the sign-in path decides on its own. */
+export const SIGN_IN_ACTOR = "system:sign-in";
 
-async function lockFor(
-  client: SqlClient,
-  column: "email" | "ip",
-  value: string,
-  limit: number,
-  now: Date,
-): Promise<Date | null> {
-  // The limit-th most recent failure inside the window, counting only failures after the last
-  // success for this account or address. While it exists the lock holds; it lifts when that
-  // failure leaves the window.
-  const { rows } = await client.query<{ at: Date }>(
-    `select at from login_attempts
-      where ${column} = $1 and not ok
-        and at > $2::timestamptz - make_interval(secs => $3::double precision / 1000)
-        and at <= $2::timestamptz
-        and at > coalesce((select max(at) from login_attempts where ${column} = $1 and ok and at <= $2::timestamptz), '-infinity')
-      order by at desc offset $4 - 1 limit 1`,
-    [value, now, LOGIN_LIMITS.windowMs, limit],
-  );
-  const at = rows[0]?.at;
-  return at ? new Date(at.getTime() + LOGIN_LIMITS.windowMs) : null;
+export type LoginLock = {
+  lockedUntil: Date;
+  /** "account": this account from this address; "account-wide"; "address": every account. */
+  by: "account" | "account-wide" | "address";
+} | null;
+
+type Attempt = { email: string; ip: string | null; now: Date };
+
+/** base·2^k, capped; k is small in practice, but never overflows. */
+export function backoffMs(k: number, baseMs: number, capMs: number): number {
+  return Math.min(capMs, baseMs * 2 ** Math.min(Math.max(k, 0), 40));
 }
 
-export async function loginLock(
-  client: SqlClient,
-  attempt: { email: string; ip: string | null; now: Date },
-): Promise<LoginLock> {
-  const account = await lockFor(
-    client,
-    "email",
-    attempt.email.toLowerCase(),
-    LOGIN_LIMITS.perAccount,
-    attempt.now,
+/** An address comparison that also matches "no address" (the request had none). */
+const ipIs = (ip: string | null, param: string) =>
+  ip === null ? `(${param}::inet is null and ip is null)` : `ip = ${param}::inet`;
+
+type Counts = {
+  pair_failures: number;
+  pair_last: Date | null;
+  account_failures: number;
+  account_oldest: Date | null;
+  address_failures: number;
+  address_oldest: Date | null;
+  /** The address's `address.limit`-th latest counted failure: the lock holds while it counts. */
+  address_limit_at: Date | null;
+};
+
+/**
+ * The failures that count at `now`: the pair's since its last success and the account's last
+ * reset, the account's since its last success anywhere and its last reset, the address's since
+ * its last reset. All within their windows, none after `now`.
+ */
+async function countFailures(client: pg.ClientBase | pg.Pool, a: Attempt): Promise<Counts> {
+  const { rows } = await client.query<Counts>(
+    `with
+       account_reset as (
+         select max(at) as at from login_lock_events
+          where event = 'reset' and scope = 'account' and email = $1 and at <= $3),
+       address_reset as (
+         select max(at) as at from login_lock_events
+          where event = 'reset' and scope = 'address' and ${ipIs(a.ip, "$2")} and at <= $3),
+       pair_since as (
+         select greatest($3::timestamptz - make_interval(secs => $4::double precision / 1000),
+                         (select at from account_reset),
+                         (select max(at) from login_attempts
+                           where email = $1 and ${ipIs(a.ip, "$2")} and ok and at <= $3)) as at),
+       account_since as (
+         select greatest($3::timestamptz - make_interval(secs => $4::double precision / 1000),
+                         (select at from account_reset),
+                         (select max(at) from login_attempts
+                           where email = $1 and ok and at <= $3)) as at),
+       address_failures as (
+         select at from login_attempts
+          where ${ipIs(a.ip, "$2")} and not ok and at <= $3
+            and at > greatest($3::timestamptz - make_interval(secs => $5::double precision / 1000),
+                              (select at from address_reset)))
+     select
+       (select count(*)::int from login_attempts
+         where email = $1 and ${ipIs(a.ip, "$2")} and not ok and at <= $3
+           and at > (select at from pair_since)) as pair_failures,
+       (select max(at) from login_attempts
+         where email = $1 and ${ipIs(a.ip, "$2")} and not ok and at <= $3
+           and at > (select at from pair_since)) as pair_last,
+       (select count(*)::int from login_attempts
+         where email = $1 and not ok and at <= $3
+           and at > (select at from account_since)) as account_failures,
+       (select min(at) from login_attempts
+         where email = $1 and not ok and at <= $3
+           and at > (select at from account_since)) as account_oldest,
+       (select count(*)::int from address_failures) as address_failures,
+       (select min(at) from address_failures) as address_oldest,
+       (select at from address_failures order by at desc offset $6 - 1 limit 1) as address_limit_at`,
+    [
+      a.email.toLowerCase(),
+      a.ip,
+      a.now,
+      LOGIN_LIMITS.windowMs,
+      LOGIN_LIMITS.address.windowMs,
+      LOGIN_LIMITS.address.limit,
+    ],
   );
-  if (account) return { lockedUntil: account, by: "account" };
-  if (attempt.ip) {
-    const address = await lockFor(client, "ip", attempt.ip, LOGIN_LIMITS.perAddress, attempt.now);
-    if (address) return { lockedUntil: address, by: "address" };
+  const row = rows[0];
+  if (!row) throw new Error("the failure count returned no row");
+  return row;
+}
+
+/** When this (account, address) may try again, or null when it may now. */
+function slowedUntil(c: Counts, now: Date): LoginLock {
+  const { pair, account } = LOGIN_LIMITS;
+  if (!c.pair_last || c.pair_failures === 0) return null;
+  const pairWait =
+    c.pair_failures >= pair.free
+      ? backoffMs(c.pair_failures - pair.free, pair.baseMs, pair.capMs)
+      : 0;
+  const accountWait =
+    c.account_failures >= account.free
+      ? backoffMs(c.account_failures - account.free, account.baseMs, account.capMs)
+      : 0;
+  const wait = Math.max(pairWait, accountWait);
+  const until = new Date(c.pair_last.getTime() + wait);
+  if (until <= now) return null;
+  return { lockedUntil: until, by: pairWait >= accountWait ? "account" : "account-wide" };
+}
+
+/** Whether this attempt is refused before any password is checked, and until when. */
+export async function loginLock(client: pg.ClientBase | pg.Pool, a: Attempt): Promise<LoginLock> {
+  const c = await countFailures(client, a);
+  if (c.address_limit_at) {
+    const until = new Date(c.address_limit_at.getTime() + LOGIN_LIMITS.address.windowMs);
+    if (until > a.now) return { lockedUntil: until, by: "address" };
   }
-  return null;
+  return slowedUntil(c, a.now);
 }
 
+type NewLock = {
+  scope: LoginLockScope;
+  email: string | null;
+  ip: string | null;
+  until: Date;
+  failures: number;
+  windowMs: number;
+};
+
+/** The locks this failure started: each counter that has just reached its threshold. */
+function locksStarted(c: Counts, a: Attempt): NewLock[] {
+  const { pair, account, address, windowMs } = LOGIN_LIMITS;
+  const email = a.email.toLowerCase();
+  const started: NewLock[] = [];
+  if (c.pair_failures === pair.free) {
+    started.push({
+      scope: "account_address",
+      email,
+      ip: a.ip,
+      until: new Date(a.now.getTime() + pair.baseMs),
+      failures: c.pair_failures,
+      windowMs,
+    });
+  }
+  if (c.account_failures === account.free && c.account_oldest) {
+    // The account-wide slowdown lifts when the oldest counted failure leaves the window.
+    started.push({
+      scope: "account",
+      email,
+      ip: null,
+      until: new Date(c.account_oldest.getTime() + windowMs),
+      failures: c.account_failures,
+      windowMs,
+    });
+  }
+  if (c.address_failures === address.limit && c.address_oldest) {
+    started.push({
+      scope: "address",
+      email: null,
+      ip: a.ip,
+      until: new Date(c.address_oldest.getTime() + address.windowMs),
+      failures: c.address_failures,
+      windowMs: address.windowMs,
+    });
+  }
+  return started;
+}
+
+/** A lock of this subject recorded within the window (and after its last reset) is the same lock. */
+async function alreadyRecorded(client: pg.ClientBase, lock: NewLock, now: Date): Promise<boolean> {
+  // An address's reset lifts its address lock; an account's reset lifts the account's and its
+  // pairs' locks. Events store null for the half of the subject they do not have.
+  const reset =
+    lock.scope === "address"
+      ? { scope: "address", email: null, ip: lock.ip }
+      : { scope: "account", email: lock.email, ip: null };
+  const { rows } = await client.query(
+    `select 1 from login_lock_events
+      where event = 'locked' and scope = $3
+        and email is not distinct from $1::text and ip is not distinct from $2::inet
+        and at <= $4 and at > $4::timestamptz - make_interval(secs => $5::double precision / 1000)
+        and at > coalesce((select max(at) from login_lock_events
+                            where event = 'reset' and scope = $6 and at <= $4
+                              and email is not distinct from $7::text
+                              and ip is not distinct from $8::inet),
+                          '-infinity')
+      limit 1`,
+    [lock.email, lock.ip, lock.scope, now, lock.windowMs, reset.scope, reset.email, reset.ip],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Records one checked password. A failure is counted and recorded in one transaction with the
+ * locks it starts, serialized per account and per address so two concurrent failures never
+ * record the same lock twice.
+ */
 export async function recordLoginAttempt(
-  client: SqlClient,
-  attempt: { email: string; ip: string | null; ok: boolean; now: Date },
+  pool: pg.Pool,
+  attempt: Attempt & { ok: boolean },
 ): Promise<void> {
-  await client.query("insert into login_attempts (email, ip, ok, at) values ($1, $2, $3, $4)", [
-    attempt.email.toLowerCase(),
-    attempt.ip,
-    attempt.ok,
-    attempt.now,
-  ]);
+  const email = attempt.email.toLowerCase();
+  if (attempt.ok) {
+    await pool.query("insert into login_attempts (email, ip, ok, at) values ($1, $2, true, $3)", [
+      email,
+      attempt.ip,
+      attempt.now,
+    ]);
+    return;
+  }
+  const started = await withTransaction(pool, async (client) => {
+    // Always the account first, then the address: two transactions never wait on each other
+    // in a cycle.
+    await client.query(
+      "select pg_advisory_xact_lock(hashtextextended('sign-in:email:' || $1, 0))",
+      [email],
+    );
+    await client.query(
+      "select pg_advisory_xact_lock(hashtextextended('sign-in:ip:' || coalesce($1::text, '-'), 0))",
+      [attempt.ip],
+    );
+    await client.query(
+      "insert into login_attempts (email, ip, ok, at) values ($1, $2, false, $3)",
+      [email, attempt.ip, attempt.now],
+    );
+    const counts = await countFailures(client, { ...attempt, email });
+    const recorded: NewLock[] = [];
+    for (const lock of locksStarted(counts, { ...attempt, email })) {
+      if (await alreadyRecorded(client, lock, attempt.now)) continue;
+      await client.query(
+        `insert into login_lock_events (event, scope, email, ip, at, until)
+         values ('locked', $1, $2, $3, $4, $5)`,
+        [lock.scope, lock.email, lock.ip, attempt.now, lock.until],
+      );
+      await appendLedger(client, SYSTEM_STREAM, {
+        kind: "sign_in.locked",
+        actor: SIGN_IN_ACTOR,
+        data: {
+          scope: lock.scope,
+          ...(lock.email !== null ? { email: lock.email } : {}),
+          ...(lock.scope !== "account" ? { address: lock.ip } : {}),
+          failures: lock.failures,
+          until: lock.until.toISOString(),
+        },
+      });
+      recorded.push(lock);
+    }
+    return recorded;
+  });
+  for (const lock of started) {
+    logger("sign-in").warn(
+      { scope: lock.scope, address: lock.ip, until: lock.until.toISOString() },
+      "sign-in lock started",
+    );
+  }
 }

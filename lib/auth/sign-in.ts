@@ -4,6 +4,7 @@
 import { isIP } from "node:net";
 import { verifyPassword } from "better-auth/crypto";
 import { z } from "zod";
+import { CLIENT_ADDRESS_HEADER } from "../domain/client-address";
 import { getPool } from "../server/db";
 import { getAuth } from "./auth";
 import { loginLock, recordLoginAttempt } from "./login-limit";
@@ -15,15 +16,26 @@ export const signInInput = z.object({
 
 const WRONG = "Wrong email or password, or the account is disabled.";
 
+// Unknown emails are counted and locked exactly like real ones, so these never tell them apart.
+const LOCK_WORDS = {
+  account: "for this account from this address",
+  "account-wide": "for this account",
+  address: "from this address",
+} as const;
+
 export type SignInResult =
   | { ok: true; headers: Headers; userId: string }
   | { ok: false; status: 400 | 401 | 429; message: string; retryAfterS?: number };
 
-/** The caller's address from the proxy header Next sets (first hop), if it is an IP. */
+/**
+ * The caller's address, as the web server's front gate wrote it from the socket (honouring
+ * X-Forwarded-For only through TRUSTED_PROXIES, and dropping any value the client sent). Never
+ * X-Forwarded-For itself: its leftmost value is whatever the client wrote. A request that did
+ * not pass the gate has no address; such requests share one counter (lib/auth/login-limit).
+ */
 export function clientIp(headers: Headers): string | null {
-  const first = headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "";
-  const ip = first.replace(/^::ffff:/, "");
-  return isIP(ip) ? ip : null;
+  const value = headers.get(CLIENT_ADDRESS_HEADER)?.trim() ?? "";
+  return isIP(value) ? value : null;
 }
 
 /** better-auth's APIError (its class identity differs between its bundles, so check the shape). */
@@ -57,7 +69,7 @@ export async function signInWithPassword(
     return {
       ok: false,
       status: 429,
-      message: `Too many failed sign-ins ${lock.by === "account" ? "for this account" : "from this address"}. Try again in ${retryAfterS} s.`,
+      message: `Too many failed sign-ins ${LOCK_WORDS[lock.by]}. Try again in ${retryAfterS} s.`,
       retryAfterS,
     };
   }

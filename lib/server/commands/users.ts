@@ -145,6 +145,52 @@ export function setUserDisabled(pool: pg.Pool, userId: string, disabled: boolean
   }));
 }
 
+/** Whose sign-in lock an admin lifts: an account (from every address) or an address. */
+export const signInUnlockSchema = z.union([
+  z.object({ email: emailSchema }).strict(),
+  z
+    .object({ address: z.union([z.ipv4(), z.ipv6()], { message: "must be an IP address" }) })
+    .strict(),
+]);
+export type SignInUnlock = z.infer<typeof signInUnlockSchema>;
+
+/**
+ * Lifts a sign-in lock (lib/auth/login-limit): failures before this moment stop counting
+ * against the account and all its (account, address) pairs, or against the address. The owner
+ * locked out by someone's guesses gets in at once. Always recorded, with who, even when nothing
+ * was locked: the admin asked, and the record says so.
+ */
+export async function unlockSignIn(
+  pool: pg.Pool,
+  target: SignInUnlock,
+  actor: string,
+  now: Date = new Date(),
+): Promise<CommandResult<{ scope: "account" | "address"; subject: string; at: string }>> {
+  const parsed = signInUnlockSchema.safeParse(target);
+  if (!parsed.success) {
+    return { ok: false, code: "invalid", message: describeIssues(parsed.error) };
+  }
+  const email = "email" in parsed.data ? parsed.data.email : null;
+  const address = "address" in parsed.data ? parsed.data.address : null;
+  const scope = email !== null ? "account" : "address";
+  return withTransaction(pool, async (client) => {
+    await client.query(
+      `insert into login_lock_events (event, scope, email, ip, at, actor)
+       values ('reset', $1, $2, $3, $4, $5)`,
+      [scope, email, address, now, actor],
+    );
+    await appendLedger(client, SYSTEM_STREAM, {
+      kind: "sign_in.unlocked",
+      actor,
+      data: { scope, ...(email !== null ? { email } : { address }) },
+    });
+    return {
+      ok: true as const,
+      value: { scope, subject: email ?? address ?? "", at: now.toISOString() },
+    };
+  });
+}
+
 /** Demo accounts for the embedded demo only (npm start prints them). */
 export const DEMO_PASSWORD = "agent-ledger-demo";
 export const DEMO_USERS: readonly { email: string; role: Role; name: string }[] = [
