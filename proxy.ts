@@ -28,7 +28,7 @@ function contentSecurityPolicy(nonce: string, dev: boolean, ssoOrigin: string | 
 
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
-  const isApi = pathname.startsWith("/api/");
+  const isApi = pathname === "/api" || pathname.startsWith("/api/");
   // A server action is a POST to a page's URL; it answers its own 401 (a redirect would hide it).
   const isAction = request.headers.has("next-action");
   if (
@@ -61,7 +61,9 @@ export function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      source: "/((?!_next/static|_next/image|favicon.ico).*)",
+      // Not /api: its routes answer for themselves, the web gate gives them a CSP, and a request
+      // the proxy runs for has its body copied in memory first.
+      source: "/((?!_next/static|_next/image|favicon.ico|api/).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

@@ -13,6 +13,7 @@ import {
 } from "../db/testing/cluster";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { seedDemoUsers } from "../lib/server/commands/users";
+import { E2E_WEB_PID_FILE } from "./abuse/web-process";
 import { E2E_DB_FILE, type E2eDatabase, e2ePort, ROOT } from "./settings";
 
 /** Signs the e2e app's session cookies; a test-only value. */
@@ -52,6 +53,7 @@ async function stopAll(): Promise<void> {
   }
   await cluster?.stop().catch((err: unknown) => log(`could not stop the database: ${String(err)}`));
   rmSync(E2E_DB_FILE, { force: true });
+  rmSync(E2E_WEB_PID_FILE, { force: true });
 }
 
 function shutdown(code: number): void {
@@ -93,21 +95,22 @@ async function main(): Promise<void> {
   writeFileSync(E2E_DB_FILE, `${JSON.stringify(info, null, 2)}\n`);
 
   if (stopping) return;
-  app = spawn(
-    path.join(ROOT, "node_modules", ".bin", "next"),
-    ["start", "-p", String(port), "-H", "127.0.0.1"],
-    {
-      cwd: ROOT,
-      stdio: "inherit",
-      env: {
-        ...process.env,
-        DATABASE_URL: urls.appUrl,
-        NEXT_TELEMETRY_DISABLED: "1",
-        AUTH_SECRET: E2E_AUTH_SECRET,
-        AUTH_BASE_URL: `http://127.0.0.1:${port}`,
-      },
+  // The web gate in front of Next (web/server.ts), as `npm start` runs it.
+  app = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "web", "server.ts")], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      DATABASE_URL: urls.appUrl,
+      NEXT_TELEMETRY_DISABLED: "1",
+      AUTH_SECRET: E2E_AUTH_SECRET,
+      AUTH_BASE_URL: `http://127.0.0.1:${port}`,
+      PORT: String(port),
+      HOST: "127.0.0.1",
     },
-  );
+  });
+  // The abuse specs read the web server's memory from /proc/<pid>/status.
+  if (app.pid) writeFileSync(E2E_WEB_PID_FILE, String(app.pid));
   app.once("exit", (code, signal) => {
     if (stopping) return;
     log(`next exited on its own (code ${code}, signal ${signal})`);

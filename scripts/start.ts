@@ -229,10 +229,14 @@ async function serve(
     env: childEnv,
     stdio: ["ignore", "inherit", "inherit"] as ("ignore" | "inherit")[],
   };
+  // The web gate in front of Next (web/server.ts): body caps, timeouts, the client address.
   const web = spawn(
-    path.join(PROJECT_ROOT, "node_modules", ".bin", "next"),
-    ["start", "-p", String(port), "-H", host],
-    spawnOptions,
+    process.execPath,
+    ["--import", "tsx", path.join(PROJECT_ROOT, "web", "server.ts")],
+    {
+      ...spawnOptions,
+      env: { ...spawnOptions.env, PORT: String(port), HOST: host },
+    },
   );
   const worker = spawn(
     process.execPath,

@@ -7,10 +7,12 @@ import type { z } from "zod";
 import { guardRoute } from "../auth/guard";
 import { AuthError, type Scope, type Viewer } from "../auth/permissions";
 import { unstorable } from "../domain/json";
+import { readCappedBody } from "./body";
+import { MAX_BODY_BYTES } from "./limits";
 import { ApiProblem, type ProblemType, problem } from "./problems";
 
 /** Bodies above this are refused before parsing (413). */
-export const MAX_BODY_BYTES = 1_048_576;
+export { MAX_BODY_BYTES };
 
 export type HeaderSpec = {
   name: string;
@@ -131,14 +133,7 @@ async function readBody(request: Request): Promise<unknown> {
         : "send Content-Type: application/json",
     );
   }
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) {
-    throw new ApiProblem("payload-too-large", `at most ${MAX_BODY_BYTES} bytes`);
-  }
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.byteLength > MAX_BODY_BYTES) {
-    throw new ApiProblem("payload-too-large", `at most ${MAX_BODY_BYTES} bytes`);
-  }
+  const bytes = await readCappedBody(request, MAX_BODY_BYTES);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

@@ -14,6 +14,8 @@ export const PROBLEMS = {
   "invalid-input": { status: 400, title: "The input is not valid" },
   "unsupported-media-type": { status: 415, title: "Send application/json" },
   "payload-too-large": { status: 413, title: "The body is too large" },
+  "request-timeout": { status: 408, title: "The request did not arrive in time" },
+  "headers-too-large": { status: 431, title: "The request headers are too large" },
   "version-conflict": { status: 409, title: "The task changed since you read it" },
   "state-conflict": { status: 409, title: "Not possible in the current state" },
   "idempotency-key-in-use": {

@@ -957,3 +957,68 @@ for (const endpoint of ENDPOINTS) {
     }
   });
 }
+
+// ---- Cursors at the edges of every type they carry. ---------------------------------------
+// A cursor is opaque to the caller but not to PostgreSQL: a time past year 9999 (22009) or an id
+// past bigint must be a 400 the API gives, never the database's error as a 500.
+
+const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64url");
+const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const LEDGER_CURSORS: [cursor: string, ok: boolean][] = [
+  [b64("0.1"), true],
+  [b64(`${LAST_MS}.1`), true],
+  [b64(`${LAST_MS + 1}.1`), false],
+  ["OTk5OTk5OTk5OTk5OTk5LjE", false],
+  [b64("8640000000000000.1"), false],
+  [b64(`1.${Number.MAX_SAFE_INTEGER}`), true],
+  [b64(`1.${Number.MAX_SAFE_INTEGER + 1}`), false],
+  [b64("1.9999999999999999"), false],
+  [b64("1.9223372036854775808"), false],
+  [b64("1.0"), false],
+  [b64("-1.1"), false],
+  [b64("1.1 "), false],
+  [b64("1e3.1"), false],
+  ["", false],
+  ["====", false],
+  ["%00", false],
+  ["x".repeat(65), false],
+];
+const TASK_ID = "00000000-0000-4000-8000-000000000000";
+const TASK_CURSORS: [cursor: string, ok: boolean][] = [
+  [`1970-01-01T00:00:00.000000Z_${TASK_ID}`, true],
+  [`9999-12-31T23:59:59.999999Z_${TASK_ID}`, true],
+  [`1969-12-31T23:59:59.999999Z_${TASK_ID}`, false],
+  [`0000-01-01T00:00:00.000000Z_${TASK_ID}`, false],
+  [`+10000-01-01T00:00:00.000000Z_${TASK_ID}`, false],
+  [`2025-02-30T00:00:00.000000Z_${TASK_ID}`, false],
+  [`2025-01-01T24:00:00.000000Z_${TASK_ID}`, false],
+  [`2025-01-01T00:00:60.000000Z_${TASK_ID}`, false],
+  [`2025-01-01T00:00:00.000000Z_ffffffff-ffff-ffff-ffff-ffffffffffff`, true],
+  [`2025-01-01T00:00:00.000000Z_${TASK_ID.toUpperCase()}x`, false],
+  ["", false],
+];
+
+describe("cursors at the edges of every type", () => {
+  const cases: [operationId: string, cursors: [string, boolean][]][] = [
+    ["listLedger", LEDGER_CURSORS],
+    ["listTasks", TASK_CURSORS],
+  ];
+  for (const [operationId, cursors] of cases) {
+    it(`${operationId}: an edge cursor is a page or a 400, never a 5xx`, async () => {
+      const endpoint = ENDPOINTS.find((e) => e.operationId === operationId);
+      if (!endpoint) throw new Error(`no endpoint ${operationId}`);
+      const handler = await handlerOf(endpoint);
+      for (const [cursor, ok] of cursors) {
+        const url = `http://localhost/api/v1${endpoint.path}?cursor=${encodeURIComponent(cursor)}`;
+        const response = await handler(new Request(url, { headers: { authorization: BEARER } }), {
+          params: Promise.resolve({}),
+        });
+        const body = (await response.json()) as { type?: string };
+        expect(response.status, `${operationId} cursor ${JSON.stringify(cursor)}`).toBe(
+          ok ? 200 : 400,
+        );
+        if (!ok) expect(body.type).toBe(`${PROBLEM_BASE}invalid-request`);
+      }
+    });
+  }
+});

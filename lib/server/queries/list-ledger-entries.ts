@@ -198,6 +198,8 @@ export function encodeLedgerCursor(position: CursorPosition): string {
 }
 
 const CURSOR_TEXT = /^([0-9]{1,15})\.([1-9][0-9]{0,15})$/;
+/** 9999-12-31T23:59:59.999Z: past it JavaScript writes "+010000-…", which PostgreSQL refuses. */
+const LAST_CURSOR_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** The position inside a cursor, or LedgerCursorError saying what is wrong with it. */
 export function decodeLedgerCursor(cursor: string): CursorPosition {
@@ -209,7 +211,8 @@ export function decodeLedgerCursor(cursor: string): CursorPosition {
   const match = CURSOR_TEXT.exec(Buffer.from(cursor, "base64url").toString("utf8"));
   const ms = Number(match?.[1]);
   const id = Number(match?.[2]);
-  if (!match || !Number.isSafeInteger(id) || Number.isNaN(new Date(ms).getTime())) throw refuse();
+  // The id is a bigint column: 16 digits always fit; a safe integer keeps it exact in JavaScript.
+  if (!match || !Number.isSafeInteger(id) || !(ms <= LAST_CURSOR_MS)) throw refuse();
   return { at: new Date(ms), id };
 }
 

@@ -2,7 +2,9 @@
 // by email, account linking, ID-token sign-in, …) answers 404. Password sign-in goes through our
 // own lock; SSO sign-in accepts only where to land afterwards.
 import { z } from "zod";
-import { problem } from "../../../../lib/api/problems";
+import { readCappedBody } from "../../../../lib/api/body";
+import { SIGN_IN_MAX_BODY_BYTES } from "../../../../lib/api/limits";
+import { ApiProblem, problem } from "../../../../lib/api/problems";
 import { getAuth, OIDC_PROVIDER_ID, ssoEnabled, trustedOrigins } from "../../../../lib/auth/auth";
 import { safeNext } from "../../../../lib/auth/page";
 import { signInWithPassword } from "../../../../lib/auth/sign-in";
@@ -35,9 +37,19 @@ function crossOrigin(request: Request): Response | null {
   return null;
 }
 
-async function readJson(request: Request): Promise<{ ok: true; body: unknown } | { ok: false }> {
+/** JSON of at most SIGN_IN_MAX_BODY_BYTES: a sign-in is never bigger, and nobody is known yet. */
+async function readJson(
+  request: Request,
+): Promise<{ ok: true; body: unknown } | { ok: false; refused?: Response }> {
+  let bytes: Uint8Array;
   try {
-    return { ok: true, body: await request.json() };
+    bytes = await readCappedBody(request, SIGN_IN_MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof ApiProblem) return { ok: false, refused: error.toResponse() };
+    return { ok: false };
+  }
+  try {
+    return { ok: true, body: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
   } catch {
     return { ok: false };
   }
@@ -46,6 +58,7 @@ async function readJson(request: Request): Promise<{ ok: true; body: unknown } |
 /** Starts SSO: better-auth answers with the IdP's URL (also as Location) and a state cookie. */
 async function ssoSignIn(request: Request): Promise<Response> {
   const read = await readJson(request);
+  if (!read.ok && read.refused) return read.refused;
   const parsed = read.ok ? ssoSignInBody.safeParse(read.body ?? {}) : undefined;
   if (!parsed?.success) {
     return problem(
@@ -81,6 +94,7 @@ async function handle(request: Request): Promise<Response> {
     if (refused) return refused;
     const read = await readJson(request);
     if (!read.ok) {
+      if (read.refused) return read.refused;
       return problem("invalid-body", 'The body must be JSON: {"email": …, "password": …}');
     }
     const result = await signInWithPassword(read.body, request.headers);

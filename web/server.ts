@@ -1,0 +1,257 @@
+// The web server: a Node http server whose gate (web/gate.ts) answers every request that must
+// not reach Next — an unknown method, a malformed path, a body too big, a body with nobody
+// behind it, a cross-origin action, a body that stops arriving — as a problem with the security
+// headers, then hands the rest to Next's request handler with the client address set from the
+// socket. Started by `npm start` and the e2e server in place of `next start`; stops on SIGTERM.
+import { randomUUID } from "node:crypto";
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
+import type { Duplex } from "node:stream";
+import { fileURLToPath } from "node:url";
+import next from "next";
+import { problemBody } from "../lib/api/problems";
+import { CLIENT_ADDRESS_HEADER, parseTrustedProxies } from "../lib/domain/client-address";
+import { env } from "../lib/env";
+import { errorFields, type Logger, logger } from "../lib/log";
+import { readBody, replay } from "./body";
+import { ALLOWED_METHODS, admit, type Refusal } from "./gate";
+import { DATA_CSP, SECURITY_HEADERS } from "./headers";
+import { multipartProblem } from "./multipart";
+
+/** All request headers must arrive within this. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** The whole request, body included (bodies are at most 1 MiB). */
+export const REQUEST_TIMEOUT_MS = 60_000;
+/** A body that sends nothing for this long is cut (408). */
+export const BODY_IDLE_MS = 10_000;
+/** After refusing a body still arriving, how long it may drain before the socket is closed. */
+const LINGER_MS = 2_000;
+/** How long in-flight requests may finish after SIGTERM. */
+const STOP_GRACE_MS = 3_000;
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+function gateHeaders(requestId: string, extra: Record<string, string> = {}): OutgoingHttpHeaders {
+  return {
+    ...Object.fromEntries(SECURITY_HEADERS.map(({ key, value }) => [key, value])),
+    "content-security-policy": DATA_CSP,
+    "content-type": "application/problem+json",
+    "cache-control": "no-store",
+    "x-request-id": requestId,
+    ...extra,
+  };
+}
+
+function answer(res: ServerResponse, requestId: string, refusal: Refusal, close = false): void {
+  const body = JSON.stringify(problemBody(refusal.type, refusal.detail));
+  res.writeHead(problemBody(refusal.type).status, {
+    ...gateHeaders(requestId, refusal.headers),
+    "content-length": Buffer.byteLength(body),
+    ...(close ? { connection: "close" } : {}),
+  });
+  res.end(body);
+}
+
+/** A refusal while the body may still be arriving: let it drain briefly, then close. */
+function refuseBody(req: IncomingMessage, res: ServerResponse, id: string, refusal: Refusal) {
+  answer(res, id, refusal);
+  if (req.complete) return;
+  req.resume();
+  const timer = setTimeout(() => req.socket.destroy(), LINGER_MS);
+  timer.unref();
+  req.once("end", () => clearTimeout(timer));
+  req.socket.once("close", () => clearTimeout(timer));
+}
+
+/** Drops the headers a client may not set, then sets the client address from the socket. */
+function rewriteHeaders(req: IncomingMessage, drop: string[], address: string | null): void {
+  for (const name of drop) delete req.headers[name];
+  const raw: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    if (!drop.includes(name.toLowerCase())) raw.push(name, req.rawHeaders[i + 1] as string);
+  }
+  if (address) {
+    req.headers[CLIENT_ADDRESS_HEADER] = address;
+    raw.push(CLIENT_ADDRESS_HEADER, address);
+  }
+  req.rawHeaders = raw;
+}
+
+/** An answer for the bytes Node could not parse as HTTP, written straight to the socket. */
+function rawProblem(refusal: Refusal, status: number): string {
+  const body = JSON.stringify(problemBody(refusal.type, refusal.detail));
+  const extra: Record<string, string> = status === 405 ? { allow: ALLOWED_METHODS.join(", ") } : {};
+  const head = Object.entries(gateHeaders(randomUUID(), extra))
+    .map(([name, value]) => `${name}: ${String(value)}`)
+    .join("\r\n");
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Bad Request"}\r\n${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
+
+async function main(): Promise<void> {
+  // `next start` always runs the production build; so does this server.
+  Object.assign(process.env, { NODE_ENV: "production" });
+  const config = env();
+  const log = logger("web");
+  const trusted = config.TRUSTED_PROXIES ? parseTrustedProxies(config.TRUSTED_PROXIES) : null;
+  const app = next({ dev: false, dir: ROOT, hostname: config.HOST, port: config.PORT });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+
+  const serve = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
+    const id = randomUUID();
+    const started = performance.now();
+    const pathname = (req.url ?? "").split("?", 1)[0];
+    const requestLog: Logger = log.child({ request: id });
+    let refused: string | undefined;
+    res.once("close", () => {
+      const fields = {
+        method: req.method,
+        path: pathname,
+        status: res.statusCode,
+        ms: Math.round(performance.now() - started),
+        ...(refused ? { refused } : {}),
+      };
+      if (refused || res.statusCode >= 500) requestLog.info(fields, "request");
+      else requestLog.debug(fields, "request");
+    });
+    const verdict = admit({
+      method: req.method,
+      url: req.url,
+      headers: req.headers,
+      remoteAddress: req.socket.remoteAddress,
+      trusted,
+    });
+    if (!verdict.ok) {
+      refused = verdict.refusal.type;
+      // A client waiting for 100 Continue sends no body: close instead of waiting for one.
+      if (expectsContinue) answer(res, id, verdict.refusal, true);
+      else refuseBody(req, res, id, verdict.refusal);
+      return;
+    }
+    const { admission } = verdict;
+    rewriteHeaders(req, admission.drop, admission.clientAddress);
+    let forwarded = req;
+    if (admission.hasBody) {
+      if (expectsContinue) res.writeContinue();
+      const read = await readBody(req, admission.bodyCap, BODY_IDLE_MS);
+      if (!read.ok) {
+        refused = read.reason;
+        if (read.reason === "aborted") return;
+        if (read.reason === "timeout") {
+          answer(
+            res,
+            id,
+            { type: "request-timeout", detail: `no body byte arrived for ${BODY_IDLE_MS} ms` },
+            true,
+          );
+          return;
+        }
+        refuseBody(req, res, id, {
+          type: "payload-too-large",
+          detail: `at most ${admission.bodyCap} bytes here`,
+        });
+        return;
+      }
+      const form = admission.multipartAction
+        ? multipartProblem(req.headers["content-type"] ?? "", read.body)
+        : null;
+      if (form) {
+        refused = "multipart";
+        answer(res, id, { type: "invalid-request", detail: form });
+        return;
+      }
+      forwarded = replay(req, read.body);
+    } else if (expectsContinue) {
+      res.writeContinue();
+    }
+    res.setHeader("x-request-id", id);
+    if (admission.api) res.setHeader("content-security-policy", DATA_CSP);
+    await handle(forwarded, res);
+  };
+
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      // How often Node checks the two timeouts above (its default, 30 s, would stretch them).
+      connectionsCheckingInterval: 1_000,
+    },
+    (req, res) => {
+      serve(req, res, false).catch((error: unknown) => failed(res, error));
+    },
+  );
+  const failed = (res: ServerResponse, error: unknown) => {
+    log.error(errorFields(error), "a request failed in the web server");
+    if (res.headersSent) res.destroy();
+    else answer(res, randomUUID(), { type: "internal", detail: "the error was logged" }, true);
+  };
+  server.on("checkContinue", (req, res) => {
+    serve(req, res, true).catch((error: unknown) => failed(res, error));
+  });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    // A client that hung up mid-request (often after its refusal) is owed nothing more.
+    const hungUp = error.code === "ECONNRESET" || error.code === "HPE_INVALID_EOF_STATE";
+    if (hungUp || !socket.writable || started?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [refusal, status]: [Refusal, number] =
+      error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [{ type: "request-timeout", detail: "the request did not arrive in time" }, 408]
+        : error.code === "HPE_HEADER_OVERFLOW"
+          ? [{ type: "headers-too-large", detail: "the request headers are too large" }, 431]
+          : [{ type: "invalid-request", detail: "the request is not valid HTTP/1.1" }, 400];
+    log.info({ code: error.code, status }, "refused a request that is not valid HTTP");
+    socket.end(rawProblem(refusal, status));
+  });
+
+  // CONNECT is not an ordinary request in Node: without this the socket is dropped silently.
+  server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
+    const refusal: Refusal = { type: "method-not-allowed", detail: "CONNECT is not served here" };
+    socket.end(rawProblem(refusal, 405));
+  });
+
+  let stopping = false;
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ why }, "stopping the web server");
+    server.close();
+    server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
+    force.unref();
+    server.once("close", () => {
+      clearTimeout(force);
+      process.exit(0);
+    });
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+  const parent = config.AGENT_LEDGER_PARENT_PID;
+  if (parent) {
+    // npm start is gone (kill -9): do not linger as an orphan.
+    setInterval(() => {
+      try {
+        process.kill(parent, 0);
+      } catch {
+        stop("the launcher is gone");
+      }
+    }, 1_000).unref();
+  }
+
+  server.listen(config.PORT, config.HOST, () => {
+    log.info({ host: config.HOST, port: config.PORT }, "the web server is listening");
+  });
+}
+
+main().catch((error: unknown) => {
+  logger("web").fatal(errorFields(error), "the web server could not start");
+  process.exit(1);
+});
