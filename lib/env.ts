@@ -29,6 +29,12 @@ const schema = z
     AGENT_LEDGER_DATA_DIR: optional(z.string().min(1)),
     LEDGER_SIGNING_KEY: optional(z.string().min(1)),
     LEDGER_PUBLIC_KEY: optional(z.string().min(1)),
+    /** With a ledger key, verify fails unless the latest signed checkpoint is at most this old. */
+    LEDGER_CHECKPOINT_MAX_AGE_HOURS: z.coerce
+      .number({ message: "must be a number of hours" })
+      .positive("must be more than 0 hours")
+      .max(8760, "must be at most 8760 hours (a year)")
+      .default(25),
     HOST: z.string().min(1).default("127.0.0.1"),
     /** Set by `npm start` on its children: they stop when that process is gone. */
     AGENT_LEDGER_PARENT_PID: optional(z.coerce.number().int().positive()),

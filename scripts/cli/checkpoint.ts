@@ -1,5 +1,7 @@
+import { rename, writeFile } from "node:fs/promises";
 import { createPool } from "../../db/client";
 import { openDatabase } from "../../db/open";
+import { statementText } from "../../lib/domain/checkpoint";
 import { env } from "../../lib/env";
 import { writeCheckpoint } from "../../lib/server/commands/write-checkpoint";
 import { generateSigningKey, parsePrivateKey } from "../../lib/server/ledger/signing";
@@ -9,27 +11,34 @@ import { type Command, EXIT, helpOption, jsonOption, parseOptions, printJson } f
 export const checkpointCommand: Command = {
   name: "checkpoint",
   summary: "Append a signed checkpoint of every stream head to the system stream",
-  usage: `agent-ledger checkpoint [--json] [--actor NAME]
+  usage: `agent-ledger checkpoint [--export FILE] [--json] [--actor NAME]
 agent-ledger checkpoint --new-key [--json]
 
 Appends a ledger.checkpoint entry to the system stream holding every stream's head (seq and
-hash) and a sha256 digest over them, signed with Ed25519 when LEDGER_SIGNING_KEY is set. A
-later verify then detects a stream that was deleted whole. Keep the printed digest somewhere
-outside the database to anchor the ledger.
+hash), a sha256 digest over them, and a statement {seq, at, digest, streams, keyId} signed
+with Ed25519 when LEDGER_SIGNING_KEY is set. A later verify then detects a stream that was
+deleted whole or rewritten. With a key configured, verify requires a checkpoint no older than
+LEDGER_CHECKPOINT_MAX_AGE_HOURS (25 h): run this on a schedule (cron, a systemd timer).
+
+A superuser can still delete checkpoints inside the database. Keep each statement outside
+it (--export, then copy the file to write-once storage) and check against it with
+agent-ledger verify --expect FILE.
 
 Options:
-  --actor NAME  who is recorded as writing it (default: cli:<os user>)
-  --new-key     print a fresh Ed25519 key pair for LEDGER_SIGNING_KEY / LEDGER_PUBLIC_KEY
-  --json        print the result as JSON
+  --export FILE  also write the signed statement as JSON to FILE (via FILE.partial, renamed)
+  --actor NAME   who is recorded as writing it (default: cli:<os user>)
+  --new-key      print a fresh Ed25519 key pair for LEDGER_SIGNING_KEY / LEDGER_PUBLIC_KEY
+  --json         print the result as JSON
   -h, --help
 
 Exit codes: 0 written (or a key printed), 2 could not run (bad options, a bad
-LEDGER_SIGNING_KEY, no database).`,
+LEDGER_SIGNING_KEY, no database, FILE not writable).`,
   run: async (argv) => {
     const opts = parseOptions(argv, {
       ...helpOption,
       ...jsonOption,
       actor: { type: "string" },
+      export: { type: "string" },
       "new-key": { type: "boolean" },
     });
     if (opts["new-key"]) {
@@ -48,12 +57,21 @@ LEDGER_SIGNING_KEY, no database).`,
     const pool = createPool(db.appUrl, { max: 1, applicationName: "agent-ledger-checkpoint" });
     try {
       const result = await writeCheckpoint(pool, { actor, signingKey });
+      if (opts.export) {
+        // Written whole or not at all, so a shipper never copies half a statement.
+        const partial = `${opts.export}.partial`;
+        await writeFile(partial, `${JSON.stringify(result.export, null, 2)}\n`, { mode: 0o644 });
+        await rename(partial, opts.export);
+      }
       if (opts.json) printJson(result);
       else {
         console.log(
           `Checkpoint written at system seq ${result.seq}: ${result.streams} streams, ${result.signed ? "signed" : "unsigned (set LEDGER_SIGNING_KEY to sign)"}.`,
         );
         console.log(`digest ${result.digest}`);
+        console.log(`statement ${statementText(result.export.statement)}`);
+        if (result.export.signature) console.log(`signature ${result.export.signature}`);
+        if (opts.export) console.log(`exported to ${opts.export}`);
       }
       return EXIT.ok;
     } finally {

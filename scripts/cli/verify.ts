@@ -1,8 +1,10 @@
+import { readFile } from "node:fs/promises";
 import { createPool } from "../../db/client";
 import { openDatabase } from "../../db/open";
+import { checkpointExportSchema } from "../../lib/domain/checkpoint";
 import { env } from "../../lib/env";
 import { configuredPublicKey } from "../../lib/server/ledger/signing";
-import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
+import { type ExpectedCheckpoint, verifyLedger } from "../../lib/server/ledger/verify-ledger";
 import {
   type Command,
   EXIT,
@@ -12,32 +14,72 @@ import {
   printJson,
   progressOption,
   startProgress,
+  UsageError,
 } from "./shared";
+
+/** `--expect`: a 64-hex digest, or the file `checkpoint --export` wrote. */
+async function readExpected(arg: string): Promise<ExpectedCheckpoint> {
+  if (/^[0-9a-f]{64}$/.test(arg)) return { digest: arg };
+  let text: string;
+  try {
+    text = await readFile(arg, "utf8");
+  } catch (err) {
+    throw new UsageError(
+      `--expect: ${arg} is neither a 64-hex-digit digest nor a readable file (${(err as Error).message})`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--expect: ${arg} is not JSON (expected what checkpoint --export writes)`);
+  }
+  const parsed = checkpointExportSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new UsageError(
+      `--expect: ${arg} is not a checkpoint statement: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`).join("; ")}`,
+    );
+  }
+  const { statement, signature } = parsed.data;
+  return { digest: statement.digest, statement, signature };
+}
 
 export const verifyCommand: Command = {
   name: "verify",
   summary: "Recompute every hash chain; exit 1 naming the first broken entry",
-  usage: `agent-ledger verify [--json] [--progress | --quiet]
+  usage: `agent-ledger verify [--expect DIGEST|FILE] [--json] [--progress | --quiet]
 
 Recomputes every ledger stream's hash chain, checks each stream head and the latest
-checkpoint (its signature too, when LEDGER_SIGNING_KEY or LEDGER_PUBLIC_KEY is set), and
-reports the first broken entry of each stream.
+checkpoint, and reports the first broken entry of each stream.
+
+With LEDGER_PUBLIC_KEY (or LEDGER_SIGNING_KEY) set, the latest checkpoint must be signed with
+that key over its seq, time and digest, and be no older than LEDGER_CHECKPOINT_MAX_AGE_HOURS
+(25 h): no checkpoint, an older one, or a bad signature fails.
+
+--expect checks against a checkpoint kept outside the database: its digest, or the file
+agent-ledger checkpoint --export wrote. The ledger must still hold that checkpoint, and every
+stream head it recorded must still be there with the same hash.
 
 Options:
+  --expect X  a checkpoint digest (64 hex digits) or an exported statement file
   --json      print the full report as JSON
   --progress  progress on stderr even when it is not a terminal (it is shown on a terminal)
   --quiet     no progress
   -h, --help
 
-Exit codes: 0 every chain verifies, 1 tampering or loss found, 2 could not run.`,
+Exit codes: 0 every chain verifies, 1 tampering or loss found (or the checkpoint a key requires
+is missing, too old or badly signed), 2 could not run (bad options, an unreadable --expect).`,
   run: async (argv) => {
     const opts = parseOptions(argv, {
       ...helpOption,
       ...jsonOption,
       ...progressOption,
       quiet: { type: "boolean" },
+      expect: { type: "string" },
     });
-    const publicKey = configuredPublicKey(env());
+    const config = env();
+    const publicKey = configuredPublicKey(config);
+    const expect = opts.expect !== undefined ? await readExpected(opts.expect) : undefined;
     const db = await openDatabase();
     const pool = createPool(db.appUrl, { max: 1, applicationName: "agent-ledger-verify" });
     try {
@@ -49,26 +91,42 @@ Exit codes: 0 every chain verifies, 1 tampering or loss found, 2 could not run.`
             ?.n
         : undefined;
       const progress = startProgress({ verb: "verified", unit: "entries", total, ...show });
-      const report = await verifyLedger(pool, { publicKey, onProgress: progress.update });
+      const report = await verifyLedger(pool, {
+        publicKey,
+        maxCheckpointAgeHours: config.LEDGER_CHECKPOINT_MAX_AGE_HOURS,
+        expect,
+        onProgress: progress.update,
+      });
       progress.finish();
       if (opts.json) {
         printJson(report);
       } else {
         const cp = report.checkpoint;
+        const signature = cp?.signed
+          ? cp.signatureChecked
+            ? "signature valid"
+            : "signed (set LEDGER_PUBLIC_KEY to check)"
+          : "unsigned";
         const cpLine = cp
-          ? `latest checkpoint: system seq ${cp.seq} at ${cp.at}, ${cp.streams} streams, ${cp.signed ? (cp.signatureChecked ? "signature valid" : "signed (set LEDGER_PUBLIC_KEY to check)") : "unsigned"}`
-          : "no checkpoint yet (run agent-ledger checkpoint)";
+          ? `latest checkpoint: system seq ${cp.seq} at ${cp.at} (${cp.ageHours.toFixed(1)} h ago), ${cp.streams} streams, ${signature}${cp.format === "legacy" ? ", legacy format" : ""}`
+          : "no checkpoint (run agent-ledger checkpoint)";
+        const ex = report.expected;
         if (report.ok) {
           console.log(`OK: ${report.entries} entries in ${report.streams} streams verify.`);
-          console.log(cpLine);
         } else {
-          console.log(`BROKEN: ${report.problems.length} stream(s) fail verification.`);
+          console.log(`BROKEN: ${report.problems.length} problem(s) found.`);
           for (const p of report.problems) {
             const where = `${p.stream}${p.seq !== null ? ` seq ${p.seq}` : ""}${p.entryId !== null ? ` (entry id ${p.entryId})` : ""}`;
             console.log(`  ${where}: ${p.problem}: ${p.message}`);
           }
-          console.log(cpLine);
         }
+        console.log(cpLine);
+        if (ex) {
+          console.log(
+            `expected checkpoint ${ex.digest}: ${ex.found ? `found at system seq ${ex.seq}` : "not found"}`,
+          );
+        }
+        for (const w of report.warnings) console.log(`warning: ${w}`);
       }
       return report.ok ? EXIT.ok : EXIT.problem;
     } finally {

@@ -1,6 +1,7 @@
 // Ed25519 keys for signed checkpoints (node:crypto). Keys are accepted as PEM, or as base64 of
 // the raw 32-byte seed (private) or raw 32-byte key (public).
 import {
+  createHash,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
@@ -65,13 +66,23 @@ export function generateSigningKey(): { privateKey: string; publicKey: string } 
   };
 }
 
-export function signDigest(key: KeyObject, digest: string): string {
-  return sign(null, Buffer.from(digest, "utf8"), key).toString("base64");
+/**
+ * A short name for a public key, so a statement says which key signed it and verify can tell
+ * "signed by another key" from "forged": the first 16 hex digits of sha256 over the raw key.
+ */
+export function keyId(key: KeyObject): string {
+  const raw = Buffer.from(rawPublicKey(key), "base64");
+  return `ed25519:${createHash("sha256").update(raw).digest("hex").slice(0, 16)}`;
 }
 
-export function verifyDigest(key: KeyObject, digest: string, signature: string): boolean {
+/** Ed25519 over the UTF-8 bytes of `text` (a checkpoint statement, or a legacy digest). */
+export function signText(key: KeyObject, text: string): string {
+  return sign(null, Buffer.from(text, "utf8"), key).toString("base64");
+}
+
+export function verifyText(key: KeyObject, text: string, signature: string): boolean {
   try {
-    return verify(null, Buffer.from(digest, "utf8"), key, Buffer.from(signature, "base64"));
+    return verify(null, Buffer.from(text, "utf8"), key, Buffer.from(signature, "base64"));
   } catch {
     return false;
   }

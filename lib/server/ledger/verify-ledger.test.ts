@@ -194,7 +194,7 @@ describe("verifyLedger", () => {
       expect(report.problems).toHaveLength(1);
       expect(report.problems[0]).toMatchObject({ stream, seq: 2, problem: "checkpoint_mismatch" });
 
-      // Forging the checkpoint's list and digest does not help: the signature no longer verifies.
+      // Forging the checkpoint's list, digest and statement does not help: the signature no longer verifies.
       const cp = await c.query(
         "select id, data from ledger_entries where kind = 'ledger.checkpoint' order by id desc limit 1",
       );
@@ -204,6 +204,7 @@ describe("verifyLedger", () => {
       );
       const { headsDigest } = await import("../../domain/checkpoint");
       forged.digest = headsDigest(forged.streams);
+      forged.statement = { ...forged.statement, digest: forged.digest };
       await c.query("update ledger_entries set data = $2 where id = $1", [
         cp.rows[0].id,
         JSON.stringify(forged),

@@ -1,48 +1,50 @@
 // verifyLedger recomputes every hash chain from the stored entries and names the first broken
-// entry of each stream. The latest checkpoint (signature checked when a key is configured)
-// catches what a chain alone cannot: a stream deleted whole, or a tail cut off with its head.
+// entry of each stream. Checkpoints (verify-checkpoint.ts) catch what a chain alone cannot: a
+// stream deleted whole, a tail cut off with its head, a history rewritten with fresh hashes.
 import type { KeyObject } from "node:crypto";
 import type { SqlClient } from "../../../db/client";
-import { CHECKPOINT_KIND, checkpointDataSchema, headsDigest } from "../../domain/checkpoint";
 import { entryHash, GENESIS_HASH } from "../../domain/hash";
 import type { JsonValue } from "../../domain/json";
-import { SYSTEM_STREAM } from "./append-ledger";
-import { verifyDigest } from "./signing";
+import {
+  type CheckpointSummary,
+  type Claims,
+  checkExpectedCheckpoint,
+  checkLatestCheckpoint,
+  checkSystemEvidence,
+  type ExpectedCheckpoint,
+  type ExpectedSummary,
+  type LedgerProblem,
+  type LedgerProblemKind,
+  type Sink,
+} from "./verify-checkpoint";
 
-export type LedgerProblemKind =
-  | "hash_mismatch"
-  | "prev_hash_mismatch"
-  | "seq_gap"
-  | "head_mismatch"
-  | "missing_head"
-  | "missing_entries"
-  | "missing_stream"
-  | "checkpoint_mismatch"
-  | "bad_checkpoint"
-  | "bad_signature"
-  | "unsigned_checkpoint";
+export type { ExpectedCheckpoint, LedgerProblem, LedgerProblemKind } from "./verify-checkpoint";
 
-export type LedgerProblem = {
-  stream: string;
-  seq: number | null;
-  entryId: number | null;
-  problem: LedgerProblemKind;
-  message: string;
-};
+export const DEFAULT_CHECKPOINT_MAX_AGE_HOURS = 25;
 
 export type VerifyReport = {
   ok: boolean;
   streams: number;
   entries: number;
   problems: LedgerProblem[];
-  checkpoint: null | {
-    entryId: number;
-    seq: number;
-    at: string;
-    streams: number;
-    signed: boolean;
-    signatureChecked: boolean;
-  };
+  /** Worth knowing, not a failure (e.g. no checkpoint yet when no key is configured). */
+  warnings: string[];
+  checkpoint: CheckpointSummary | null;
+  /** Present with `expect`: the checkpoint kept outside the database, and whether it was found. */
+  expected?: ExpectedSummary;
+};
+
+export type VerifyOptions = {
+  /** With a key, the latest checkpoint must be signed with it and be recent. */
+  publicKey?: KeyObject;
+  /** How old the latest signed checkpoint may be (default 25 h). */
+  maxCheckpointAgeHours?: number;
+  /** A checkpoint kept outside the database that the ledger must still contain and extend. */
+  expect?: ExpectedCheckpoint;
+  /** The clock checkpoint ages are measured against. */
+  now?: Date;
+  batchSize?: number;
+  onProgress?: (entries: number) => void;
 };
 
 /** A ledger_entries row as pg returns it (snake_case columns). */
@@ -89,7 +91,7 @@ const short = (h: string) => `${h.slice(0, 12)}…`;
 
 export async function verifyLedger(
   client: SqlClient,
-  opts: { publicKey?: KeyObject; batchSize?: number; onProgress?: (entries: number) => void } = {},
+  opts: VerifyOptions = {},
 ): Promise<VerifyReport> {
   const batchSize = opts.batchSize ?? 5000;
   const problems: LedgerProblem[] = [];
@@ -100,7 +102,18 @@ export async function verifyLedger(
     problems.push(p);
   };
 
-  const { checkpoint, claims } = await loadCheckpoint(client, opts.publicKey, report);
+  const warnings: string[] = [];
+  const claims: Claims = new Map();
+  const sink: Sink = { problem: (p) => problems.push(p), warn: (w) => warnings.push(w), claims };
+  const policy = {
+    publicKey: opts.publicKey,
+    maxAgeHours: opts.maxCheckpointAgeHours ?? DEFAULT_CHECKPOINT_MAX_AGE_HOURS,
+    now: opts.now ?? new Date(),
+  };
+  const checkpoint = await checkLatestCheckpoint(client, policy, sink);
+  const expected = opts.expect
+    ? await checkExpectedCheckpoint(client, opts.expect, policy, sink)
+    : undefined;
 
   let entries = 0;
   let streams = 0;
@@ -130,17 +143,18 @@ export async function verifyLedger(
             : `head of ${c.stream} says seq ${head.seq} hash ${short(head.hash)}, the last entry is seq ${lastSeq} hash ${short(c.prevHash)}`,
       });
     }
-    const claim = claims.get(c.stream);
-    if (claim && !claim.seen && !brokenStreams.has(c.stream)) {
-      report({
-        stream: c.stream,
-        seq: claim.seq,
-        entryId: null,
-        problem: "missing_entries",
-        message: `the checkpoint recorded ${c.stream} at seq ${claim.seq}, but the stream ends at seq ${lastSeq}`,
-      });
+    for (const claim of claims.get(c.stream) ?? []) {
+      if (!claim.seen && !brokenStreams.has(c.stream)) {
+        report({
+          stream: c.stream,
+          seq: claim.seq,
+          entryId: null,
+          problem: "missing_entries",
+          message: `${claim.source} recorded ${c.stream} at seq ${claim.seq}, but the stream ends at seq ${lastSeq}`,
+        });
+      }
+      claim.seen = true;
     }
-    if (claim) claim.seen = true;
   };
 
   let after: [string, number] | undefined;
@@ -202,18 +216,18 @@ export async function verifyLedger(
       problem: "missing_stream",
       message: `all ${s.head_seq} entries of ${s.stream} are missing (its head row remains)`,
     });
-    const claim = claims.get(s.stream);
-    if (claim) claim.seen = true;
+    for (const claim of claims.get(s.stream) ?? []) claim.seen = true;
   }
 
-  for (const [stream, claim] of claims) {
-    if (claim.seen) continue;
+  for (const [stream, list] of claims) {
+    const claim = list.find((c) => !c.seen);
+    if (!claim) continue;
     report({
       stream,
       seq: claim.seq,
       entryId: null,
       problem: "missing_stream",
-      message: `stream ${stream} (seq ${claim.seq} at the last checkpoint) is gone: no entries and no head`,
+      message: `stream ${stream} (seq ${claim.seq} in ${claim.source}) is gone: no entries and no head`,
     });
   }
 
@@ -233,15 +247,25 @@ export async function verifyLedger(
     });
   }
 
+  await checkSystemEvidence(client, report);
+
   problems.sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
-  return { ok: problems.length === 0, streams, entries, problems, checkpoint };
+  return {
+    ok: problems.length === 0,
+    streams,
+    entries,
+    problems,
+    warnings,
+    checkpoint,
+    ...(expected ? { expected } : {}),
+  };
 }
 
 function checkEntry(
   cur: StreamCursor,
   row: EntryRow,
   seq: number,
-  claims: Map<string, Claim>,
+  claims: Claims,
   report: (p: LedgerProblem) => void,
 ): void {
   if (cur.broken) return;
@@ -274,74 +298,14 @@ function checkEntry(
     );
     return;
   }
-  const claim = claims.get(row.stream);
-  if (claim && claim.seq === seq) {
+  for (const claim of claims.get(row.stream) ?? []) {
+    if (claim.seq !== seq) continue;
     claim.seen = true;
-    if (claim.hash !== row.hash) {
+    if (claim.hash !== row.hash && !cur.broken) {
       fail(
         "checkpoint_mismatch",
-        `${row.stream} seq ${seq} hashes to ${short(row.hash)}, but the checkpoint recorded ${short(claim.hash)}: the stream was rewritten`,
+        `${row.stream} seq ${seq} hashes to ${short(row.hash)}, but ${claim.source} recorded ${short(claim.hash)}: the stream was rewritten`,
       );
     }
   }
-}
-
-type Claim = { seq: number; hash: string; seen: boolean };
-
-async function loadCheckpoint(
-  client: SqlClient,
-  publicKey: KeyObject | undefined,
-  report: (p: LedgerProblem) => void,
-): Promise<{ checkpoint: VerifyReport["checkpoint"]; claims: Map<string, Claim> }> {
-  const claims = new Map<string, Claim>();
-  const { rows } = await client.query<{ id: number; seq: number; at: Date; data: unknown }>(
-    `select id, seq, at, data from ledger_entries
-     where stream = $1 and kind = $2 order by seq desc limit 1`,
-    [SYSTEM_STREAM, CHECKPOINT_KIND],
-  );
-  const row = rows[0];
-  if (!row) return { checkpoint: null, claims };
-  const base = { stream: SYSTEM_STREAM, seq: Number(row.seq), entryId: Number(row.id) };
-  const parsed = checkpointDataSchema.safeParse(row.data);
-  if (!parsed.success) {
-    report({ ...base, problem: "bad_checkpoint", message: "the latest checkpoint is malformed" });
-    return { checkpoint: null, claims };
-  }
-  const data = parsed.data;
-  const checkpoint = {
-    entryId: Number(row.id),
-    seq: Number(row.seq),
-    at: row.at.toISOString(),
-    streams: data.streams.length,
-    signed: data.signature !== undefined,
-    signatureChecked: false,
-  };
-  if (headsDigest(data.streams) !== data.digest) {
-    report({
-      ...base,
-      problem: "bad_checkpoint",
-      message: `checkpoint at system seq ${row.seq}: its stream list does not match its digest`,
-    });
-    return { checkpoint, claims };
-  }
-  if (publicKey) {
-    if (data.signature === undefined) {
-      report({
-        ...base,
-        problem: "unsigned_checkpoint",
-        message: `checkpoint at system seq ${row.seq} is not signed, but a ledger key is configured`,
-      });
-    } else if (!verifyDigest(publicKey, data.digest, data.signature)) {
-      report({
-        ...base,
-        problem: "bad_signature",
-        message: `checkpoint at system seq ${row.seq}: the signature does not verify with the configured key`,
-      });
-      return { checkpoint, claims };
-    } else {
-      checkpoint.signatureChecked = true;
-    }
-  }
-  for (const h of data.streams) claims.set(h.stream, { seq: h.seq, hash: h.hash, seen: false });
-  return { checkpoint, claims };
 }
