@@ -21,7 +21,10 @@ export function parseTrustedProxies(spec: string): TrustedProxies {
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean)) {
-    const [address = "", prefix] = raw.split("/");
+    // Split at the first slash only: "10.0.0.0/8/9" is a bad prefix, not a /8.
+    const slash = raw.indexOf("/");
+    const address = slash < 0 ? raw : raw.slice(0, slash);
+    const prefix = slash < 0 ? undefined : raw.slice(slash + 1);
     const family = isIP(address);
     if (family === 0) throw new Error(`"${raw}" is not an IP address or CIDR`);
     const type = family === 4 ? "ipv4" : "ipv6";
