@@ -1,0 +1,115 @@
+// verify and checkpoint as a cron job or an auditor runs them: real processes against a real
+// database, judged by exit code and output. The cases run in order on one database; the last
+// one tampers with it.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { withTransaction } from "../../db/client";
+import { setUpTestDatabase } from "../../db/testing/database";
+import { checkpointExportSchema } from "../../lib/domain/checkpoint";
+import { appendLedger, SYSTEM_STREAM } from "../../lib/server/ledger/append-ledger";
+import { generateSigningKey } from "../../lib/server/ledger/signing";
+
+const t = await setUpTestDatabase("cli-checkpoint");
+const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
+const keys = generateSigningKey();
+const dir = mkdtempSync(path.join(tmpdir(), "agent-ledger-checkpoint-"));
+const exported = path.join(dir, "checkpoint.json");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, DATABASE_URL: t.appUrl, DATABASE_OWNER_URL: t.ownerUrl, ...env },
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const withKey = { LEDGER_PUBLIC_KEY: keys.publicKey };
+
+describe("agent-ledger checkpoint and verify", () => {
+  it("with a key configured and no checkpoint, verify exits 1 saying so; without a key it warns", async () => {
+    await withTransaction(t.pool, (c) =>
+      appendLedger(c, SYSTEM_STREAM, { kind: "policy.changed", actor: "admin", data: {} }),
+    );
+    const keyed = cli(["verify"], withKey);
+    expect(keyed.code, keyed.stdout).toBe(1);
+    expect(keyed.stdout).toMatch(/system: no_checkpoint: the ledger holds no checkpoint/);
+    expect(keyed.stdout).toContain("LEDGER_CHECKPOINT_MAX_AGE_HOURS");
+    const plain = cli(["verify"]);
+    expect(plain.code, plain.stdout).toBe(0);
+    expect(plain.stdout).toContain("warning: no checkpoint yet");
+  });
+
+  it("checkpoint --export writes the signed statement; verify accepts it, the digest, and the key", () => {
+    const cp = cli(["checkpoint", "--export", exported, "--actor", "cron"], {
+      LEDGER_SIGNING_KEY: keys.privateKey,
+    });
+    expect(cp.code, cp.stderr).toBe(0);
+    const digest = /^digest ([0-9a-f]{64})$/m.exec(cp.stdout)?.[1];
+    expect(digest).toBeDefined();
+    const file = checkpointExportSchema.parse(JSON.parse(readFileSync(exported, "utf8")));
+    expect(file.statement).toMatchObject({ seq: 2, digest, streams: 1 });
+    expect(file.signature).toBeDefined();
+    expect(cp.stdout).toContain(`statement {"at":"${file.statement.at}",`);
+
+    const ok = cli(["verify", "--json", "--expect", exported], withKey);
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      ok: true,
+      checkpoint: { seq: 2, signatureChecked: true, format: "v2" },
+      expected: { digest, seq: 2, found: true },
+    });
+    const byDigest = cli(["verify", "--expect", digest ?? ""], withKey);
+    expect(byDigest.code, byDigest.stdout).toBe(0);
+    expect(byDigest.stdout).toContain(`expected checkpoint ${digest}: found at system seq 2`);
+  });
+
+  it("--expect that is neither a digest nor an exported statement exits 2", () => {
+    const garbage = path.join(dir, "garbage.json");
+    writeFileSync(garbage, JSON.stringify({ digest: "abc" }));
+    for (const [arg, said] of [
+      [path.join(dir, "missing.json"), "neither a 64-hex-digit digest nor a readable file"],
+      [garbage, "is not a checkpoint statement"],
+    ] as const) {
+      const r = cli(["verify", "--expect", arg]);
+      expect(r.code, arg).toBe(2);
+      expect(r.stderr).toContain(said);
+    }
+  });
+
+  it("exits 2 naming LEDGER_CHECKPOINT_MAX_AGE_HOURS when it is not a positive number", () => {
+    const r = cli(["verify"], { LEDGER_CHECKPOINT_MAX_AGE_HOURS: "0" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("LEDGER_CHECKPOINT_MAX_AGE_HOURS: must be more than 0 hours");
+  });
+
+  it("after the checkpoint is deleted and the system head rewound, verify and --expect exit 1", async () => {
+    const c = await t.superPool.connect();
+    try {
+      await c.query("begin");
+      await c.query("set local session_replication_role = replica");
+      await c.query("delete from ledger_entries where stream = $1 and seq >= 2", [SYSTEM_STREAM]);
+      await c.query(
+        `update ledger_streams set head_seq = 1, head_hash =
+           (select hash from ledger_entries where stream = $1 and seq = 1) where stream = $1`,
+        [SYSTEM_STREAM],
+      );
+      await c.query("commit");
+    } finally {
+      c.release();
+    }
+    expect(cli(["verify"]).code).toBe(0);
+    const keyed = cli(["verify"], withKey);
+    expect(keyed.code, keyed.stdout).toBe(1);
+    expect(keyed.stdout).toContain("no_checkpoint");
+    const outside = cli(["verify", "--expect", exported]);
+    expect(outside.code, outside.stdout).toBe(1);
+    expect(outside.stdout).toMatch(
+      /expected_checkpoint_missing: the checkpoint you expect \(system seq 2, .*\) is gone: the system stream now ends at seq 1, so it went backwards/,
+    );
+  });
+});
