@@ -8,6 +8,7 @@ const SECTIONS = [
   { name: "Ledger", path: "/ledger", heading: "Ledger" },
   { name: "Why?", path: "/why", heading: "Why?" },
   { name: "Retry policies", path: "/settings/retry-policies", heading: "Retry policies" },
+  { name: "Alerts", path: "/settings/alerts", heading: "Alerts" },
   { name: "Users", path: "/settings/users", heading: "Users" },
   { name: "API tokens", path: "/settings/tokens", heading: "API tokens" },
 ] as const;

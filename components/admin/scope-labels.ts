@@ -11,6 +11,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   "outcomes:resolve": "resolve unknown outcomes",
   "tasks:cancel": "cancel tasks",
   "policies:write": "change retry policies",
+  "alerts:write": "add, change and delete alert rules",
   "users:manage": "manage users",
   "tokens:manage": "manage API tokens",
   "export:run": "export",

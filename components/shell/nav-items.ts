@@ -26,6 +26,7 @@ export const NAV_GROUPS: NavGroup[] = [
     label: "Settings",
     items: [
       { href: "/settings/retry-policies", label: "Retry policies", scope: "tasks:read" },
+      { href: "/settings/alerts", label: "Alerts", scope: "tasks:read" },
       { href: "/settings/users", label: "Users", scope: "users:manage" },
       { href: "/settings/tokens", label: "API tokens", scope: "tokens:manage" },
     ],

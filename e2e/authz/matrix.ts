@@ -93,6 +93,19 @@ const DEMO_SIGN_IN = { email: "ops@example.com", password: DEMO_PASSWORD };
 const SESSION_PRINCIPALS: readonly Principal[] = ["ops", "reviewer", "admin"];
 const holdsSession = (p: Principal) => SESSION_PRINCIPALS.includes(p);
 
+/** A disabled alert rule for one row's call (so no delivery is ever enqueued for it). */
+async function freshAlertRule(ctx: MatrixContext): Promise<{ id: string; version: number }> {
+  const { rows } = await ctx.db.query<{ id: string }>(
+    `insert into alert_rules (name, kind, destination, url, enabled, created_by)
+     values ($1, 'dead_letter', 'slack', 'https://hooks.example.com/services/authz', false, 'authz')
+     returning id`,
+    [ctx.unique("authz-rule")],
+  );
+  const id = rows[0]?.id;
+  if (!id) throw new Error("could not insert an alert rule");
+  return { id, version: 1 };
+}
+
 export const MATRIX: readonly MatrixRow[] = [
   // Sessions: the way in is public; the way out ends only the caller's own session.
   {
@@ -205,6 +218,50 @@ export const MATRIX: readonly MatrixRow[] = [
       args: (ctx) => [{ scope: `agent:${ctx.unique("authz")}`, version: null, maxAttempts: 3 }],
     },
     scope: "policies:write",
+  },
+
+  // Alert rules: admins only (everyone who reads tasks sees them).
+  {
+    target: "action:createAlertRuleAction",
+    does: "adds an alert rule",
+    call: {
+      kind: "action",
+      args: (ctx) => [
+        {
+          name: ctx.unique("authz"),
+          kind: "dead_letter",
+          destination: "slack",
+          url: "https://hooks.example.com/services/authz",
+          enabled: false,
+        },
+      ],
+    },
+    scope: "alerts:write",
+  },
+  {
+    target: "action:updateAlertRuleAction",
+    does: "changes an alert rule",
+    call: {
+      kind: "action",
+      args: async (ctx) => [
+        {
+          ...(await freshAlertRule(ctx)),
+          rule: {
+            name: ctx.unique("authz"),
+            kind: "outcome_unknown",
+            destination: "slack",
+            enabled: false,
+          },
+        },
+      ],
+    },
+    scope: "alerts:write",
+  },
+  {
+    target: "action:deleteAlertRuleAction",
+    does: "deletes an alert rule",
+    call: { kind: "action", args: async (ctx) => [await freshAlertRule(ctx)] },
+    scope: "alerts:write",
   },
 
   // People: admins only.

@@ -12,6 +12,7 @@ export const SCOPES = [
   "outcomes:resolve",
   "tasks:cancel",
   "policies:write",
+  "alerts:write",
   "users:manage",
   "tokens:manage",
   "export:run",

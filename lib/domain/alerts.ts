@@ -41,38 +41,44 @@ export const alertUrlSchema = z
     "must be an http or https URL",
   );
 
-const base = {
-  name: z.string({ message: "is required" }).trim().min(1, "enter a name").max(120),
-  destination: z.enum(ALERT_DESTINATIONS, { message: "must be slack or webhook" }),
-  url: alertUrlSchema,
-  enabled: z.boolean().default(true),
-};
+function ruleSchemaWith<U extends z.ZodType>(url: U) {
+  const base = {
+    name: z.string({ message: "is required" }).trim().min(1, "enter a name").max(120),
+    destination: z.enum(ALERT_DESTINATIONS, { message: "must be slack or webhook" }),
+    url,
+    enabled: z.boolean().default(true),
+  };
+  return z.discriminatedUnion(
+    "kind",
+    [
+      z.object({
+        ...base,
+        kind: z.literal("dead_letter"),
+        /** Only this agent's dead letters; absent: every agent's. */
+        agent: agentName.optional(),
+        /** Only this reason; absent: every reason. */
+        reason: z.enum(DEAD_REASONS).optional(),
+      }),
+      z.object({ ...base, kind: z.literal("outcome_unknown"), agent: agentName.optional() }),
+      z.object({
+        ...base,
+        kind: z.literal("approval_waiting"),
+        agent: agentName.optional(),
+        olderThanMinutes: z
+          .number({ message: "must be a number" })
+          .int("must be a whole number")
+          .min(1, "must be at least 1")
+          .max(10_080, "must be at most a week (10080)"),
+      }),
+    ],
+    { message: `kind must be one of ${ALERT_KINDS.join(", ")}` },
+  );
+}
 
-export const alertRuleSchema = z.discriminatedUnion(
-  "kind",
-  [
-    z.object({
-      ...base,
-      kind: z.literal("dead_letter"),
-      /** Only this agent's dead letters; absent: every agent's. */
-      agent: agentName.optional(),
-      /** Only this reason; absent: every reason. */
-      reason: z.enum(DEAD_REASONS).optional(),
-    }),
-    z.object({ ...base, kind: z.literal("outcome_unknown"), agent: agentName.optional() }),
-    z.object({
-      ...base,
-      kind: z.literal("approval_waiting"),
-      agent: agentName.optional(),
-      olderThanMinutes: z
-        .number({ message: "must be a number" })
-        .int("must be a whole number")
-        .min(1, "must be at least 1")
-        .max(10_080, "must be at most a week (10080)"),
-    }),
-  ],
-  { message: `kind must be one of ${ALERT_KINDS.join(", ")}` },
-);
+export const alertRuleSchema = ruleSchemaWith(alertUrlSchema);
+/** A change to a rule: without a URL the rule keeps its own (the dashboard never shows it). */
+export const alertRuleChangeSchema = ruleSchemaWith(alertUrlSchema.optional());
+export type AlertRuleChange = z.input<typeof alertRuleChangeSchema>;
 export type AlertRuleInput = z.input<typeof alertRuleSchema>;
 export type AlertRuleSpec = z.output<typeof alertRuleSchema>;
 

@@ -4,7 +4,7 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import type { AlertRuleRow } from "../../../db/schema";
-import { type AlertRuleInput, alertRuleSchema } from "../../domain/alerts";
+import { type AlertRuleChange, alertRuleSchema } from "../../domain/alerts";
 import { describeIssues } from "../../domain/zod-issues";
 import { isRuleId, ledgerView, newWebhookSecret, specColumns } from "../alerts/rules";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
@@ -14,7 +14,8 @@ export type UpdateAlertRuleInput = {
   id: string;
   /** The version the admin saw. */
   version: number;
-  rule: AlertRuleInput;
+  /** Without a URL the rule keeps its own (the dashboard never shows it back). */
+  rule: AlertRuleChange;
   actor: string;
 };
 
@@ -29,9 +30,6 @@ export async function updateAlertRule(
   pool: pg.Pool,
   input: UpdateAlertRuleInput,
 ): Promise<CommandResult<UpdatedAlertRule>> {
-  const parsed = alertRuleSchema.safeParse(input.rule);
-  if (!parsed.success) return { ok: false, code: "invalid", message: describeIssues(parsed.error) };
-  const after = specColumns(parsed.data);
   if (!isRuleId(input.id)) return { ok: false, code: "not_found", message: "no such alert rule" };
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query<LockedRow>(
@@ -51,6 +49,15 @@ export async function updateAlertRule(
         stale: true as const,
       };
     }
+    const parsed = alertRuleSchema.safeParse({ ...input.rule, url: input.rule.url ?? current.url });
+    if (!parsed.success) {
+      return {
+        ok: false as const,
+        code: "invalid" as const,
+        message: describeIssues(parsed.error),
+      };
+    }
+    const after = specColumns(parsed.data);
     const fresh = after.destination === "webhook" && current.destination !== "webhook";
     const secret =
       after.destination === "webhook" ? (fresh ? newWebhookSecret() : current.secret) : null;

@@ -1,0 +1,19 @@
+// How the alerts screen names rule kinds and destinations.
+import type { AlertKind } from "../../lib/domain/alerts";
+
+export const KIND_LABELS: Record<AlertKind, string> = {
+  dead_letter: "Dead letter",
+  outcome_unknown: "Unknown outcome",
+  approval_waiting: "Approval waiting",
+};
+
+export const KIND_HINTS: Record<AlertKind, string> = {
+  dead_letter: "a task moved to dead letters",
+  outcome_unknown: "an effect started and never recorded its result",
+  approval_waiting: "an approval has waited longer than the minutes you set",
+};
+
+export const DESTINATION_LABELS = {
+  slack: "Slack incoming webhook",
+  webhook: "Signed webhook (Standard Webhooks)",
+} as const;
