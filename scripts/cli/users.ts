@@ -8,6 +8,7 @@ import {
   roleSchema,
   setUserDisabled,
   setUserRole,
+  unlockSignIn,
 } from "../../lib/server/commands/users";
 import { readUsers } from "../../lib/server/queries/list-users";
 import { cliActor, failure, formatTable, withAppDatabase } from "./operator";
@@ -16,6 +17,7 @@ import {
   EXIT,
   helpOption,
   jsonOption,
+  parseCommandLine,
   parseOption,
   parseOptions,
   printJson,
@@ -157,9 +159,31 @@ function change(sub: "set-role" | "disable" | "enable", withRole: boolean): Sub 
   };
 }
 
+/** unlock EMAIL | unlock --address A: lifts a sign-in lock, recorded with who. */
+const unlock: Sub = async (argv) => {
+  const byAddress = argv.some((a) => a === "--address" || a.startsWith("--address="));
+  const options = { ...helpOption, ...jsonOption, address: { type: "string" } } as const;
+  const { values, args } = byAddress
+    ? { values: parseOptions(argv, options), args: { EMAIL: undefined } }
+    : parseCommandLine(argv, options, ["EMAIL"] as const);
+  const target = byAddress
+    ? { address: parseOption(z.union([z.ipv4(), z.ipv6()]), values.address, "--address") }
+    : { email: parseOption(emailSchema, args.EMAIL, "EMAIL") };
+  return withAppDatabase("users", async (pool) => {
+    const result = await unlockSignIn(pool, target, cliActor());
+    if (!result.ok) return failure("users unlock", result);
+    if (values.json) printJson(result.value);
+    else if (result.value.scope === "account") {
+      console.log(`Sign-in unlocked for ${result.value.subject}, from every address.`);
+    } else console.log(`Sign-in unlocked from ${result.value.subject}, for every account.`);
+    return EXIT.ok;
+  });
+};
+
 export const usersCommand = commandGroup({
   name: "users",
-  summary: "Add people who may sign in; list them; change their role; disable or enable them",
+  summary:
+    "Add people who may sign in; list them; change their role; disable or enable them; lift a sign-in lock",
   notes: NOTES,
   subcommands: [
     {
@@ -193,6 +217,14 @@ one trailing newline is dropped). At least 12 characters.`,
       synopsis: "--email E [--json]",
       description: "Lets a disabled person sign in again.",
       run: change("enable", false),
+    },
+    {
+      name: "unlock",
+      synopsis: "EMAIL | --address A [--json]",
+      description: `Lifts a sign-in lock at once: the account's failed attempts (from every address) or
+the address's stop counting. For an owner slowed down by someone else's guesses.
+Recorded as sign_in.unlocked in the system stream, with who.`,
+      run: unlock,
     },
   ],
 });
