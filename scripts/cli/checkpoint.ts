@@ -1,12 +1,46 @@
-import { rename, writeFile } from "node:fs/promises";
+import { readFile, rename, writeFile } from "node:fs/promises";
 import { createPool } from "../../db/client";
 import { openDatabase } from "../../db/open";
-import { statementText } from "../../lib/domain/checkpoint";
+import {
+  type CheckpointStatement,
+  checkpointExportSchema,
+  statementText,
+} from "../../lib/domain/checkpoint";
 import { env } from "../../lib/env";
-import { writeCheckpoint } from "../../lib/server/commands/write-checkpoint";
+import { CheckpointRefused, writeCheckpoint } from "../../lib/server/commands/write-checkpoint";
 import { generateSigningKey, parsePrivateKey } from "../../lib/server/ledger/signing";
 import { cliActor } from "./operator";
-import { type Command, EXIT, helpOption, jsonOption, parseOptions, printJson } from "./shared";
+import {
+  type Command,
+  EXIT,
+  helpOption,
+  jsonOption,
+  parseOptions,
+  printJson,
+  UsageError,
+} from "./shared";
+
+/** The statement an earlier run exported to FILE, if there is one. */
+async function previousExport(file: string): Promise<CheckpointStatement | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = checkpointExportSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new UsageError(`--export: ${file} exists but is not a checkpoint statement`);
+  }
+  return parsed.data.statement;
+}
 
 export const checkpointCommand: Command = {
   name: "checkpoint",
@@ -24,6 +58,10 @@ A superuser can still delete checkpoints inside the database. Keep each statemen
 it (--export, then copy the file to write-once storage) and check against it with
 agent-ledger verify --expect FILE.
 
+It refuses (exit 1, nothing written) when the ledger no longer extends the previous checkpoint,
+or the statement already in FILE: a stream it recorded is gone or rewritten. Signing over that
+would hide the loss.
+
 Options:
   --export FILE  also write the signed statement as JSON to FILE (via FILE.partial, renamed)
   --actor NAME   who is recorded as writing it (default: cli:<os user>)
@@ -31,8 +69,8 @@ Options:
   --json         print the result as JSON
   -h, --help
 
-Exit codes: 0 written (or a key printed), 2 could not run (bad options, a bad
-LEDGER_SIGNING_KEY, no database, FILE not writable).`,
+Exit codes: 0 written (or a key printed), 1 refused (see above), 2 could not run (bad options,
+a bad LEDGER_SIGNING_KEY, no database, FILE not writable or not a statement).`,
   run: async (argv) => {
     const opts = parseOptions(argv, {
       ...helpOption,
@@ -53,10 +91,18 @@ LEDGER_SIGNING_KEY, no database, FILE not writable).`,
     const { LEDGER_SIGNING_KEY } = env();
     const signingKey = LEDGER_SIGNING_KEY ? parsePrivateKey(LEDGER_SIGNING_KEY) : undefined;
     const actor = opts.actor ?? cliActor();
+    const previous = opts.export ? await previousExport(opts.export) : undefined;
     const db = await openDatabase();
     const pool = createPool(db.appUrl, { max: 1, applicationName: "agent-ledger-checkpoint" });
     try {
-      const result = await writeCheckpoint(pool, { actor, signingKey });
+      let result: Awaited<ReturnType<typeof writeCheckpoint>>;
+      try {
+        result = await writeCheckpoint(pool, { actor, signingKey, previous });
+      } catch (err) {
+        if (!(err instanceof CheckpointRefused)) throw err;
+        console.error(`agent-ledger checkpoint: refused: ${err.message}`);
+        return EXIT.problem;
+      }
       if (opts.export) {
         // Written whole or not at all, so a shipper never copies half a statement.
         const partial = `${opts.export}.partial`;

@@ -1,6 +1,6 @@
 // verify and checkpoint as a cron job or an auditor runs them: real processes against a real
 // database, judged by exit code and output. The cases run in order on one database; the last
-// one tampers with it.
+// one tampers with it, as an insider with superuser rights would.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -111,5 +111,14 @@ describe("agent-ledger checkpoint and verify", () => {
     expect(outside.stdout).toMatch(
       /expected_checkpoint_missing: the checkpoint you expect \(system seq 2, .*\) is gone: the system stream now ends at seq 1, so it went backwards/,
     );
+
+    // The next scheduled run will not sign over the loss, and keeps the statement it had.
+    const before = readFileSync(exported, "utf8");
+    const cron = cli(["checkpoint", "--export", exported], { LEDGER_SIGNING_KEY: keys.privateKey });
+    expect(cron.code, cron.stderr).toBe(1);
+    expect(cron.stderr).toMatch(
+      /refused: the checkpoint last exported .* is no longer in the ledger/,
+    );
+    expect(readFileSync(exported, "utf8")).toBe(before);
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { type CheckpointExport, headsDigest, statementText } from "../../domain/checkpoint";
 import { createUser } from "../commands/users";
-import { writeCheckpointIn } from "../commands/write-checkpoint";
+import { CheckpointRefused, writeCheckpointIn } from "../commands/write-checkpoint";
 import { appendLedger, SYSTEM_STREAM } from "./append-ledger";
 import { generateSigningKey, parsePrivateKey, parsePublicKey, verifyText } from "./signing";
 import { rowHash, type VerifyReport, verifyLedger } from "./verify-ledger";
@@ -390,6 +390,46 @@ describe("verify --expect: a checkpoint kept outside the database", () => {
       expect(report.problems.find((p) => p.stream === "t:paid")?.message).toMatch(
         new RegExp(`the checkpoint you expect \\(system seq ${cp.seq}\\) recorded`),
       );
+    });
+  });
+});
+
+describe("writing a checkpoint over a damaged ledger", () => {
+  it("refuses when a stream the previous checkpoint recorded is gone or rewritten", async () => {
+    for (const damage of [
+      (c: pg.PoolClient) => dropStream(c, "t:x"),
+      (c: pg.PoolClient) => cutFrom(c, "t:x", 2),
+      (c: pg.PoolClient) => rewrite(c, "t:x"),
+    ]) {
+      await inRolledBackTransaction(async (c) => {
+        await history(c, "t:x");
+        const cp = await writeCheckpointIn(c, { actor: "test", signingKey });
+        await asInsider(c);
+        await damage(c);
+        const writing = writeCheckpointIn(c, { actor: "cron", signingKey });
+        await expect(writing).rejects.toThrow(CheckpointRefused);
+        await expect(writing).rejects.toThrow(
+          new RegExp(`previous checkpoint \\(system seq ${cp.seq}\\) recorded t:x at seq 3`),
+        );
+      });
+    }
+  });
+
+  it("refuses when the statement exported last is no longer in the ledger", async () => {
+    await inRolledBackTransaction(async (c) => {
+      await history(c, "t:x");
+      await writeCheckpointIn(c, { actor: "test", signingKey });
+      const last = await writeCheckpointIn(c, { actor: "test", signingKey });
+      await asInsider(c);
+      await cutFrom(c, SYSTEM_STREAM, last.seq);
+      const previous = last.export.statement;
+      await expect(writeCheckpointIn(c, { actor: "cron", signingKey, previous })).rejects.toThrow(
+        /checkpoint last exported .* is no longer in the ledger/,
+      );
+      // The one before it is intact, so without the exported copy the writer cannot tell.
+      await expect(writeCheckpointIn(c, { actor: "cron", signingKey })).resolves.toMatchObject({
+        signed: true,
+      });
     });
   });
 });
