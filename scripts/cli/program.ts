@@ -2,6 +2,7 @@
 // can run the dispatcher in-process. Exit codes scripts can trust: 0 ok, 1 a problem was found
 // or the command was refused, 2 the command could not run (bad options, no database).
 import { EnvError } from "../../lib/env";
+import { alertsCommand } from "./alerts";
 import { approveCommand } from "./approve";
 import { checkpointCommand } from "./checkpoint";
 import { deadLettersCommand } from "./dead-letters";
@@ -33,6 +34,7 @@ export const commands: Command[] = [
   checkpointCommand,
   usersCommand,
   tokensCommand,
+  alertsCommand,
 ];
 
 export function mainUsage(): string {

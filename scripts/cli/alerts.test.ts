@@ -1,0 +1,79 @@
+// `agent-ledger alerts` as scripts see it: a real process against a real database, judged by
+// exit code, output and the rows and ledger entries it leaves.
+import { spawnSync } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "../../db/testing/database";
+import { isWebhookSecret } from "../../lib/domain/alerts-signature";
+
+const t = await setUpTestDatabase("cli-alerts");
+const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
+const ACTOR = `cli:${os.userInfo().username}`;
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, "alerts", ...args], {
+    encoding: "utf8",
+    env: { ...process.env, DATABASE_URL: t.appUrl, DATABASE_OWNER_URL: t.ownerUrl },
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("agent-ledger alerts", { timeout: 240_000 }, () => {
+  it("creates a webhook rule (secret once), lists it by host, disables, deletes; all in the ledger", async () => {
+    const made = cli([
+      "create",
+      "--name",
+      "refund dead letters",
+      "--kind",
+      "dead_letter",
+      "--agent",
+      "refund",
+      "--destination",
+      "webhook",
+      "--url",
+      "https://hooks.example.com/in/secret-path",
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    const secret = made.stdout.trim();
+    expect(isWebhookSecret(secret)).toBe(true);
+
+    const listed = cli(["list", "--json"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain("secret-path");
+    expect(listed.stdout).not.toContain(secret);
+    const [rule] = JSON.parse(listed.stdout) as { id: string; destinationHost: string }[];
+    expect(rule?.destinationHost).toBe("hooks.example.com");
+
+    expect(cli(["disable", "--id", rule?.id ?? ""]).code).toBe(0);
+    const bad = cli([
+      "create",
+      "--name",
+      "x",
+      "--kind",
+      "dead_letter",
+      "--destination",
+      "slack",
+      "--url",
+      "file:///etc/passwd",
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/http or https/);
+    expect(cli(["delete", "--id", rule?.id ?? ""]).code).toBe(0);
+    expect(cli(["delete", "--id", rule?.id ?? ""]).code).toBe(1);
+
+    const evaluated = cli(["evaluate", "--json"]);
+    expect(evaluated.code).toBe(0);
+    expect(JSON.parse(evaluated.stdout)).toMatchObject({ enqueued: 0 });
+
+    const { rows } = await t.pool.query<{ kind: string; actor: string }>(
+      "select kind, actor from ledger_entries where stream = 'system' and kind like 'alert_rule.%' order by seq",
+    );
+    expect(rows).toEqual([
+      { kind: "alert_rule.created", actor: ACTOR },
+      { kind: "alert_rule.disabled", actor: ACTOR },
+      { kind: "alert_rule.deleted", actor: ACTOR },
+    ]);
+  });
+});

@@ -1,0 +1,281 @@
+// agent-ledger alerts: alert rules from a shell (the same commands the dashboard's admins use;
+// every change is a `system` ledger entry by "cli:<os user>"), and the evaluator itself:
+// `evaluate` runs one pass, `evaluate --watch` keeps running it, for a host whose workers do
+// not run the evaluator.
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  ALERT_DESTINATIONS,
+  ALERT_KINDS,
+  type AlertRuleChange,
+  type AlertRuleInput,
+} from "../../lib/domain/alerts";
+import { DEAD_REASONS } from "../../lib/domain/task-states";
+import { createAlertRule } from "../../lib/server/commands/create-alert-rule";
+import { deleteAlertRule } from "../../lib/server/commands/delete-alert-rule";
+import { evaluateAlerts } from "../../lib/server/commands/evaluate-alerts";
+import { updateAlertRule } from "../../lib/server/commands/update-alert-rule";
+import { type AlertRuleDto, readAlertRules } from "../../lib/server/queries/list-alert-rules";
+import { cliActor, failure, formatTable, withAppDatabase } from "./operator";
+import {
+  commandGroup,
+  EXIT,
+  helpOption,
+  jsonOption,
+  parseOptions,
+  printJson,
+  type Subcommand,
+  UsageError,
+} from "./shared";
+
+const NOTES = `Kinds: ${ALERT_KINDS.join(", ")}. Destinations: ${ALERT_DESTINATIONS.join(", ")}.
+Dead-letter reasons: ${DEAD_REASONS.join(", ")}.
+A webhook rule's deliveries are signed in the Standard Webhooks format with its whsec_ secret,
+printed once by create.
+
+Exit codes: 0 ok, 1 refused (no such rule, changed meanwhile), 2 could not run or bad options.`;
+
+type Sub = Subcommand["run"];
+
+const ruleOptions = {
+  name: { type: "string" },
+  kind: { type: "string" },
+  agent: { type: "string" },
+  reason: { type: "string" },
+  "older-than-minutes": { type: "string" },
+  destination: { type: "string" },
+  url: { type: "string" },
+  disabled: { type: "boolean" },
+} as const;
+
+const minutes = (text: string | undefined) => (text === undefined ? undefined : Number(text));
+
+const create: Sub = async (argv) => {
+  const opts = parseOptions(argv, { ...helpOption, ...jsonOption, ...ruleOptions });
+  for (const required of ["name", "kind", "destination", "url"] as const) {
+    if (opts[required] === undefined) throw new UsageError(`--${required} is required`);
+  }
+  const input = {
+    name: opts.name,
+    kind: opts.kind,
+    agent: opts.agent,
+    reason: opts.reason,
+    olderThanMinutes: minutes(opts["older-than-minutes"]),
+    destination: opts.destination,
+    url: opts.url,
+    enabled: opts.disabled !== true,
+  } as AlertRuleInput;
+  return withAppDatabase("alerts", async (pool) => {
+    // The command parses the input with the rule schema: a bad kind or URL is refused there.
+    const result = await createAlertRule(pool, input, cliActor());
+    if (!result.ok) return failure("alerts create", result);
+    const { id, secret } = result.value;
+    if (opts.json) printJson(result.value);
+    else {
+      console.log(secret ?? id);
+      console.error(
+        secret
+          ? `Created rule ${id}. Its signing secret is above: store it now, it is not shown again.`
+          : `Created rule ${id}.`,
+      );
+    }
+    return EXIT.ok;
+  });
+};
+
+const list: Sub = async (argv) => {
+  const opts = parseOptions(argv, { ...helpOption, ...jsonOption });
+  return withAppDatabase("alerts", async (_pool, db) => {
+    const rules = await readAlertRules(db);
+    if (opts.json) printJson(rules);
+    else if (rules.length === 0) console.log("No alert rules yet: agent-ledger alerts create …");
+    else {
+      console.log(
+        formatTable(
+          ["ID", "NAME", "KIND", "FILTERS", "TO", "HOST", "STATUS", "LAST DELIVERY"],
+          rules.map((r) => [
+            r.id,
+            r.name,
+            r.kind,
+            [
+              r.agent ? `agent=${r.agent}` : "",
+              r.reason ? `reason=${r.reason}` : "",
+              r.olderThanMinutes !== null ? `over=${r.olderThanMinutes}m` : "",
+            ]
+              .filter(Boolean)
+              .join(",") || "-",
+            r.destination,
+            r.destinationHost,
+            r.enabled ? "enabled" : "disabled",
+            r.lastDelivery
+              ? `${r.lastDelivery.status}${r.lastDelivery.deadReason ? `(${r.lastDelivery.deadReason})` : ""}`
+              : "none",
+          ]),
+        ),
+      );
+    }
+    return EXIT.ok;
+  });
+};
+
+/** The rule's spec as it stands, for a change that sets only some fields. */
+function specOf(rule: AlertRuleDto): AlertRuleChange {
+  return {
+    name: rule.name,
+    kind: rule.kind,
+    agent: rule.agent ?? undefined,
+    reason: rule.reason ?? undefined,
+    olderThanMinutes: rule.olderThanMinutes ?? undefined,
+    destination: rule.destination,
+    enabled: rule.enabled,
+  } as AlertRuleChange;
+}
+
+function changeCommand(verb: "update" | "enable" | "disable"): Sub {
+  return async (argv) => {
+    const opts = parseOptions(argv, {
+      ...helpOption,
+      ...jsonOption,
+      id: { type: "string" },
+      ...(verb === "update" ? ruleOptions : {}),
+    });
+    if (opts.id === undefined) throw new UsageError("--id is required");
+    return withAppDatabase("alerts", async (pool, db) => {
+      const rule = (await readAlertRules(db)).find((r) => r.id === opts.id);
+      if (!rule) {
+        console.error(`agent-ledger alerts ${verb}: no alert rule ${opts.id}`);
+        return EXIT.problem;
+      }
+      const o = opts as Record<string, string | boolean | undefined>;
+      const given = (k: string) => (typeof o[k] === "string" ? (o[k] as string) : undefined);
+      const change = {
+        ...specOf(rule),
+        ...(verb === "update"
+          ? Object.fromEntries(
+              Object.entries({
+                name: given("name"),
+                kind: given("kind"),
+                agent: given("agent"),
+                reason: given("reason"),
+                olderThanMinutes: minutes(given("older-than-minutes")),
+                destination: given("destination"),
+                url: given("url"),
+              }).filter(([, v]) => v !== undefined),
+            )
+          : {}),
+        enabled: verb === "update" ? o.disabled !== true && rule.enabled : verb === "enable",
+      } as AlertRuleChange;
+      const result = await updateAlertRule(pool, {
+        id: rule.id,
+        version: rule.version,
+        rule: change,
+        actor: cliActor(),
+      });
+      if (!result.ok) return failure(`alerts ${verb}`, result);
+      if (opts.json) printJson(result.value);
+      else if (result.value.secret) {
+        console.log(result.value.secret);
+        console.error("The rule now signs with the secret above: store it now.");
+      } else console.log(`Rule ${rule.id} is at version ${result.value.version}.`);
+      return EXIT.ok;
+    });
+  };
+}
+
+const remove: Sub = async (argv) => {
+  const opts = parseOptions(argv, { ...helpOption, ...jsonOption, id: { type: "string" } });
+  if (opts.id === undefined) throw new UsageError("--id is required");
+  return withAppDatabase("alerts", async (pool, db) => {
+    const rule = (await readAlertRules(db)).find((r) => r.id === opts.id);
+    if (!rule) {
+      console.error(`agent-ledger alerts delete: no alert rule ${opts.id}`);
+      return EXIT.problem;
+    }
+    const result = await deleteAlertRule(pool, {
+      id: rule.id,
+      version: rule.version,
+      actor: cliActor(),
+    });
+    if (!result.ok) return failure("alerts delete", result);
+    if (opts.json) printJson(result.value);
+    else console.log(`Rule ${rule.id} is deleted.`);
+    return EXIT.ok;
+  });
+};
+
+const evaluate: Sub = async (argv) => {
+  const opts = parseOptions(argv, {
+    ...helpOption,
+    ...jsonOption,
+    watch: { type: "boolean" },
+    "interval-ms": { type: "string", default: "5000" },
+  });
+  const intervalMs = Number(opts["interval-ms"]);
+  if (!Number.isInteger(intervalMs) || intervalMs < 100) {
+    throw new UsageError("--interval-ms must be a whole number of at least 100");
+  }
+  return withAppDatabase("alerts", async (pool) => {
+    const stop = new AbortController();
+    if (opts.watch) {
+      process.once("SIGTERM", () => stop.abort());
+      process.once("SIGINT", () => stop.abort());
+    }
+    do {
+      const result = await evaluateAlerts(pool);
+      if (opts.json) printJson(result);
+      else if (!opts.watch || result.enqueued > 0) {
+        console.log(`${result.enqueued} alert(s) enqueued from ${result.events} event(s).`);
+      }
+      if (!opts.watch) break;
+      await sleep(intervalMs, undefined, { signal: stop.signal }).catch(() => undefined);
+    } while (!stop.signal.aborted);
+    return EXIT.ok;
+  });
+};
+
+export const alertsCommand = commandGroup({
+  name: "alerts",
+  summary: "Alert rules (create, list, update, enable, disable, delete) and the evaluator",
+  notes: NOTES,
+  subcommands: [
+    {
+      name: "create",
+      synopsis:
+        "--name N --kind K --destination slack|webhook --url U [--agent A] [--reason R] [--older-than-minutes M] [--disabled] [--json]",
+      description: `Adds a rule. A webhook rule's signing secret is printed once on stdout
+(SECRET=$(agent-ledger alerts create …)); a Slack rule prints its id.`,
+      run: create,
+    },
+    {
+      name: "list",
+      synopsis: "[--json]",
+      description: "Every rule with its filters, destination host, status and latest delivery.",
+      run: list,
+    },
+    {
+      name: "update",
+      synopsis: "--id ID [rule options as for create] [--json]",
+      description: "Changes the given fields; the others (and the URL, unless given) stay.",
+      run: changeCommand("update"),
+    },
+    {
+      name: "enable",
+      synopsis: "--id ID [--json]",
+      description: "Turns a rule on.",
+      run: changeCommand("enable"),
+    },
+    {
+      name: "disable",
+      synopsis: "--id ID [--json]",
+      description: "Turns a rule off.",
+      run: changeCommand("disable"),
+    },
+    { name: "delete", synopsis: "--id ID [--json]", description: "Deletes a rule.", run: remove },
+    {
+      name: "evaluate",
+      synopsis: "[--watch] [--interval-ms N] [--json]",
+      description: `Reads new ledger entries and waiting approvals and enqueues one alert-delivery
+task per (rule, event); running it twice enqueues nothing twice. --watch keeps going.`,
+      run: evaluate,
+    },
+  ],
+});
