@@ -1,7 +1,10 @@
-// Connection pools. Every Pool and Client gets an error handler: an idle connection that the
-// server drops (restart, failover) must not crash the process.
+// Connection pools. Every Pool and Client gets an error handler: a connection that the server
+// drops (restart, failover), idle or checked out, must not crash the process. The query in
+// flight fails with the error; the pool discards the dead client and the next query reconnects.
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
+import { errorFields, logger } from "../lib/log";
+import { CommitInDoubtError, isConnectionError } from "./retry";
 import * as schema from "./schema";
 
 export type Db = NodePgDatabase<typeof schema>;
@@ -21,8 +24,19 @@ export function createPool(
     application_name: options.applicationName ?? "agent-ledger",
     connectionTimeoutMillis: 10_000,
   });
-  pool.on("error", (err) => {
-    console.error(`[db] idle connection error: ${err.message}`);
+  const log = logger("db", { pool: options.applicationName ?? "agent-ledger" });
+  // One line per dropped connection at debug: a restart drops them all at once, and the
+  // component that needs the database (the worker loop, a request) reports the outage itself.
+  const lost = (state: string) => (err: Error) =>
+    log.debug(
+      { state, code: (err as { code?: string }).code, reason: err.message },
+      "connection lost",
+    );
+  pool.on("error", lost("idle"));
+  // pg-pool listens for errors only while a client is idle; a checked-out client (a transaction,
+  // a LISTEN) that loses its server emits 'error' too, and unhandled that ends the process.
+  pool.on("connect", (client) => {
+    client.on("error", lost("in use"));
   });
   return pool;
 }
@@ -33,7 +47,7 @@ export async function connectClient(
 ): Promise<pg.Client> {
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
   client.on("error", (err) => {
-    console.error(`[db] connection error: ${err.message}`);
+    logger("db").warn(errorFields(err), "connection lost");
   });
   await client.connect();
   return client;
@@ -43,21 +57,36 @@ export function createDb(pool: pg.Pool): Db {
   return drizzle(pool, { schema });
 }
 
-/** Runs `fn` in one transaction on one pooled connection; rolls back if it throws. */
+/**
+ * Runs `fn` in one transaction on one pooled connection; rolls back if it throws. A connection
+ * lost during COMMIT throws CommitInDoubtError (it may have committed); lost before it, the
+ * server rolled the transaction back and the plain error is thrown.
+ */
 export async function withTransaction<T>(
   pool: pg.Pool,
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query("begin");
     const result = await fn(client);
-    await client.query("commit");
+    try {
+      await client.query("commit");
+    } catch (err) {
+      if (isConnectionError(err)) throw new CommitInDoubtError(err);
+      throw err;
+    }
     return result;
   } catch (err) {
-    await client.query("rollback").catch(() => undefined);
+    if (isConnectionError(err)) {
+      broken = err instanceof Error ? err : new Error(String(err));
+    } else {
+      await client.query("rollback").catch(() => undefined);
+    }
     throw err;
   } finally {
-    client.release();
+    // A client whose connection died is discarded, not handed to the next caller.
+    client.release(broken);
   }
 }

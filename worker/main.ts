@@ -1,5 +1,6 @@
 // `npm run worker`: one worker process against DATABASE_URL or the embedded database.
 import { parseArgs } from "node:util";
+import { errorFields, logger } from "../lib/log";
 import { runWorker } from "./run-worker";
 
 const { values } = parseArgs({
@@ -16,6 +17,6 @@ if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
 try {
   await runWorker({ concurrency });
 } catch (err) {
-  console.error(`[worker] ${(err as Error).message}`);
+  logger("worker").fatal(errorFields(err), "the worker could not start or stopped on an error");
   process.exitCode = 2;
 }

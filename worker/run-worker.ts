@@ -5,6 +5,7 @@ import { createPool } from "../db/client";
 import { isAlive } from "../db/embedded";
 import { openDatabase } from "../db/open";
 import { env } from "../lib/env";
+import { logger } from "../lib/log";
 import { configureFaultPoints, FAULT_POINTS } from "../lib/server/fault-points";
 import { createAgents, createModel } from "./agents";
 import { startWorker } from "./runtime/worker";
@@ -30,7 +31,9 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   if (config.AGENT_LEDGER_FAULT_POINTS) {
     configureFaultPoints(faultPointsSchema.parse(JSON.parse(config.AGENT_LEDGER_FAULT_POINTS)));
   }
+  const log = logger("worker");
   const worker = await startWorker({
+    logger: log,
     pool,
     agents: createAgents(config),
     model: createModel(config),
@@ -45,7 +48,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     }, 1_000).unref();
   }
   const why = await stopped;
-  console.log(`[worker] stopping (${why}); finishing in-flight work`);
+  log.info({ worker: worker.id, why }, "stopping; finishing in-flight work");
   await worker.stop(10_000);
   await pool.end();
   await db.release();

@@ -5,7 +5,7 @@ import { withTransaction } from "../../db/client";
 import { appendLedgerMany, taskStream } from "../../lib/server/ledger/append-ledger";
 import { type JournaledStep, loadJournals } from "./journal";
 import { loadPolicyRows, type PolicyRow } from "./policy";
-import { type ClaimedTask, claimTasks } from "./task-sql";
+import { type ClaimedTask, claimTasks, heldTasks, notifyRunnable, requeueTask } from "./task-sql";
 
 export type ClaimedAttempt = {
   task: ClaimedTask;
@@ -44,4 +44,39 @@ export async function claimBatch(
       policyRows,
     }));
   });
+}
+
+/**
+ * After a claim whose COMMIT answer was lost: tasks the database says we hold but no attempt of
+ * ours runs. Handed back at once, without spending an attempt (we never started them), rather
+ * than left to expire and be counted as a crashed worker's.
+ */
+export async function handBackUnknownClaims(
+  pool: pg.Pool,
+  worker: string,
+  running: ReadonlySet<string>,
+): Promise<string[]> {
+  const orphans = (await heldTasks(pool, worker)).filter((id) => !running.has(id));
+  const handed: string[] = [];
+  for (const id of orphans) {
+    const done = await withTransaction(pool, async (client) => {
+      // Guarded like every lease write: a task reaped or finished meanwhile is left alone.
+      if (!(await requeueTask(client, worker, id, null))) return false;
+      await notifyRunnable(client, id);
+      await appendLedgerMany(client, [
+        {
+          stream: taskStream(id),
+          kind: "task.requeued",
+          actor: `worker:${worker}`,
+          taskId: id,
+          data: {
+            why: "held without a running attempt: a claim whose answer was lost, or an attempt abandoned while the database was unreachable",
+          },
+        },
+      ]);
+      return true;
+    });
+    if (done) handed.push(id);
+  }
+  return handed;
 }

@@ -3,6 +3,7 @@
 // effect.succeeded and the step) after. Everything in between is what "outcome unknown" means.
 import type pg from "pg";
 import { type SqlClient, withTransaction } from "../../db/client";
+import { retryOnConnectionError } from "../../db/retry";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { holdsRedacted, redact } from "../../lib/domain/redact";
@@ -340,22 +341,27 @@ async function execute(
     faultPoint("effect.returned");
   } catch (err) {
     const performed = err instanceof EffectNotPerformedError ? "no" : "unknown";
-    await withTransaction(run.pool, async (client) => {
-      // Not performed: the key may act again. Unknown: end the claim now, so the next attempt
-      // takes the outcome-unknown path (reconcile, resend, or a human) instead of waiting.
-      await client.query({
-        name: "runtime_effect_failed",
-        text: `update effects set status = case when $2 then 'failed' else status end, error = $3,
+    // Through a database outage too: left claimed, the heartbeat would renew it forever.
+    await retryOnConnectionError(() =>
+      withTransaction(run.pool, async (client) => {
+        // Not performed: the key may act again. Unknown: end the claim now, so the next attempt
+        // takes the outcome-unknown path (reconcile, resend, or a human) instead of waiting.
+        const ended = await client.query({
+          name: "runtime_effect_failed",
+          text: `update effects set status = case when $2 then 'failed' else status end, error = $3,
                  lease_expires_at = now(), lease_owner = null, updated_at = now()
-               where key = $1 and status = 'started'`,
-        values: [key, performed === "no", JSON.stringify(serializeError(err))],
-      });
-      await appendLedger(
-        client,
-        taskStream(run.taskId),
-        entry("effect.failed", { performed, error: serializeError(err) }),
-      );
-    });
+               where key = $1 and status = 'started' and lease_owner = $4`,
+          values: [key, performed === "no", JSON.stringify(serializeError(err)), run.worker],
+        });
+        // Zero rows: an earlier try committed (its answer was lost) or the claim moved on.
+        if (ended.rowCount === 0) return;
+        await appendLedger(
+          client,
+          taskStream(run.taskId),
+          entry("effect.failed", { performed, error: serializeError(err) }),
+        );
+      }),
+    );
     if (err instanceof EffectNotPerformedError && !err.retryable) {
       throw new NonRetryableError(`${tool.name}: ${err.message}`, { cause: err });
     }
@@ -374,28 +380,35 @@ async function recordSuccess(
   extra: Record<string, JsonValue>,
 ): Promise<JsonValue> {
   const sensitive = tool.sensitive ?? [];
-  const stillLeased = await withTransaction(run.pool, async (client) => {
-    // The result is a fact whoever holds the task now, so it is recorded regardless.
-    await client.query({
-      name: "runtime_effect_succeeded",
-      text: `update effects set status = 'succeeded', result = $2, error = null, lease_owner = null,
+  // Retried through a database outage: the effect happened, and left `started` under our claim
+  // the heartbeat would keep it "in flight" for every later attempt. A try whose COMMIT answer
+  // was lost finds the effect already succeeded and does not append its entry twice.
+  const stillLeased = await retryOnConnectionError(({ inDoubt }) =>
+    withTransaction(run.pool, async (client) => {
+      // The result is a fact whoever holds the task now, so it is recorded regardless.
+      const recorded = await client.query({
+        name: "runtime_effect_succeeded",
+        text: `update effects set status = 'succeeded', result = $2, error = null, lease_owner = null,
                lease_expires_at = null, completed_at = now(), updated_at = now()
              where key = $1 and status <> 'succeeded'`,
-      values: [key, JSON.stringify(result)],
-    });
-    await appendLedger(
-      client,
-      taskStream(run.taskId),
-      entry("effect.succeeded", { result: redact(result, sensitive), ...extra }),
-    );
-    return journalStep(client, run.worker, run.taskId, run.attempt, {
-      seq: stepSeq,
-      kind: "tool",
-      name: tool.name,
-      result,
-      effectKey: key,
-    });
-  });
+        values: [key, JSON.stringify(result)],
+      });
+      if (recorded.rowCount === 1 || !inDoubt) {
+        await appendLedger(
+          client,
+          taskStream(run.taskId),
+          entry("effect.succeeded", { result: redact(result, sensitive), ...extra }),
+        );
+      }
+      return journalStep(client, run.worker, run.taskId, run.attempt, {
+        seq: stepSeq,
+        kind: "tool",
+        name: tool.name,
+        result,
+        effectKey: key,
+      });
+    }),
+  );
   if (!stillLeased) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
   return result;
 }

@@ -3,8 +3,10 @@
 // with its ledger entries in the same transaction.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
+import { retryOnConnectionError } from "../../db/retry";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { describeIssues } from "../../lib/domain/zod-issues";
+import { errorFields, type Logger } from "../../lib/log";
 import type { Agent } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient } from "../../lib/sdk/model";
@@ -19,7 +21,14 @@ import {
   serializeError,
 } from "./errors";
 import { decideFailure, resolveTaskPolicy } from "./policy";
-import { completeTask, failTask, notifyRunnable, parkForApproval, requeueTask } from "./task-sql";
+import {
+  completeTask,
+  failTask,
+  notifyRunnable,
+  parkForApproval,
+  recordedOutcome,
+  requeueTask,
+} from "./task-sql";
 
 export type AttemptDeps = {
   pool: pg.Pool;
@@ -30,6 +39,9 @@ export type AttemptDeps = {
   /** Aborted when the worker loses this task's lease or shuts down hard. */
   signal: AbortSignal;
   random?: () => number;
+  /** How long recording the outcome is retried through a database outage (default: not). */
+  recordRetryMs?: number;
+  log?: Logger;
 };
 
 export type AttemptOutcome =
@@ -46,7 +58,6 @@ export async function runAttempt(
 ): Promise<AttemptOutcome> {
   const { task, journal } = claimed;
   const actor = `worker:${deps.worker}`;
-  const stream = taskStream(task.id);
   const agent = deps.agents.get(task.agent);
   const policy = resolveTaskPolicy(claimed.policyRows, task.agent, agent?.policy, task.policy);
 
@@ -97,6 +108,40 @@ export async function runAttempt(
     deps.signal.removeEventListener("abort", onOuterAbort);
   }
 
+  const err = outcome.ok ? undefined : outcome.error;
+  // Another worker may hold the task now (or we could not prove we still do): write nothing.
+  if (err instanceof LeaseLostError) return "lost";
+  // Each try is one transaction whose every write is guarded by our lease, so a try that rolled
+  // back is safe to repeat; after a lost COMMIT answer the record is read back first, so a try
+  // that did commit is reported, not applied twice (its guard would refuse it anyway).
+  return retryOnConnectionError(
+    async ({ inDoubt }) => {
+      if (inDoubt) {
+        const recorded = await recordedOutcome(deps.pool, task.id, task.attempts, actor);
+        if (recorded) return recorded;
+      }
+      return recordOutcome(deps, claimed, policy, outcome);
+    },
+    {
+      giveUpAfterMs: deps.recordRetryMs ?? 0,
+      onRetry: (e, attempt, delayMs) =>
+        deps.log?.[attempt === 0 ? "warn" : "debug"](
+          { ...errorFields(e), retryInMs: delayMs },
+          "could not record the attempt's outcome; retrying",
+        ),
+    },
+  );
+}
+
+async function recordOutcome(
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  policy: ReturnType<typeof resolveTaskPolicy>,
+  outcome: { ok: true; result: JsonValue } | { ok: false; error: unknown },
+): Promise<AttemptOutcome> {
+  const { task } = claimed;
+  const actor = `worker:${deps.worker}`;
+  const stream = taskStream(task.id);
   return withTransaction(deps.pool, async (client): Promise<AttemptOutcome> => {
     const entry = (kind: string, data: Record<string, JsonValue>) => ({
       kind,
@@ -110,7 +155,6 @@ export async function runAttempt(
       return "succeeded";
     }
     const err = outcome.error;
-    if (err instanceof LeaseLostError) return "lost";
     if (err instanceof ApprovalNeededError) {
       if (!(await parkForApproval(client, deps.worker, task.id, err.approval))) return "lost";
       await appendLedger(client, stream, {

@@ -218,3 +218,52 @@ export async function parkForApproval(
   });
   return true;
 }
+
+/** Tasks running under our lease, by the database's account (after a claim whose answer was lost). */
+export async function heldTasks(client: SqlClient, worker: string): Promise<string[]> {
+  const { rows } = await client.query<{ id: string }>({
+    name: "runtime_held_tasks",
+    text: "select id from tasks where lease_owner = $1 and status = 'running'",
+    values: [worker],
+  });
+  return rows.map((r) => r.id);
+}
+
+export type RecordedOutcome =
+  | "succeeded"
+  | "retry_wait"
+  | "dead"
+  | "requeued"
+  | "awaiting_approval";
+
+/**
+ * What an attempt's outcome transaction wrote, if it committed: read back after a COMMIT whose
+ * answer was lost, so the outcome is reported from the record instead of being written twice.
+ */
+export async function recordedOutcome(
+  client: SqlClient,
+  taskId: string,
+  attempt: number,
+  actor: string,
+): Promise<RecordedOutcome | undefined> {
+  const { rows } = await client.query<{ kind: string }>({
+    name: "runtime_recorded_outcome",
+    text: `select kind from ledger_entries
+           where task_id = $1 and actor = $3 and (data->>'attempt')::int = $2
+             -- A hand-back reuses the attempt number: only what followed our latest start counts.
+             and seq > (select coalesce(max(seq), 0) from ledger_entries
+                        where task_id = $1 and actor = $3 and kind = 'attempt.started')
+             and kind in ('task.succeeded', 'retry.scheduled', 'task.dead_lettered', 'task.requeued', 'approval.requested')
+           order by seq desc limit 1`,
+    values: [taskId, attempt, actor],
+  });
+  const kind = rows[0]?.kind;
+  const outcomes: Record<string, RecordedOutcome> = {
+    "task.succeeded": "succeeded",
+    "retry.scheduled": "retry_wait",
+    "task.dead_lettered": "dead",
+    "task.requeued": "requeued",
+    "approval.requested": "awaiting_approval",
+  };
+  return kind === undefined ? undefined : outcomes[kind];
+}

@@ -1,15 +1,26 @@
 // The worker loop: claim batches with FOR UPDATE SKIP LOCKED, run up to `concurrency` attempts,
 // renew leases by heartbeat, reap the leases of crashed workers, wake on LISTEN/NOTIFY with a
 // polling fallback, and on stop finish in-flight work or hand it back within a grace period.
+// The database going away is an event here, not a crash: every loop retries with backoff, and
+// once the leases can no longer be proven the in-flight attempts are abandoned until it is back.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type pg from "pg";
+import pino from "pino";
+import {
+  backoffDelay,
+  CommitInDoubtError,
+  isConnectionError,
+  retryOnConnectionError,
+} from "../../db/retry";
+import { errorFields, type Logger, logger } from "../../lib/log";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
 import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
 import { publishCatalog } from "./catalog";
-import { type ClaimedAttempt, claimBatch } from "./claim-batch";
-import { SuspendError } from "./errors";
+import { type ClaimedAttempt, claimBatch, handBackUnknownClaims } from "./claim-batch";
+import { LeaseLostError, SuspendError } from "./errors";
+import { startListener } from "./listener";
 import { reapExpiredLeases } from "./reaper";
 import { type AttemptOutcome, runAttempt } from "./run-attempt";
 import { extendEffectLeases, heartbeat } from "./task-sql";
@@ -23,6 +34,9 @@ export type WorkerConfig = {
   leaseMs?: number;
   pollMs?: number;
   id?: string;
+  /** Where log lines go; default lib/log's "worker" logger with the worker id. */
+  logger?: Logger;
+  /** Receives each log line's message instead (tests pass () => {} to keep quiet). */
   log?: (message: string) => void;
   /** Called after every attempt (tests and the chaos harness count outcomes). */
   onAttempt?: (taskId: string, outcome: AttemptOutcome | "error") => void;
@@ -34,31 +48,100 @@ export type RunningWorker = {
   stop: (graceMs?: number) => Promise<void>;
   /** Tasks running right now. */
   active: () => number;
+  /** False while the database has been unreachable longer than the lease: nothing is acted on. */
+  acting: () => boolean;
 };
+
+function callbackLogger(fn: (message: string) => void): Logger {
+  return pino(
+    { level: "debug", base: undefined, timestamp: false },
+    {
+      write: (line: string) => {
+        const parsed = JSON.parse(line) as { msg?: unknown };
+        fn(String(parsed.msg ?? ""));
+      },
+    },
+  );
+}
 
 export async function startWorker(config: WorkerConfig): Promise<RunningWorker> {
   const id = config.id ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   const leaseMs = config.leaseMs ?? 30_000;
   const pollMs = config.pollMs ?? 1_000;
-  const log = config.log ?? ((m: string) => console.log(`[worker ${id}] ${m}`));
+  const log = (config.logger ?? (config.log ? callbackLogger(config.log) : logger("worker"))).child(
+    { worker: id },
+  );
   const agents = new Map(config.agents.map((a) => [a.name, a]));
   const agentNames = [...agents.keys()];
   const active = new Map<string, AbortController>();
+  /** Until when (our clock) each task's lease is proven: sent-at of its last renewal + leaseMs. */
+  const provenUntil = new Map<string, number>();
   const running = new Set<Promise<void>>();
   let stopping = false;
   let wake: () => void = () => {};
 
+  // One view of "can we reach the database", so an outage is logged once, not by every loop.
+  let downSince: number | undefined;
+  let acting = true;
+  /** Set by a claim whose COMMIT answer was lost, or by attempts abandoned in an outage. */
+  let unknownClaims = false;
+  const dbFailed = (what: string, err: unknown) => {
+    if (!isConnectionError(err)) {
+      log.error({ ...errorFields(err), what }, `${what} failed`);
+      return;
+    }
+    if (err instanceof CommitInDoubtError && what === "claim") unknownClaims = true;
+    if (downSince === undefined) {
+      downSince = Date.now();
+      log.warn(
+        { ...errorFields(err), what },
+        "database unreachable; retrying with backoff (polling meanwhile)",
+      );
+    } else {
+      log.debug({ ...errorFields(err), what }, `${what} failed: database still unreachable`);
+    }
+  };
+  const dbAnswered = () => {
+    if (downSince === undefined && acting) return;
+    const downMs = downSince === undefined ? 0 : Date.now() - downSince;
+    downSince = undefined;
+    log.info(
+      { downMs },
+      acting ? "database answers again" : "database answers again; claiming resumes",
+    );
+    acting = true;
+  };
+
   // What this worker runs, for the web app (agent list, input forms, the two-person rule).
-  await publishCatalog(config.pool, config.agents, id);
+  // A worker started while the database restarts (a supervisor bringing it back) waits for it.
+  await retryOnConnectionError(() => publishCatalog(config.pool, config.agents, id), {
+    giveUpAfterMs: 60_000,
+    onRetry: (err, attempt, delayMs) =>
+      attempt === 0 &&
+      log.warn(
+        { ...errorFields(err), retryInMs: delayMs },
+        "database unreachable at start; waiting",
+      ),
+  });
 
-  const listener = await config.pool.connect();
-  listener.on("notification", () => wake());
-  await listener.query(`listen ${TASKS_CHANNEL}`);
+  const listener = startListener({
+    clientConfig: {
+      ...config.pool.options,
+      application_name: `${config.pool.options.application_name ?? "agent-ledger"}-listen`,
+    },
+    channel: TASKS_CHANNEL,
+    onNotify: () => wake(),
+    onReconnect: () => wake(),
+    log,
+  });
+  await listener.ready;
 
-  const spawnAttempt = (claimed: ClaimedAttempt) => {
+  const spawnAttempt = (claimed: ClaimedAttempt, claimSentAt: number) => {
     const { task } = claimed;
     const controller = new AbortController();
     active.set(task.id, controller);
+    provenUntil.set(task.id, claimSentAt + leaseMs);
+    const taskLog = log.child({ task: task.id, attempt: task.attempts });
     const p = runAttempt(
       {
         pool: config.pool,
@@ -67,19 +150,25 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         effectLeaseMs: leaseMs,
         model: config.model,
         signal: controller.signal,
+        // Recording an outcome outlives a short outage; past twice the lease it is moot.
+        recordRetryMs: Math.max(2 * leaseMs, 10_000),
+        log: taskLog,
       },
       claimed,
     )
       .then(
         (outcome) => config.onAttempt?.(task.id, outcome),
         (err: unknown) => {
-          log(`task ${task.id}: could not record the attempt: ${(err as Error).message}`);
+          taskLog.error(errorFields(err), "could not record the attempt");
           config.onAttempt?.(task.id, "error");
         },
       )
       .finally(() => {
         // A later attempt of the same task may have been claimed meanwhile: keep its entry.
-        if (active.get(task.id) === controller) active.delete(task.id);
+        if (active.get(task.id) === controller) {
+          active.delete(task.id);
+          provenUntil.delete(task.id);
+        }
         running.delete(p);
         wake();
       });
@@ -92,11 +181,20 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       let claimed = 0;
       if (free > 0 && agentNames.length > 0) {
         try {
+          if (unknownClaims) {
+            const handed = await handBackUnknownClaims(config.pool, id, new Set(active.keys()));
+            unknownClaims = false;
+            if (handed.length > 0) {
+              log.info({ tasks: handed }, "handed back tasks held without a running attempt");
+            }
+          }
+          const sentAt = Date.now();
           const tasks = await claimBatch(config.pool, id, agentNames, free, leaseMs);
+          dbAnswered();
           claimed = tasks.length;
-          for (const task of tasks) spawnAttempt(task);
+          for (const task of tasks) spawnAttempt(task, sentAt);
         } catch (err) {
-          log(`claim failed: ${(err as Error).message}`);
+          dbFailed("claim", err);
         }
       }
       if (stopping) break;
@@ -112,30 +210,83 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     }
   })();
 
-  const beat = setInterval(
-    () => {
-      void (async () => {
-        try {
-          const lost = await heartbeat(config.pool, id, [...active.keys()], leaseMs);
-          for (const taskId of lost) {
-            log(`lost the lease on task ${taskId}; abandoning its attempt`);
-            active.get(taskId)?.abort(new Error("lease lost"));
-          }
-          await extendEffectLeases(config.pool, id, leaseMs);
-        } catch (err) {
-          log(`heartbeat failed: ${(err as Error).message}`);
-        }
-      })();
-    },
-    Math.max(50, Math.floor(leaseMs / 3)),
-  );
+  // Past this, another worker's reaper may already have our tasks: stop before it can.
+  const margin = Math.min(1_000, Math.floor(leaseMs / 10));
+  let beatSentAt: number | undefined;
+  const abandonUnproven = () => {
+    const now = Date.now();
+    // Only an outage counts (errors from the server, or a heartbeat with no answer for a whole
+    // lease): a slow but answering database renews late, and a lease it let expire is reported
+    // as lost by the heartbeat itself.
+    const unreachable =
+      downSince !== undefined || (beatSentAt !== undefined && now - beatSentAt > leaseMs);
+    if (!unreachable) return;
+    const unproven = [...active.entries()].filter(
+      ([taskId]) => now >= (provenUntil.get(taskId) ?? 0) - margin,
+    );
+    if (unproven.length === 0) return;
+    if (acting) {
+      acting = false;
+      log.error(
+        { tasks: unproven.map(([taskId]) => taskId), leaseMs, downMs: now - (downSince ?? now) },
+        "database unreachable longer than the lease: abandoning in-flight attempts, acting on nothing until it answers",
+      );
+    }
+    for (const [taskId, controller] of unproven) {
+      controller.abort(
+        new LeaseLostError(`could not renew the lease on task ${taskId}: database unreachable`),
+      );
+    }
+    // Those tasks are still ours in the database; hand them back once it answers.
+    unknownClaims = true;
+  };
+
+  let beatTimer: NodeJS.Timeout | undefined;
+  let beatFailures = 0;
+  let beatStopped = false;
+  const beatEvery = Math.max(50, Math.floor(leaseMs / 3));
+  const beat = async () => {
+    try {
+      const ids = [...active.keys()];
+      const sentAt = Date.now();
+      beatSentAt = sentAt;
+      const lost = await heartbeat(config.pool, id, ids, leaseMs);
+      const lostSet = new Set(lost);
+      for (const taskId of ids) {
+        if (!lostSet.has(taskId) && active.has(taskId)) provenUntil.set(taskId, sentAt + leaseMs);
+      }
+      for (const taskId of lost) {
+        log.warn({ task: taskId }, "lost the lease on the task; abandoning its attempt");
+        active.get(taskId)?.abort(new Error("lease lost"));
+      }
+      await extendEffectLeases(config.pool, id, leaseMs);
+      dbAnswered();
+      beatFailures = 0;
+    } catch (err) {
+      dbFailed("heartbeat", err);
+      beatFailures++;
+    }
+    beatSentAt = undefined;
+    abandonUnproven();
+    if (beatStopped) return;
+    // After a failure, try again soon: the lease must be renewed as soon as the server is back.
+    const next =
+      beatFailures === 0
+        ? beatEvery
+        : Math.min(beatEvery, backoffDelay(beatFailures - 1, { initialMs: 50, maxMs: 1_000 }));
+    beatTimer = setTimeout(() => void beat(), next);
+  };
+  beatTimer = setTimeout(() => void beat(), beatEvery);
+  // Leases run out on the clock whether or not a heartbeat is stuck waiting for a server.
+  const guard = setInterval(abandonUnproven, Math.max(25, Math.floor(margin / 2)));
 
   const reapNow = () =>
     reapExpiredLeases(config.pool, id, agents).then(
       (n) => {
-        if (n > 0) log(`returned ${n} task(s) of crashed workers to the queue`);
+        if (n > 0) log.info({ tasks: n }, "returned tasks of crashed workers to the queue");
       },
-      (err: unknown) => log(`reaper failed: ${(err as Error).message}`),
+      // Safe to run again: a reap that did commit left nothing expired to reap twice.
+      (err: unknown) => dbFailed("reaper", err),
     );
   // Reap at once too: a fleet whose workers die young must still recover expired leases.
   void reapNow();
@@ -156,16 +307,18 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       controller.abort(new SuspendError(new Date(), "the worker is shutting down"));
     }
     await Promise.all(running);
-    clearInterval(beat);
+    beatStopped = true;
+    clearTimeout(beatTimer);
+    clearInterval(guard);
     clearInterval(reap);
-    await listener.query(`unlisten ${TASKS_CHANNEL}`).catch(() => undefined);
-    listener.release();
+    await listener.stop();
   };
 
-  log(
+  log.info(
+    { agents: agentNames, concurrency: config.concurrency },
     agentNames.length > 0
       ? `ready: agents ${agentNames.join(", ")}; concurrency ${config.concurrency}`
       : "ready, but no agents are registered: nothing to run",
   );
-  return { id, stop, active: () => active.size };
+  return { id, stop, active: () => active.size, acting: () => acting };
 }
