@@ -1,7 +1,8 @@
 "use client";
-// Per-person controls on the users table: change the role, disable or enable. Each says what
-// happened beside it. Your own row has neither: another admin changes your account.
+// Per-person controls on the users table: change the role, disable or enable, lift a sign-in
+// lock. Each says what happened beside it. Your own row has neither: another admin changes your account.
 import { useId, useState } from "react";
+import { unlockSignInAction } from "../../lib/actions/unlock-sign-in";
 import { setUserDisabledAction, setUserRoleAction } from "../../lib/actions/users";
 import { ActionMessage, LedgerNote, secondaryButton, useAdminAction } from "./action-feedback";
 import { ConfirmButton } from "./confirm-button";
@@ -87,6 +88,32 @@ export function UserStatusControl({ user }: { user: Person }) {
           <>
             {after.disabled ? "Disabled; their sessions have ended." : "Enabled."}{" "}
             <LedgerNote kind={after.disabled ? "user.disabled" : "user.enabled"} />
+          </>
+        )}
+      />
+    </div>
+  );
+}
+
+/** For an owner slowed down by someone else's wrong passwords: their failures stop counting. */
+export function UnlockSignInControl({ user }: { user: Person }) {
+  const { result, pending, run } = useAdminAction(unlockSignInAction);
+  return (
+    <div className="space-y-1">
+      <ConfirmButton
+        label="Unlock sign-in"
+        question={`Let ${user.email} try their password again now, from every address?`}
+        confirmLabel="Yes, unlock"
+        danger={false}
+        pending={pending}
+        onConfirm={() => run({ email: user.email })}
+      />
+      <ActionMessage
+        result={result}
+        className="max-w-xs text-xs"
+        success={() => (
+          <>
+            Failed sign-ins no longer count. <LedgerNote kind="sign_in.unlocked" />
           </>
         )}
       />

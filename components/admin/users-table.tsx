@@ -3,7 +3,7 @@ import type { UserDto } from "../../lib/server/queries/list-users";
 import { Badge } from "../ui/badge";
 import { Table, Td, Th } from "../ui/table";
 import { Timestamp } from "../ui/timestamp";
-import { UserRoleControl, UserStatusControl } from "./user-controls";
+import { UnlockSignInControl, UserRoleControl, UserStatusControl } from "./user-controls";
 
 export function UsersTable({
   users,
@@ -55,6 +55,7 @@ export function UsersTable({
                     {u.disabled ? "disabled" : "active"}
                   </Badge>
                   {self ? null : <UserStatusControl user={u} />}
+                  {self ? null : <UnlockSignInControl user={u} />}
                 </div>
               </Td>
               <Td>

@@ -298,6 +298,15 @@ export const MATRIX: readonly MatrixRow[] = [
     },
     scope: "users:manage",
   },
+  {
+    target: "action:unlockSignInAction",
+    does: "lifts another user's sign-in lock",
+    call: {
+      kind: "action",
+      args: async (ctx) => [{ email: (await ctx.freshUser("ops")).email }],
+    },
+    scope: "users:manage",
+  },
 
   // API tokens: admins only.
   {

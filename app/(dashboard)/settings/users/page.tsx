@@ -20,6 +20,8 @@ const LEDGER_KINDS = [
   ["user.role_changed", "role changes"],
   ["user.disabled", "disabled"],
   ["user.enabled", "enabled"],
+  ["sign_in.locked", "sign-in locks"],
+  ["sign_in.unlocked", "unlocks"],
 ] as const;
 
 export default async function UsersPage() {
