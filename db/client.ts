@@ -23,6 +23,8 @@ export function createPool(
     max: options.max ?? 10,
     application_name: options.applicationName ?? "agent-ledger",
     connectionTimeoutMillis: 10_000,
+    // A peer that vanished without closing (a failover, a partition) is noticed, not waited on.
+    keepAlive: true,
   });
   const log = logger("db", { pool: options.applicationName ?? "agent-ledger" });
   // One line per dropped connection at debug: a restart drops them all at once, and the
