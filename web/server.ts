@@ -57,15 +57,24 @@ function answer(res: ServerResponse, requestId: string, refusal: Refusal, close 
   res.end(body);
 }
 
-/** A refusal while the body may still be arriving: let it drain briefly, then close. */
+/**
+ * A refusal while the body may still be arriving. Closing at once would reset a client still
+ * sending, and it could lose the answer unread: so the answer goes out, the server half-closes,
+ * drains (and drops) what still comes for a moment, then closes.
+ */
 function refuseBody(req: IncomingMessage, res: ServerResponse, id: string, refusal: Refusal) {
-  answer(res, id, refusal);
-  if (req.complete) return;
-  req.resume();
+  if (req.complete) {
+    answer(res, id, refusal);
+    return;
+  }
+  // Node would close right after the answer (the client said Connection: close): we close later.
+  res.shouldKeepAlive = true;
+  res.once("finish", () => req.socket.end());
   const timer = setTimeout(() => req.socket.destroy(), LINGER_MS);
   timer.unref();
-  req.once("end", () => clearTimeout(timer));
   req.socket.once("close", () => clearTimeout(timer));
+  answer(res, id, refusal);
+  req.resume();
 }
 
 /** Drops the headers a client may not set, then sets the client address from the socket. */

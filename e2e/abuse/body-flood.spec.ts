@@ -1,0 +1,92 @@
+// The web server's memory under a flood of unauthenticated 20 MB bodies: 64 connections at once,
+// each streaming its body. Bodies are refused before they are read, so the server's resident
+// memory (VmRSS in /proc/<pid>/status, sampled throughout) stays under 300 MB, and liveness keeps
+// answering. A resource bound, not a timing: nothing here measures how long anything took.
+
+import { expect, test } from "../fixtures";
+import { e2ePort } from "../settings";
+import { flood } from "./flood";
+import { rssMiB, webServerPid } from "./web-process";
+
+const LIMIT_MIB = 300;
+const MB20 = 20 * 1_000_000;
+
+async function liveness(): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${e2ePort()}/api/health?probe=live`);
+  return response.status;
+}
+
+/** Runs `work` while sampling the server's RSS every 50 ms and asking for liveness. */
+async function whileSampling<T>(pid: number, work: Promise<T>) {
+  let peak = rssMiB(pid);
+  const live: number[] = [];
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      peak = Math.max(peak, rssMiB(pid));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  const prober = (async () => {
+    while (running) {
+      live.push(await liveness());
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  const result = await work;
+  running = false;
+  await Promise.all([sampler, prober]);
+  return { result, peak, live };
+}
+
+for (const framing of ["content-length", "chunked"] as const) {
+  test(`64 unauthenticated 20 MB bodies (${framing}) keep the web server under ${LIMIT_MIB} MB, live`, async () => {
+    test.setTimeout(120_000);
+    const pid = webServerPid();
+    const before = rssMiB(pid);
+    const { result, peak, live } = await whileSampling(
+      pid,
+      flood({
+        port: e2ePort(),
+        path: "/api/v1/tasks",
+        connections: 64,
+        bytesEach: MB20,
+        headers: { "content-type": "application/json" },
+        framing,
+      }),
+    );
+    const after = rssMiB(pid);
+    console.log(
+      `body flood (${framing}): RSS ${before.toFixed(0)} MiB before, peak ${peak.toFixed(0)} MiB, ${after.toFixed(0)} MiB after; answers ${JSON.stringify(result.statuses)}; ${(result.bytesSent / 1e6).toFixed(0)} MB sent; liveness ${live.length} probes`,
+    );
+    // Every connection was answered 401 before its body mattered.
+    expect(result.statuses).toEqual({ "401": 64 });
+    expect(peak).toBeLessThan(LIMIT_MIB);
+    expect(live.length).toBeGreaterThan(0);
+    expect(live.every((s) => s === 200)).toBe(true);
+    expect(await liveness()).toBe(200);
+  });
+}
+
+test(`64 bodies with a token-shaped header, streamed past the cap, are cut at 1 MiB under ${LIMIT_MIB} MB`, async () => {
+  test.setTimeout(120_000);
+  const pid = webServerPid();
+  const { result, peak, live } = await whileSampling(
+    pid,
+    flood({
+      port: e2ePort(),
+      path: "/api/v1/tasks",
+      connections: 64,
+      bytesEach: MB20,
+      // Credentials the gate cannot check are let in, up to the cap.
+      headers: { "content-type": "application/json", authorization: "Bearer not-a-token" },
+      framing: "chunked",
+    }),
+  );
+  console.log(
+    `capped flood: peak ${peak.toFixed(0)} MiB; answers ${JSON.stringify(result.statuses)}`,
+  );
+  expect(result.statuses).toEqual({ "413": 64 });
+  expect(peak).toBeLessThan(LIMIT_MIB);
+  expect(live.every((s) => s === 200)).toBe(true);
+});
