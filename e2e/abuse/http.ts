@@ -16,8 +16,11 @@ export type Send = {
   method?: string;
   path: string;
   headers?: Record<string, string>;
-  /** Written whole; or "none": the head only, whatever Content-Length says. */
-  body?: string | Buffer | "none";
+  /**
+   * Written whole; "none": the head only, whatever Content-Length says; `partial`: these bytes,
+   * then silence.
+   */
+  body?: string | Buffer | "none" | { partial: string };
 };
 
 /**
@@ -45,6 +48,10 @@ export function send({ method = "GET", path, headers = {}, body }: Send): Promis
     req.on("error", reject);
     if (body === "none") {
       req.flushHeaders();
+      return;
+    }
+    if (typeof body === "object" && "partial" in body) {
+      req.write(body.partial);
       return;
     }
     req.end(body);
