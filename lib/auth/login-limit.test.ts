@@ -6,7 +6,14 @@ import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { unlockSignIn } from "../server/commands/users";
 import { verifyLedger } from "../server/ledger/verify-ledger";
-import { backoffMs, LOGIN_LIMITS, loginLock, recordLoginAttempt } from "./login-limit";
+import {
+  backoffMs,
+  finishLoginAttempt,
+  LOGIN_LIMITS,
+  loginLock,
+  recordLoginAttempt,
+  startLoginAttempt,
+} from "./login-limit";
 
 const t = await setUpTestDatabase("login-limit");
 
@@ -101,6 +108,34 @@ describe("per account and address", () => {
     expect(await lockAt(email, ip, LOGIN_LIMITS.windowMs + 1)).toBeNull();
     // Failures in the future of `now` do not count either.
     expect(await lockAt(email, ip, 4_500)).toBeNull();
+  });
+});
+
+describe("attempts in parallel", () => {
+  it("a burst of 25 parallel guesses gets 10 password checks, not 25", async () => {
+    const { email, ip } = fresh();
+    const burst = await Promise.all(
+      Array.from({ length: 25 }, () => startLoginAttempt(t.pool, { email, ip, now: at(1_000) })),
+    );
+    const admitted = burst.flatMap((r) => (r.ok ? [r.attempt] : []));
+    expect(admitted).toHaveLength(pair.free);
+    expect(burst.filter((r) => !r.ok)).toHaveLength(25 - pair.free);
+    // Their passwords all prove wrong: one lock, recorded once.
+    await Promise.all(admitted.map((a) => finishLoginAttempt(t.pool, a, false)));
+    const locks = (await entriesAbout("email", email)).filter((e) => e.kind === "sign_in.locked");
+    expect(locks).toHaveLength(1);
+  });
+
+  it("a started attempt whose password proves right is a success, and clears the pair", async () => {
+    const { email, ip } = fresh();
+    for (let i = 0; i < pair.free - 1; i++) await fail(email, ip, i);
+    const started = await startLoginAttempt(t.pool, { email, ip, now: at(100) });
+    if (!started.ok) throw new Error("the tenth attempt was refused");
+    // While it is checked, it counts: the next one waits.
+    expect(await lockAt(email, ip, 101)).toMatchObject({ by: "account" });
+    await finishLoginAttempt(t.pool, started.attempt, true);
+    expect(await lockAt(email, ip, 101)).toBeNull();
+    await expect(finishLoginAttempt(t.pool, started.attempt, true)).rejects.toThrow(/not pending/);
   });
 });
 

@@ -20,7 +20,9 @@
 // an account of their own between guesses; nor another address's pair, which is someone else's
 // guessing. An admin reset clears an account (and all its pairs) or an address.
 //
-// An attempt refused by a lock is not recorded (no password was checked). Every lock is recorded
+// An attempt is counted as a failure before its password is checked (startLoginAttempt) and
+// becomes a success only when it proves right, so parallel guesses see each other. An attempt
+// refused by a lock is not recorded (no password was checked). Every lock is recorded
 // once, as a `sign_in.locked` system ledger entry, when a counter reaches its threshold and no
 // lock of the same subject was recorded within that counter's window.
 import type pg from "pg";
@@ -228,66 +230,120 @@ async function alreadyRecorded(client: pg.ClientBase, lock: NewLock, now: Date):
 }
 
 /**
- * Records one checked password. A failure is counted and recorded in one transaction with the
- * locks it starts, serialized per account and per address so two concurrent failures never
- * record the same lock twice.
+ * Serializes what follows, in this transaction, with every other attempt on the same account or
+ * from the same address. Always the account first, then the address, so two transactions never
+ * wait on each other in a cycle.
  */
-export async function recordLoginAttempt(
-  pool: pg.Pool,
-  attempt: Attempt & { ok: boolean },
-): Promise<void> {
-  const email = attempt.email.toLowerCase();
-  if (attempt.ok) {
-    await pool.query("insert into login_attempts (email, ip, ok, at) values ($1, $2, true, $3)", [
-      email,
-      attempt.ip,
-      attempt.now,
-    ]);
-    return;
+async function serialize(client: pg.ClientBase, email: string, ip: string | null): Promise<void> {
+  await client.query("select pg_advisory_xact_lock(hashtextextended('sign-in:email:' || $1, 0))", [
+    email,
+  ]);
+  await client.query(
+    "select pg_advisory_xact_lock(hashtextextended('sign-in:ip:' || coalesce($1::text, '-'), 0))",
+    [ip],
+  );
+}
+
+/** Records the locks this (already counted) failure started, once each. */
+async function recordLocksStarted(client: pg.ClientBase, a: Attempt): Promise<NewLock[]> {
+  const counts = await countFailures(client, a);
+  const recorded: NewLock[] = [];
+  for (const lock of locksStarted(counts, a)) {
+    if (await alreadyRecorded(client, lock, a.now)) continue;
+    await client.query(
+      `insert into login_lock_events (event, scope, email, ip, at, until)
+       values ('locked', $1, $2, $3, $4, $5)`,
+      [lock.scope, lock.email, lock.ip, a.now, lock.until],
+    );
+    await appendLedger(client, SYSTEM_STREAM, {
+      kind: "sign_in.locked",
+      actor: SIGN_IN_ACTOR,
+      data: {
+        scope: lock.scope,
+        ...(lock.email !== null ? { email: lock.email } : {}),
+        ...(lock.scope !== "account" ? { address: lock.ip } : {}),
+        failures: lock.failures,
+        until: lock.until.toISOString(),
+      },
+    });
+    recorded.push(lock);
   }
-  const started = await withTransaction(pool, async (client) => {
-    // Always the account first, then the address: two transactions never wait on each other
-    // in a cycle.
-    await client.query(
-      "select pg_advisory_xact_lock(hashtextextended('sign-in:email:' || $1, 0))",
-      [email],
-    );
-    await client.query(
-      "select pg_advisory_xact_lock(hashtextextended('sign-in:ip:' || coalesce($1::text, '-'), 0))",
-      [attempt.ip],
-    );
-    await client.query(
-      "insert into login_attempts (email, ip, ok, at) values ($1, $2, false, $3)",
-      [email, attempt.ip, attempt.now],
-    );
-    const counts = await countFailures(client, { ...attempt, email });
-    const recorded: NewLock[] = [];
-    for (const lock of locksStarted(counts, { ...attempt, email })) {
-      if (await alreadyRecorded(client, lock, attempt.now)) continue;
-      await client.query(
-        `insert into login_lock_events (event, scope, email, ip, at, until)
-         values ('locked', $1, $2, $3, $4, $5)`,
-        [lock.scope, lock.email, lock.ip, attempt.now, lock.until],
-      );
-      await appendLedger(client, SYSTEM_STREAM, {
-        kind: "sign_in.locked",
-        actor: SIGN_IN_ACTOR,
-        data: {
-          scope: lock.scope,
-          ...(lock.email !== null ? { email: lock.email } : {}),
-          ...(lock.scope !== "account" ? { address: lock.ip } : {}),
-          failures: lock.failures,
-          until: lock.until.toISOString(),
-        },
-      });
-      recorded.push(lock);
-    }
-    return recorded;
-  });
-  for (const lock of started) {
+  return recorded;
+}
+
+function logLocks(locks: readonly NewLock[]): void {
+  // No email in the log: the ledger entry has it, for the people who may read it.
+  for (const lock of locks) {
     logger("sign-in").warn(
       { scope: lock.scope, address: lock.ip, until: lock.until.toISOString() },
       "sign-in lock started",
     );
   }
+}
+
+export type StartedAttempt = { id: number; email: string; ip: string | null; now: Date };
+
+/**
+ * Checks the limits and, when the attempt may go on, counts it as a failure before any password
+ * is checked, in one serialized transaction. A burst of concurrent attempts therefore sees each
+ * other: the eleventh is refused even while the first ten are still being checked. The count
+ * becomes a success (finishLoginAttempt) only once the password proved right.
+ */
+export async function startLoginAttempt(
+  pool: pg.Pool,
+  attempt: Attempt,
+): Promise<{ ok: true; attempt: StartedAttempt } | { ok: false; lock: NonNullable<LoginLock> }> {
+  const a = { ...attempt, email: attempt.email.toLowerCase() };
+  return withTransaction(pool, async (client) => {
+    await serialize(client, a.email, a.ip);
+    const lock = await loginLock(client, a);
+    if (lock) return { ok: false as const, lock };
+    const { rows } = await client.query<{ id: number }>(
+      "insert into login_attempts (email, ip, ok, at) values ($1, $2, false, $3) returning id",
+      [a.email, a.ip, a.now],
+    );
+    const id = rows[0]?.id;
+    if (id === undefined) throw new Error("the attempt was not recorded");
+    return { ok: true as const, attempt: { id: Number(id), ...a } };
+  });
+}
+
+/** The password's verdict on a started attempt: a success, or a failure and the locks it starts. */
+export async function finishLoginAttempt(
+  pool: pg.Pool,
+  attempt: StartedAttempt,
+  ok: boolean,
+): Promise<void> {
+  if (ok) {
+    const updated = await pool.query(
+      "update login_attempts set ok = true where id = $1 and not ok",
+      [attempt.id],
+    );
+    if (updated.rowCount !== 1) throw new Error(`sign-in attempt ${attempt.id} is not pending`);
+    return;
+  }
+  const started = await withTransaction(pool, async (client) => {
+    await serialize(client, attempt.email, attempt.ip);
+    return recordLocksStarted(client, attempt);
+  });
+  logLocks(started);
+}
+
+/** Records one checked password at once (the limits' tests, and anything replaying history). */
+export async function recordLoginAttempt(
+  pool: pg.Pool,
+  attempt: Attempt & { ok: boolean },
+): Promise<void> {
+  const a = { ...attempt, email: attempt.email.toLowerCase() };
+  const started = await withTransaction(pool, async (client) => {
+    await serialize(client, a.email, a.ip);
+    await client.query("insert into login_attempts (email, ip, ok, at) values ($1, $2, $3, $4)", [
+      a.email,
+      a.ip,
+      a.ok,
+      a.now,
+    ]);
+    return a.ok ? [] : recordLocksStarted(client, a);
+  });
+  logLocks(started);
 }

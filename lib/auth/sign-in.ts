@@ -7,7 +7,7 @@ import { z } from "zod";
 import { CLIENT_ADDRESS_HEADER } from "../domain/client-address";
 import { getPool } from "../server/db";
 import { getAuth } from "./auth";
-import { loginLock, recordLoginAttempt } from "./login-limit";
+import { finishLoginAttempt, startLoginAttempt } from "./login-limit";
 
 export const signInInput = z.object({
   email: z.string().trim().toLowerCase().email("enter an email address").max(320),
@@ -63,8 +63,11 @@ export async function signInWithPassword(
   const { email, password } = parsed.data;
   const ip = clientIp(requestHeaders);
   const pool = getPool();
-  const lock = await loginLock(pool, { email, ip, now });
-  if (lock) {
+  // Counted as a failure before the password is checked, so a burst of parallel guesses cannot
+  // overshoot the allowance; an unexpected error leaves it counted (the lock fails closed).
+  const started = await startLoginAttempt(pool, { email, ip, now });
+  if (!started.ok) {
+    const { lock } = started;
     const retryAfterS = Math.max(1, Math.ceil((lock.lockedUntil.getTime() - now.getTime()) / 1000));
     return {
       ok: false,
@@ -73,8 +76,9 @@ export async function signInWithPassword(
       retryAfterS,
     };
   }
+  const { attempt } = started;
   if (await isDisabledAccount(email, password)) {
-    await recordLoginAttempt(pool, { email, ip, ok: false, now });
+    await finishLoginAttempt(pool, attempt, false);
     return { ok: false, status: 401, message: WRONG };
   }
   try {
@@ -86,14 +90,14 @@ export async function signInWithPassword(
     if (response.user.disabled) {
       // Disabled between the check above and now: end the session just made.
       await pool.query("delete from sessions where token = $1", [response.token]);
-      await recordLoginAttempt(pool, { email, ip, ok: false, now });
+      await finishLoginAttempt(pool, attempt, false);
       return { ok: false, status: 401, message: WRONG };
     }
-    await recordLoginAttempt(pool, { email, ip, ok: true, now });
+    await finishLoginAttempt(pool, attempt, true);
     return { ok: true, headers, userId: response.user.id };
   } catch (error) {
     if (!isApiError(error)) throw error;
-    await recordLoginAttempt(pool, { email, ip, ok: false, now });
+    await finishLoginAttempt(pool, attempt, false);
     return { ok: false, status: 401, message: WRONG };
   }
 }
