@@ -54,7 +54,20 @@ export type DeathCounts = {
   exited: number;
 };
 
-const READY = /^\[worker (\S+)\] ready:/;
+/** The worker's id from its ready line: a JSON log line (lib/log) with `worker` and "ready: …". */
+function readyWorkerId(line: string): string | null {
+  if (!line.startsWith("{")) return null;
+  try {
+    const entry = JSON.parse(line) as { worker?: unknown; msg?: unknown };
+    return typeof entry.worker === "string" &&
+      typeof entry.msg === "string" &&
+      entry.msg.startsWith("ready:")
+      ? entry.worker
+      : null;
+  } catch {
+    return null;
+  }
+}
 
 export function startFleet(config: FleetConfig) {
   const live = new Map<number, WorkerProcess>();
@@ -109,9 +122,9 @@ export function startFleet(config: FleetConfig) {
         log: config.log,
         label: `[w${slot}.${generation}${faultPoint ? ` ${faultPoint}` : ""}]`,
         onLine: (line) => {
-          const m = READY.exec(line);
-          if (m && worker.workerId === null) {
-            worker.workerId = m[1] ?? null;
+          const id = readyWorkerId(line);
+          if (id !== null && worker.workerId === null) {
+            worker.workerId = id;
             worker.readyAt = Date.now();
           }
         },
