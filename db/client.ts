@@ -26,11 +26,12 @@ export function createPool(
     // A peer that vanished without closing (a failover, a partition) is noticed, not waited on.
     keepAlive: true,
   });
-  const log = logger("db", { pool: options.applicationName ?? "agent-ledger" });
   // One line per dropped connection at debug: a restart drops them all at once, and the
   // component that needs the database (the worker loop, a request) reports the outage itself.
+  // The logger is made when needed: creating a pool must not read (and cache) the environment,
+  // which tests set up after their database exists.
   const lost = (state: string) => (err: Error) =>
-    log.debug(
+    logger("db", { pool: options.applicationName ?? "agent-ledger" }).debug(
       { state, code: (err as { code?: string }).code, reason: err.message },
       "connection lost",
     );
