@@ -1,8 +1,8 @@
-// Runs before every request. Two jobs, neither of them a security boundary (every page, action
+// Runs before every request but /api (see the matcher). Two jobs, neither of them a security boundary (every page, action
 // and route handler checks the viewer itself): a per-request CSP nonce that Next applies to
 // its own scripts, and an early redirect to sign-in for pages requested without a session
 // cookie (saves rendering a page only to redirect). Server actions and /api answer for
-// themselves.
+// themselves; body caps, methods and Origins are the web gate's (web/gate.ts).
 import { type NextRequest, NextResponse } from "next/server";
 import { SESSION_COOKIES } from "./lib/auth/cookies";
 import { env } from "./lib/env";
