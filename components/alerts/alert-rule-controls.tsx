@@ -1,7 +1,9 @@
 "use client";
 // Per-rule controls for admins: edit (a link to the edit form), enable or disable, delete
 // (asks first). Each acts on the version the page loaded; a rule changed meanwhile is refused.
+// A deleted rule's row leaves the table when the page re-reads the rules.
 import Link from "next/link";
+import { useState } from "react";
 import { deleteAlertRuleAction } from "../../lib/actions/alerts-delete";
 import { updateAlertRuleAction } from "../../lib/actions/alerts-update";
 import type { AlertRuleDto } from "../../lib/server/queries/list-alert-rules";
@@ -17,6 +19,8 @@ export function AlertRuleControls({ rule }: { rule: AlertRuleDto }) {
   const toggle = useAdminAction(updateAlertRuleAction);
   const remove = useAdminAction(deleteAlertRuleAction);
   const next = !rule.enabled;
+  // What the last press asked for: once the page re-reads the rule, `next` has flipped.
+  const [asked, setAsked] = useState<boolean>(next);
   return (
     <div className="flex flex-col items-start gap-1.5">
       <div className="flex flex-wrap gap-2">
@@ -32,7 +36,8 @@ export function AlertRuleControls({ rule }: { rule: AlertRuleDto }) {
           disabled={toggle.pending}
           className={`${secondaryButton} px-2 py-1 text-xs`}
           aria-label={`${next ? "Enable" : "Disable"} ${rule.name}`}
-          onClick={() =>
+          onClick={() => {
+            setAsked(next);
             toggle.run({
               id: rule.id,
               version: rule.version,
@@ -45,8 +50,8 @@ export function AlertRuleControls({ rule }: { rule: AlertRuleDto }) {
                 destination: rule.destination,
                 enabled: next,
               },
-            })
-          }
+            });
+          }}
         >
           {next ? "Enable" : "Disable"}
         </button>
@@ -63,8 +68,8 @@ export function AlertRuleControls({ rule }: { rule: AlertRuleDto }) {
         className="max-w-xs text-xs"
         success={() => (
           <>
-            {next ? "Enabled" : "Disabled"}.{" "}
-            <LedgerNote kind={next ? "alert_rule.enabled" : "alert_rule.disabled"} />
+            {asked ? "Enabled" : "Disabled"}.{" "}
+            <LedgerNote kind={asked ? "alert_rule.enabled" : "alert_rule.disabled"} />
           </>
         )}
       />
