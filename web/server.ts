@@ -23,11 +23,11 @@ import { DATA_CSP, SECURITY_HEADERS } from "./headers";
 import { multipartProblem } from "./multipart";
 
 /** All request headers must arrive within this. */
-export const HEADERS_TIMEOUT_MS = 10_000;
+const HEADERS_TIMEOUT_MS = 10_000;
 /** The whole request, body included (bodies are at most 1 MiB). */
-export const REQUEST_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 60_000;
 /** A body that sends nothing for this long is cut (408). */
-export const BODY_IDLE_MS = 10_000;
+const BODY_IDLE_MS = 10_000;
 /** After refusing a body still arriving, how long it may drain before the socket is closed. */
 const LINGER_MS = 2_000;
 /** How long in-flight requests may finish after SIGTERM. */
