@@ -251,4 +251,17 @@ describe("the alert evaluator", () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]?.input.event.taskId).toBe(parked.taskId);
   });
+
+  it("a second evaluator skips the pass another one is in, instead of waiting on it", async () => {
+    const holder = await db.pool.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("select 1 from alert_cursors where name = 'default' for update");
+      expect(await evaluateAlerts(db.pool)).toMatchObject({ skipped: true, enqueued: 0 });
+      await holder.query("rollback");
+    } finally {
+      holder.release();
+    }
+    expect((await evaluateAlerts(db.pool)).skipped).toBeUndefined();
+  });
 });

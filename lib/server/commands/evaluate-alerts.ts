@@ -30,7 +30,13 @@ export type EvaluateOptions = {
   batch?: number;
 };
 
-export type EvaluateResult = { events: number; enqueued: number; cursor: number };
+export type EvaluateResult = {
+  events: number;
+  enqueued: number;
+  cursor: number;
+  /** Another evaluator held the cursor: this pass did nothing. */
+  skipped?: true;
+};
 
 type RuleRow = {
   id: string;
@@ -63,18 +69,21 @@ export async function evaluateAlerts(
   const cursorName = opts.cursor ?? "default";
   const lookbackMs = opts.lookbackMs ?? 60_000;
   const batch = opts.batch ?? 500;
-  return withTransaction(pool, async (client) => {
+  return withTransaction(pool, async (client): Promise<EvaluateResult> => {
     await client.query(
       "insert into alert_cursors (name) values ($1) on conflict (name) do nothing",
       [cursorName],
     );
-    // Evaluators queue up here, so two never enqueue from the same read.
+    // One pass at a time per cursor: a second evaluator (every worker may run one) skips
+    // this round instead of holding a connection while it waits.
     const cur = await client.query<{ last: string; now: Date }>(
-      "select last_entry_id::text as last, now() as now from alert_cursors where name = $1 for update",
+      "select last_entry_id::text as last, now() as now from alert_cursors where name = $1 for update skip locked",
       [cursorName],
     );
-    const last = Number(cur.rows[0]?.last ?? 0);
-    const now = cur.rows[0]?.now ?? new Date();
+    const head = cur.rows[0];
+    if (!head) return { events: 0, enqueued: 0, cursor: -1, skipped: true };
+    const last = Number(head.last);
+    const now = head.now;
     const { rows: rules } = await client.query<RuleRow>(
       `select id, kind, agent, reason, older_than_minutes, enabled, created_at, destination
        from alert_rules where enabled`,
