@@ -1,6 +1,7 @@
 // `npm start`: database (embedded unless DATABASE_URL), migrations, demo seed, the web server
-// and one worker; prints the URL and stops everything on Ctrl-C. A previous run that was
-// killed (kill -9) leaves processes behind; they are found through .data/run.json and stopped.
+// and one worker; prints the URL and stops everything on Ctrl-C. A child that crashes is started
+// again with backoff (scripts/supervise.ts), not a reason to stop the stack. A previous run that
+// was killed (kill -9) leaves processes behind; they are found through .data/run.json and stopped.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -10,10 +11,12 @@ import { freePort, isAlive } from "../db/embedded";
 import { migrateDatabase } from "../db/migrate";
 import { type DatabaseTarget, dataDir, openDatabase, PROJECT_ROOT } from "../db/open";
 import { env } from "../lib/env";
+import { logger } from "../lib/log";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoUsers } from "../lib/server/commands/users";
 import { buildIfNeeded } from "./build-if-needed";
 import { startDemoReceiversProcess } from "./demo-receivers";
+import { supervise } from "./supervise";
 
 type RunFile = { launcher: number; web?: number; worker?: number; receivers?: number; url: string };
 
@@ -111,11 +114,10 @@ function launchingAncestors(): number[] {
   return chain;
 }
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/** A web server that exits meanwhile is restarted by its supervisor: keep asking until the deadline. */
+async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`the web server exited with code ${child.exitCode}`);
     try {
       const res = await fetch(`${url}/api/health`);
       if (res.ok) return;
@@ -129,7 +131,7 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number
 
 type StopSignal = { promise: Promise<string>; request: (why: string) => void; reason?: string };
 
-/** One place every reason to stop arrives: a signal, npm dying, a child crashing. */
+/** One place every reason to stop arrives: a signal, npm dying. */
 function stopSignal(): StopSignal {
   const stop: StopSignal = { promise: Promise.resolve(""), request: () => {} };
   stop.promise = new Promise<string>((resolve) => {
@@ -229,50 +231,58 @@ async function serve(
     env: childEnv,
     stdio: ["ignore", "inherit", "inherit"] as ("ignore" | "inherit")[],
   };
-  // The web gate in front of Next (web/server.ts): body caps, timeouts, the client address.
-  const web = spawn(
-    process.execPath,
-    ["--import", "tsx", path.join(PROJECT_ROOT, "web", "server.ts")],
-    {
-      ...spawnOptions,
-      env: { ...spawnOptions.env, PORT: String(port), HOST: host },
-    },
-  );
-  const worker = spawn(
-    process.execPath,
-    ["--import", "tsx", path.join(PROJECT_ROOT, "worker", "main.ts")],
-    spawnOptions,
-  );
-  children.push(web, worker);
-  let exitCode = 0;
-  for (const [name, child] of [
-    ["web server", web],
-    ["worker", worker],
-  ] as const) {
-    child.once("exit", (code, signal) => {
-      // Ctrl-C reaches the whole process group at once; give our own SIGINT handler a
-      // moment so a child stopping for the same reason is not reported as a crash.
-      setTimeout(() => {
-        if (stop.reason !== undefined) return;
-        exitCode = 1;
-        stop.request(`the ${name} exited (${signal ?? `code ${code}`})`);
-      }, 300);
-    });
-  }
+  const log = logger("launcher");
   const shownHost = host === "0.0.0.0" || host === "127.0.0.1" ? "localhost" : host;
   const url = `http://${shownHost}:${port}`;
-  const run: RunFile = {
-    launcher: process.pid,
-    web: web.pid,
-    worker: worker.pid,
-    receivers: demo?.child.pid,
-    url,
-  };
-  writeFileSync(runFile(), JSON.stringify(run));
+  const run: RunFile = { launcher: process.pid, receivers: demo?.child.pid, url };
+  // run.json always holds the live children's pids, so a killed launcher's orphans are found.
+  const track = (key: "web" | "worker") => ({
+    onStart: (child: ChildProcess) => {
+      children.push(child);
+      run[key] = child.pid;
+      writeFileSync(runFile(), JSON.stringify(run));
+    },
+    onExit: (child: ChildProcess) => {
+      // A dead child's pid may be reused by an unrelated process: never signal it later.
+      const at = children.indexOf(child);
+      if (at >= 0) children.splice(at, 1);
+      if (run[key] === child.pid) run[key] = undefined;
+      writeFileSync(runFile(), JSON.stringify(run));
+    },
+  });
+  const stopping = () => stop.reason !== undefined;
+  const supervised = [
+    supervise({
+      name: "web server",
+      spawnChild: () =>
+        // The web gate in front of Next (web/server.ts): body caps, timeouts, the client address.
+        spawn(process.execPath, ["--import", "tsx", path.join(PROJECT_ROOT, "web", "server.ts")], {
+          ...spawnOptions,
+          env: { ...spawnOptions.env, PORT: String(port), HOST: host },
+        }),
+      stopping,
+      log,
+      ...track("web"),
+    }),
+    supervise({
+      name: "worker",
+      spawnChild: () =>
+        spawn(
+          process.execPath,
+          ["--import", "tsx", path.join(PROJECT_ROOT, "worker", "main.ts")],
+          spawnOptions,
+        ),
+      stopping,
+      log,
+      ...track("worker"),
+    }),
+  ];
+  void stop.promise.then(() => {
+    for (const s of supervised) s.release();
+  });
 
   const healthy = waitForHealth(
     `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`,
-    web,
     60_000,
   ).then(() => "healthy");
   // Observed by the race below; a failure that lands after we already stopped is moot.
@@ -290,7 +300,7 @@ async function serve(
   }
   const why = await stop.promise;
   console.log(`\nStopping (${why})…`);
-  return exitCode;
+  return 0;
 }
 
 // A closed terminal or pipe (`npm start | tee log`, then Ctrl-C) must not stop the shutdown
