@@ -2,6 +2,7 @@
 // already holds returns its journaled result, so a re-run continues where the last one stopped.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
+import { retryOnConnectionError } from "../../db/retry";
 import { toJsonValue } from "../../lib/domain/json";
 import { redact } from "../../lib/domain/redact";
 import type { StepKind } from "../../lib/domain/task-states";
@@ -50,8 +51,22 @@ export function createContext(
     if (scope.signal.aborted) throw scope.signal.reason ?? new Error("attempt aborted");
   };
 
+  // Retried through a short database outage (a restart), so a finished step does not cost the
+  // attempt. A try whose COMMIT answer was lost is looked up first: the step row and its
+  // step.completed entry commit together, so finding the row means both are there.
   const record = async (step: JournaledStep) => {
-    const ok = await withTransaction(scope.pool, async (client) => {
+    const ok = await retryOnConnectionError(
+      async ({ inDoubt }) => {
+        if (inDoubt && (await stepRecorded(scope, step.seq))) return true;
+        return recordOnce(step);
+      },
+      { giveUpAfterMs: scope.effectLeaseMs, signal: scope.signal },
+    );
+    if (!ok) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+    scope.journal.set(step.seq, step);
+  };
+  const recordOnce = (step: JournaledStep) =>
+    withTransaction(scope.pool, async (client) => {
       const leased = await journalStep(client, scope.worker, scope.taskId, scope.attempt, step);
       if (leased) {
         await appendLedger(client, taskStream(scope.taskId), {
@@ -63,9 +78,6 @@ export function createContext(
       }
       return leased;
     });
-    if (!ok) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
-    scope.journal.set(step.seq, step);
-  };
 
   return {
     taskId: scope.taskId,
@@ -186,4 +198,13 @@ export function createContext(
       return response;
     },
   };
+}
+
+async function stepRecorded(scope: AttemptScope, seq: number): Promise<boolean> {
+  const { rows } = await scope.pool.query({
+    name: "runtime_step_recorded",
+    text: "select 1 from steps where task_id = $1 and seq = $2 and attempt = $3 and status = 'completed'",
+    values: [scope.taskId, seq, scope.attempt],
+  });
+  return rows.length === 1;
 }
