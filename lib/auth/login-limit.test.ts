@@ -126,6 +126,16 @@ describe("attempts in parallel", () => {
     expect(locks).toHaveLength(1);
   });
 
+  it("counts attempts that read their clock earlier but took their turn later", async () => {
+    // Each request reads the clock before it waits for its turn: the last to be served can carry
+    // the earliest time. Served in the reverse order of their clocks, they still see each other.
+    const { email, ip } = fresh();
+    const served = [];
+    for (let ms = 25; ms >= 1; ms--)
+      served.push(await startLoginAttempt(t.pool, { email, ip, now: at(ms) }));
+    expect(served.filter((r) => r.ok)).toHaveLength(pair.free);
+  });
+
   it("a started attempt whose password proves right is a success, and clears the pair", async () => {
     const { email, ip } = fresh();
     for (let i = 0; i < pair.free - 1; i++) await fail(email, ip, i);

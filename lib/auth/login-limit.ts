@@ -63,9 +63,9 @@ type Counts = {
   pair_failures: number;
   pair_last: Date | null;
   account_failures: number;
-  account_oldest: Date | null;
+  /** The account's `account.free`-th latest counted failure: the slowdown holds while it counts. */
+  account_limit_at: Date | null;
   address_failures: number;
-  address_oldest: Date | null;
   /** The address's `address.limit`-th latest counted failure: the lock holds while it counts. */
   address_limit_at: Date | null;
 };
@@ -75,7 +75,17 @@ type Counts = {
  * reset, the account's since its last success anywhere and its last reset, the address's since
  * its last reset. All within their windows, none after `now`.
  */
-async function countFailures(client: pg.ClientBase | pg.Pool, a: Attempt): Promise<Counts> {
+async function countFailures(
+  client: pg.ClientBase | pg.Pool,
+  a: Attempt,
+  /**
+   * "live": also count failures stamped after `now`. Each request reads its clock before it
+   * waits its turn (serialize), so a concurrent attempt's charge can carry a later time than
+   * this one's `now`; it is still an attempt that happened. "as of": exactly what had happened
+   * at `now` (a clock moved by a test, a read-only look).
+   */
+  mode: "live" | "as of" = "as of",
+): Promise<Counts> {
   const { rows } = await client.query<Counts>(
     `with
        account_reset as (
@@ -96,24 +106,24 @@ async function countFailures(client: pg.ClientBase | pg.Pool, a: Attempt): Promi
                            where email = $1 and ok and at <= $3)) as at),
        address_failures as (
          select at from login_attempts
-          where ${ipIs(a.ip, "$2")} and not ok and at <= $3
+          where ${ipIs(a.ip, "$2")} and not ok and ($7::boolean or at <= $3)
             and at > greatest($3::timestamptz - make_interval(secs => $5::double precision / 1000),
                               (select at from address_reset)))
      select
        (select count(*)::int from login_attempts
-         where email = $1 and ${ipIs(a.ip, "$2")} and not ok and at <= $3
+         where email = $1 and ${ipIs(a.ip, "$2")} and not ok and ($7::boolean or at <= $3)
            and at > (select at from pair_since)) as pair_failures,
        (select max(at) from login_attempts
-         where email = $1 and ${ipIs(a.ip, "$2")} and not ok and at <= $3
+         where email = $1 and ${ipIs(a.ip, "$2")} and not ok and ($7::boolean or at <= $3)
            and at > (select at from pair_since)) as pair_last,
        (select count(*)::int from login_attempts
-         where email = $1 and not ok and at <= $3
+         where email = $1 and not ok and ($7::boolean or at <= $3)
            and at > (select at from account_since)) as account_failures,
-       (select min(at) from login_attempts
-         where email = $1 and not ok and at <= $3
-           and at > (select at from account_since)) as account_oldest,
+       (select at from login_attempts
+         where email = $1 and not ok and ($7::boolean or at <= $3)
+           and at > (select at from account_since)
+         order by at desc offset $8 - 1 limit 1) as account_limit_at,
        (select count(*)::int from address_failures) as address_failures,
-       (select min(at) from address_failures) as address_oldest,
        (select at from address_failures order by at desc offset $6 - 1 limit 1) as address_limit_at`,
     [
       a.email.toLowerCase(),
@@ -122,6 +132,8 @@ async function countFailures(client: pg.ClientBase | pg.Pool, a: Attempt): Promi
       LOGIN_LIMITS.windowMs,
       LOGIN_LIMITS.address.windowMs,
       LOGIN_LIMITS.address.limit,
+      mode === "live",
+      LOGIN_LIMITS.account.free,
     ],
   );
   const row = rows[0];
@@ -142,14 +154,19 @@ function slowedUntil(c: Counts, now: Date): LoginLock {
       ? backoffMs(c.account_failures - account.free, account.baseMs, account.capMs)
       : 0;
   const wait = Math.max(pairWait, accountWait);
+  if (wait === 0) return null;
   const until = new Date(c.pair_last.getTime() + wait);
   if (until <= now) return null;
   return { lockedUntil: until, by: pairWait >= accountWait ? "account" : "account-wide" };
 }
 
 /** Whether this attempt is refused before any password is checked, and until when. */
-export async function loginLock(client: pg.ClientBase | pg.Pool, a: Attempt): Promise<LoginLock> {
-  const c = await countFailures(client, a);
+export async function loginLock(
+  client: pg.ClientBase | pg.Pool,
+  a: Attempt,
+  mode: "live" | "as of" = "as of",
+): Promise<LoginLock> {
+  const c = await countFailures(client, a, mode);
   if (c.address_limit_at) {
     const until = new Date(c.address_limit_at.getTime() + LOGIN_LIMITS.address.windowMs);
     if (until > a.now) return { lockedUntil: until, by: "address" };
@@ -166,38 +183,43 @@ type NewLock = {
   windowMs: number;
 };
 
-/** The locks this failure started: each counter that has just reached its threshold. */
+/**
+ * The locks in force after this failure, as of the counts: each is recorded unless the same
+ * subject's lock was already recorded within its window (alreadyRecorded), so a lock is one
+ * entry however many attempts it refuses, and concurrent failures cannot skip past a threshold.
+ */
 function locksStarted(c: Counts, a: Attempt): NewLock[] {
   const { pair, account, address, windowMs } = LOGIN_LIMITS;
   const email = a.email.toLowerCase();
   const started: NewLock[] = [];
-  if (c.pair_failures === pair.free) {
+  if (c.pair_failures >= pair.free && c.pair_last) {
+    const wait = backoffMs(c.pair_failures - pair.free, pair.baseMs, pair.capMs);
     started.push({
       scope: "account_address",
       email,
       ip: a.ip,
-      until: new Date(a.now.getTime() + pair.baseMs),
+      until: new Date(c.pair_last.getTime() + wait),
       failures: c.pair_failures,
       windowMs,
     });
   }
-  if (c.account_failures === account.free && c.account_oldest) {
-    // The account-wide slowdown lifts when the oldest counted failure leaves the window.
+  if (c.account_failures >= account.free && c.account_limit_at) {
+    // The account-wide slowdown lifts when fewer than `account.free` failures are left in the window.
     started.push({
       scope: "account",
       email,
       ip: null,
-      until: new Date(c.account_oldest.getTime() + windowMs),
+      until: new Date(c.account_limit_at.getTime() + windowMs),
       failures: c.account_failures,
       windowMs,
     });
   }
-  if (c.address_failures === address.limit && c.address_oldest) {
+  if (c.address_failures >= address.limit && c.address_limit_at) {
     started.push({
       scope: "address",
       email: null,
       ip: a.ip,
-      until: new Date(c.address_oldest.getTime() + address.windowMs),
+      until: new Date(c.address_limit_at.getTime() + address.windowMs),
       failures: c.address_failures,
       windowMs: address.windowMs,
     });
@@ -245,8 +267,12 @@ async function serialize(client: pg.ClientBase, email: string, ip: string | null
 }
 
 /** Records the locks this (already counted) failure started, once each. */
-async function recordLocksStarted(client: pg.ClientBase, a: Attempt): Promise<NewLock[]> {
-  const counts = await countFailures(client, a);
+async function recordLocksStarted(
+  client: pg.ClientBase,
+  a: Attempt,
+  mode: "live" | "as of",
+): Promise<NewLock[]> {
+  const counts = await countFailures(client, a, mode);
   const recorded: NewLock[] = [];
   for (const lock of locksStarted(counts, a)) {
     if (await alreadyRecorded(client, lock, a.now)) continue;
@@ -296,7 +322,7 @@ export async function startLoginAttempt(
   const a = { ...attempt, email: attempt.email.toLowerCase() };
   return withTransaction(pool, async (client) => {
     await serialize(client, a.email, a.ip);
-    const lock = await loginLock(client, a);
+    const lock = await loginLock(client, a, "live");
     if (lock) return { ok: false as const, lock };
     const { rows } = await client.query<{ id: number }>(
       "insert into login_attempts (email, ip, ok, at) values ($1, $2, false, $3) returning id",
@@ -324,7 +350,7 @@ export async function finishLoginAttempt(
   }
   const started = await withTransaction(pool, async (client) => {
     await serialize(client, attempt.email, attempt.ip);
-    return recordLocksStarted(client, attempt);
+    return recordLocksStarted(client, attempt, "live");
   });
   logLocks(started);
 }
@@ -343,7 +369,7 @@ export async function recordLoginAttempt(
       a.ok,
       a.now,
     ]);
-    return a.ok ? [] : recordLocksStarted(client, a);
+    return a.ok ? [] : recordLocksStarted(client, a, "as of");
   });
   logLocks(started);
 }
