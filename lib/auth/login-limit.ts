@@ -23,8 +23,9 @@
 // An attempt is counted as a failure before its password is checked (startLoginAttempt) and
 // becomes a success only when it proves right, so parallel guesses see each other. An attempt
 // refused by a lock is not recorded (no password was checked). Every lock is recorded
-// once, as a `sign_in.locked` system ledger entry, when a counter reaches its threshold and no
-// lock of the same subject was recorded within that counter's window.
+// once, as a `sign_in.locked` system ledger entry, when a counter is at or past its threshold and
+// no lock of the same subject was recorded within that counter's window (or since its reset).
+// Requests without an address (they did not come through the web gate) share one address.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import type { LoginLockScope } from "../../db/schema/auth";
@@ -73,7 +74,7 @@ type Counts = {
 /**
  * The failures that count at `now`: the pair's since its last success and the account's last
  * reset, the account's since its last success anywhere and its last reset, the address's since
- * its last reset. All within their windows, none after `now`.
+ * its last reset. All within their windows; none after `now` unless `mode` is "live".
  */
 async function countFailures(
   client: pg.ClientBase | pg.Pool,
