@@ -8,6 +8,7 @@ import { env } from "../lib/env";
 import { logger } from "../lib/log";
 import { configureFaultPoints, FAULT_POINTS } from "../lib/server/fault-points";
 import { createAgents, createModel } from "./agents";
+import { startAlertEvaluator } from "./alerts/evaluator";
 import { startWorker } from "./runtime/worker";
 
 const faultPointsSchema = z.partialRecord(z.enum(FAULT_POINTS), z.number().min(0).max(1));
@@ -35,11 +36,13 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const worker = await startWorker({
     logger: log,
     pool,
-    agents: createAgents(config),
+    agents: createAgents(config, { pool }),
     model: createModel(config),
     concurrency: opts.concurrency,
     leaseMs: config.AGENT_LEDGER_LEASE_MS,
   });
+  // Every worker evaluates alert rules; the cursor row makes each (rule, event) alert once.
+  const alerts = startAlertEvaluator({ pool });
 
   const parent = config.AGENT_LEDGER_PARENT_PID;
   if (parent) {
@@ -50,6 +53,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const why = await stopped;
   log.info({ worker: worker.id, why }, "stopping; finishing in-flight work");
   await worker.stop(10_000);
+  await alerts.stop();
   await pool.end();
   await db.release();
 }

@@ -3,6 +3,7 @@
 // and evaluators in several processes queue on the cursor row, so running one per worker is
 // safe: each (rule, event) is enqueued once whoever sees it first.
 import type pg from "pg";
+import { isConnectionError } from "../../db/retry";
 import { errorFields, logger } from "../../lib/log";
 import { type EvaluateOptions, evaluateAlerts } from "../../lib/server/commands/evaluate-alerts";
 
@@ -26,7 +27,10 @@ export function startAlertEvaluator(config: AlertEvaluatorConfig): AlertEvaluato
       if (result.enqueued > 0) log.info({ ...result }, "alerts enqueued");
     } catch (err) {
       // The next pass reads from the same cursor: nothing is skipped by a failed one.
-      log.warn({ ...errorFields(err) }, "alert evaluation failed");
+      // A database outage is logged once by the worker; here it would repeat every pass.
+      if (isConnectionError(err))
+        log.debug({ ...errorFields(err) }, "alert evaluation waits for the database");
+      else log.warn({ ...errorFields(err) }, "alert evaluation failed");
     }
   };
   const runOnce = () => {

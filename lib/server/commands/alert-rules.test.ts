@@ -204,6 +204,32 @@ describe("the alert evaluator", () => {
     expect(JSON.stringify(listed)).not.toContain("very-secret-path");
   });
 
+  it("an unknown outcome alerts only when it is left for a person, not when the runtime resends", async () => {
+    const rule = await createAlertRule(
+      db.pool,
+      { name: "unknown outcomes", kind: "outcome_unknown", destination: "slack", url: SLACK },
+      ADMIN,
+    );
+    if (!rule.ok) throw new Error(rule.message);
+    const unknown = async (action: string) =>
+      withTransaction(db.pool, async (client) => {
+        const { taskId } = await enqueueTask(client, { agent: "refund", input: {}, actor: "test" });
+        await appendLedger(client, taskStream(taskId), {
+          kind: "effect.outcome_unknown",
+          actor: "worker:test",
+          taskId,
+          data: { action, ageMs: 1 },
+        });
+        return taskId;
+      });
+    await unknown("resend");
+    await unknown("reconcile");
+    const forPerson = await unknown("dead-letter");
+    await evaluateAlerts(db.pool);
+    const sent = await deliveries(rule.value.id);
+    expect(sent.map((t) => t.input.event.taskId)).toEqual([forPerson]);
+  });
+
   it("a new rule does not alert on dead letters from before it; approvals waiting past N minutes do", async () => {
     await deadLetter("refund");
     // The entry's time is kept to the millisecond: let the rule be clearly younger.

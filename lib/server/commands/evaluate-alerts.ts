@@ -112,6 +112,9 @@ export async function evaluateAlerts(
       if (!kind) return [];
       const reasonValue = kind === "dead_letter" ? e.data?.reason : e.data?.action;
       const reason = typeof reasonValue === "string" ? reasonValue : null;
+      // An unknown outcome the runtime settles itself (reconcile, provider-idempotent resend)
+      // needs nobody; alert only when it is left for a person.
+      if (kind === "outcome_unknown" && reason !== "dead-letter") return [];
       const event = { kind, at: e.at, taskId: e.task_id, agent: e.agent, reason };
       return [{ ...event, id: `ledger:${e.id}`, summary: describeEvent(event) }];
     });
