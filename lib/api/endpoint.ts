@@ -7,9 +7,11 @@ import type { z } from "zod";
 import { guardRoute } from "../auth/guard";
 import { AuthError, type Scope, type Viewer } from "../auth/permissions";
 import { unstorable } from "../domain/json";
+import { errorFields, logger } from "../log";
+import { isConnectionError } from "../server/db";
 import { readCappedBody } from "./body";
 import { MAX_BODY_BYTES } from "./limits";
-import { ApiProblem, type ProblemType, problem } from "./problems";
+import { ApiProblem, type ProblemType, problem, unavailable } from "./problems";
 
 /** Bodies above this are refused before parsing (413). */
 export { MAX_BODY_BYTES };
@@ -67,6 +69,7 @@ export const COMMON_PROBLEMS: ProblemType[] = [
   "unauthenticated",
   "forbidden",
   "invalid-request",
+  "unavailable",
   "internal",
 ];
 export const BODY_PROBLEMS: ProblemType[] = [
@@ -178,7 +181,11 @@ export function route<P, Q, B, R>(endpoint: Endpoint<P, Q, B, R>) {
       if (error instanceof AuthError) {
         return problem(error.status === 401 ? "unauthenticated" : "forbidden", error.message);
       }
-      console.error(`${endpoint.method} /api/v1${endpoint.path} failed:`, error);
+      if (isConnectionError(error)) return unavailable();
+      logger("api").error(
+        { method: endpoint.method, path: `/api/v1${endpoint.path}`, ...errorFields(error) },
+        "endpoint failed",
+      );
       return problem("internal", "the error was logged; try again, or tell the operator");
     }
   });

@@ -30,6 +30,7 @@ export const PROBLEMS = {
   "invalid-task-input": { status: 422, title: "The input does not match the agent's schema" },
   "sign-in-failed": { status: 401, title: "Sign-in failed" },
   "sign-in-locked": { status: 429, title: "Too many failed sign-ins" },
+  unavailable: { status: 503, title: "The database is not answering; try again shortly" },
   internal: { status: 500, title: "Something went wrong on our side" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
@@ -67,6 +68,13 @@ export function problem(
       "cache-control": "no-store",
       ...Object.fromEntries(new Headers(headers)),
     },
+  });
+}
+
+/** A lost database connection (a restart, a failover): 503 with Retry-After, never a 500. */
+export function unavailable(): Response {
+  return problem("unavailable", "the database connection was lost; retry", undefined, {
+    "retry-after": "2",
   });
 }
 

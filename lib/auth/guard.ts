@@ -3,10 +3,11 @@
 // handlers never check access any other way; the authorization matrix test holds them to it.
 import { headers } from "next/headers";
 import type { z } from "zod";
-import { problem } from "../api/problems";
+import { problem, unavailable } from "../api/problems";
 import { unstorable } from "../domain/json";
 import { describeIssues, issueFields } from "../domain/zod-issues";
 import type { CommandResult } from "../server/commands/task-guard";
+import { isConnectionError } from "../server/db";
 import { AuthError, requireScope, type Scope, type Viewer } from "./permissions";
 import { viewerFromHeaders, viewerFromSession } from "./viewer";
 
@@ -95,7 +96,13 @@ export function guardRoute(
   handler: (request: Request, viewer: Viewer, context: RouteContext) => Promise<Response>,
 ): (request: Request, context: RouteContext) => Promise<Response> {
   return async (request, context) => {
-    const viewer = await viewerFromHeaders(request.headers);
+    let viewer: Viewer | null;
+    try {
+      viewer = await viewerFromHeaders(request.headers);
+    } catch (error) {
+      if (isConnectionError(error)) return unavailable();
+      throw error;
+    }
     if (!viewer) {
       return problem("unauthenticated", "Sign in or send an API token", undefined, {
         "www-authenticate": 'Bearer realm="agent-ledger"',

@@ -4,6 +4,8 @@ import type pg from "pg";
 import { createDb, createPool, type Db } from "../../db/client";
 import { env } from "../env";
 
+export { isConnectionError } from "../../db/retry";
+
 const holder = globalThis as typeof globalThis & {
   __agentLedgerPool?: pg.Pool;
   __agentLedgerDb?: Db;
