@@ -13,8 +13,8 @@ import {
   secondaryButton,
   useAdminAction,
 } from "./action-feedback";
+import { OneTimeSecret } from "./one-time-secret";
 import { SCOPE_DESCRIPTIONS } from "./scope-labels";
-import { TokenReveal } from "./token-reveal";
 
 export function CreateTokenForm({
   scopes,
@@ -40,14 +40,20 @@ export function CreateTokenForm({
   return (
     <div className="space-y-4">
       {created ? (
-        <TokenReveal
-          name={created.name}
-          token={created.token}
+        <OneTimeSecret
+          heading={`Token “${created.name}” created.`}
+          label="The new API token"
+          value={created.token}
+          testId="new-token"
+          ledgerKind="token.created"
           onDone={() => {
             setCreated(null);
             clear();
           }}
-        />
+        >
+          Only its hash is stored, so nobody can show it later. If it is lost, revoke it and create
+          another.
+        </OneTimeSecret>
       ) : null}
       <form
         ref={form}

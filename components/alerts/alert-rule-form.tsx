@@ -18,8 +18,8 @@ import {
   secondaryButton,
   useAdminAction,
 } from "../admin/action-feedback";
+import { OneTimeSecret } from "../admin/one-time-secret";
 import { DESTINATION_LABELS, KIND_HINTS, KIND_LABELS } from "./alert-labels";
-import { SecretReveal } from "./secret-reveal";
 
 type Destination = (typeof ALERT_DESTINATIONS)[number];
 
@@ -51,16 +51,22 @@ export function AlertRuleForm({
   return (
     <div className="space-y-4">
       {secret ? (
-        <SecretReveal
-          name={secret.name}
-          secret={secret.secret}
-          kind={rule ? "alert_rule.updated" : "alert_rule.created"}
+        <OneTimeSecret
+          heading={`Signing secret for “${secret.name}”.`}
+          label="The signing secret"
+          value={secret.secret}
+          testId="new-secret"
+          ledgerKind={rule ? "alert_rule.updated" : "alert_rule.created"}
           onDone={() => {
             setSecret(null);
             create.clear();
             update.clear();
           }}
-        />
+        >
+          Give it to the receiver: it checks the{" "}
+          <code className="font-mono">webhook-signature</code> header of every delivery with it and
+          drops repeated <code className="font-mono">webhook-id</code>s.
+        </OneTimeSecret>
       ) : null}
       <form
         ref={form}

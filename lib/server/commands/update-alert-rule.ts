@@ -3,10 +3,9 @@
 // keeps its secret. The `system` stream records before, after and who.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
-import type { AlertRuleRow } from "../../../db/schema";
 import { type AlertRuleChange, alertRuleSchema } from "../../domain/alerts";
 import { describeIssues } from "../../domain/zod-issues";
-import { isRuleId, ledgerView, newWebhookSecret, specColumns } from "../alerts/rules";
+import { isRuleId, ledgerView, lockRuleFor, newWebhookSecret, specColumns } from "../alerts/rules";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 import type { CommandResult } from "./task-guard";
 
@@ -21,34 +20,15 @@ export type UpdateAlertRuleInput = {
 
 export type UpdatedAlertRule = { id: string; version: number; secret: string | null };
 
-type LockedRow = Pick<
-  AlertRuleRow,
-  "name" | "kind" | "agent" | "reason" | "destination" | "url" | "secret" | "enabled" | "version"
-> & { older_than_minutes: number | null };
-
 export async function updateAlertRule(
   pool: pg.Pool,
   input: UpdateAlertRuleInput,
 ): Promise<CommandResult<UpdatedAlertRule>> {
   if (!isRuleId(input.id)) return { ok: false, code: "not_found", message: "no such alert rule" };
   return withTransaction(pool, async (client) => {
-    const { rows } = await client.query<LockedRow>(
-      `select name, kind, agent, reason, older_than_minutes, destination, url, secret, enabled, version
-       from alert_rules where id = $1 for update`,
-      [input.id],
-    );
-    const current = rows[0];
-    if (!current) {
-      return { ok: false as const, code: "not_found" as const, message: "no such alert rule" };
-    }
-    if (current.version !== input.version) {
-      return {
-        ok: false as const,
-        code: "conflict" as const,
-        message: `the rule changed since you loaded it (now version ${current.version})`,
-        stale: true as const,
-      };
-    }
+    const locked = await lockRuleFor(client, input.id, input.version);
+    if ("error" in locked) return locked.error;
+    const current = locked.rule;
     const parsed = alertRuleSchema.safeParse({ ...input.rule, url: input.rule.url ?? current.url });
     if (!parsed.success) {
       return {
@@ -88,10 +68,7 @@ export async function updateAlertRule(
         message: "the rule changed meanwhile",
       };
     }
-    const before = ledgerView(input.id, {
-      ...current,
-      olderThanMinutes: current.older_than_minutes,
-    });
+    const before = ledgerView(input.id, current);
     const afterView = ledgerView(input.id, { ...after, secret });
     await appendLedger(client, SYSTEM_STREAM, {
       kind: changeKind(before, afterView),
