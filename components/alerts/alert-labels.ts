@@ -5,12 +5,15 @@ export const KIND_LABELS: Record<AlertKind, string> = {
   dead_letter: "Dead letter",
   outcome_unknown: "Unknown outcome",
   approval_waiting: "Approval waiting",
+  no_live_worker: "No live worker",
 };
 
 export const KIND_HINTS: Record<AlertKind, string> = {
   dead_letter: "a task moved to dead letters",
   outcome_unknown: "an effect started and never recorded its result",
   approval_waiting: "an approval has waited longer than the minutes you set",
+  no_live_worker:
+    "no worker of the fleet has been seen for the seconds you set (sent by the web server)",
 };
 
 export const DESTINATION_LABELS = {

@@ -47,6 +47,7 @@ export function AlertRuleControls({ rule }: { rule: AlertRuleDto }) {
                 agent: rule.agent ?? "",
                 reason: rule.reason ?? "",
                 olderThanMinutes: rule.olderThanMinutes ?? "",
+                silentForSeconds: rule.silentForSeconds ?? "",
                 destination: rule.destination,
                 enabled: next,
               },

@@ -82,6 +82,7 @@ export function AlertRuleForm({
             agent: data.get("agent"),
             reason: data.get("reason"),
             olderThanMinutes: data.get("olderThanMinutes"),
+            silentForSeconds: data.get("silentForSeconds"),
             destination,
             url: data.get("url"),
             enabled: data.get("enabled") === "on",
@@ -142,22 +143,47 @@ export function AlertRuleForm({
               {KIND_HINTS[kind]}.
             </p>
           </div>
-          <div>
-            <label htmlFor={field("agent")} className="block text-sm font-medium text-slate-800">
-              Agent <span className="font-normal text-slate-600">(optional)</span>
-            </label>
-            <input
-              id={field("agent")}
-              name="agent"
-              autoComplete="off"
-              placeholder="every agent"
-              defaultValue={rule?.agent ?? ""}
-              aria-invalid={fields.agent ? true : undefined}
-              aria-describedby={described("agent")}
-              className={`mt-1 ${inputClass}`}
-            />
-            <FieldError id={`${field("agent")}-error`} message={fields.agent} />
-          </div>
+          {kind === "no_live_worker" ? (
+            <div>
+              <label
+                htmlFor={field("silentForSeconds")}
+                className="block text-sm font-medium text-slate-800"
+              >
+                No worker seen for (seconds)
+              </label>
+              <input
+                id={field("silentForSeconds")}
+                name="silentForSeconds"
+                inputMode="numeric"
+                required
+                defaultValue={rule?.silentForSeconds ?? 60}
+                aria-invalid={fields.silentForSeconds ? true : undefined}
+                aria-describedby={described("silentForSeconds")}
+                className={`mt-1 ${inputClass}`}
+              />
+              <FieldError
+                id={`${field("silentForSeconds")}-error`}
+                message={fields.silentForSeconds}
+              />
+            </div>
+          ) : (
+            <div>
+              <label htmlFor={field("agent")} className="block text-sm font-medium text-slate-800">
+                Agent <span className="font-normal text-slate-600">(optional)</span>
+              </label>
+              <input
+                id={field("agent")}
+                name="agent"
+                autoComplete="off"
+                placeholder="every agent"
+                defaultValue={rule?.agent ?? ""}
+                aria-invalid={fields.agent ? true : undefined}
+                aria-describedby={described("agent")}
+                className={`mt-1 ${inputClass}`}
+              />
+              <FieldError id={`${field("agent")}-error`} message={fields.agent} />
+            </div>
+          )}
           {kind === "dead_letter" ? (
             <div>
               <label htmlFor={field("reason")} className="block text-sm font-medium text-slate-800">

@@ -11,6 +11,7 @@ import { AlertRuleControls } from "./alert-rule-controls";
 const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 
 function filters(rule: AlertRuleDto): string {
+  if (rule.kind === "no_live_worker") return `no worker seen for ${rule.silentForSeconds ?? 60} s`;
   const parts = [rule.agent ? `agent ${rule.agent}` : "every agent"];
   if (rule.kind === "dead_letter") parts.push(rule.reason ? `reason ${rule.reason}` : "any reason");
   if (rule.olderThanMinutes !== null) parts.push(`waiting over ${rule.olderThanMinutes} min`);

@@ -27,6 +27,8 @@ export const alertRules = pgTable(
     agent: text("agent"),
     reason: text("reason"),
     olderThanMinutes: integer("older_than_minutes"),
+    /** no_live_worker: how long no worker may have been seen before the rule fires. */
+    silentForSeconds: integer("silent_for_seconds"),
     destination: text("destination").notNull(),
     url: text("url").notNull(),
     /** `whsec_…` for webhook destinations; null for Slack. */
@@ -51,6 +53,10 @@ export const alertRules = pgTable(
     check(
       "alert_rules_older_than_check",
       sql`(${t.kind} = 'approval_waiting') = (${t.olderThanMinutes} is not null)`,
+    ),
+    check(
+      "alert_rules_silent_for_check",
+      sql`(${t.kind} = 'no_live_worker') = (${t.silentForSeconds} is not null)`,
     ),
   ],
 );

@@ -9,3 +9,4 @@ export * from "./retry-policies";
 export * from "./review-requests";
 export * from "./steps";
 export * from "./tasks";
+export * from "./workers";

@@ -26,6 +26,10 @@ export const alertRuleFormFields = {
     blank,
     z.coerce.number({ message: "must be a number" }).optional(),
   ),
+  silentForSeconds: z.preprocess(
+    blank,
+    z.coerce.number({ message: "must be a number" }).optional(),
+  ),
   destination: z.enum(ALERT_DESTINATIONS, { message: "must be slack or webhook" }),
   url: z.string({ message: "is required" }).max(2_000),
   enabled: onOff.default(true),
@@ -33,10 +37,12 @@ export const alertRuleFormFields = {
 
 /** Only the fields the kind takes: a dead-letter reason left in a hidden input is dropped. */
 function kindFields(v: Record<string, unknown>): Record<string, unknown> {
-  const { reason, olderThanMinutes, ...common } = v;
-  if (v.kind === "dead_letter") return { ...common, reason };
-  if (v.kind === "approval_waiting") return { ...common, olderThanMinutes };
-  return common;
+  const { reason, olderThanMinutes, silentForSeconds, agent, ...common } = v;
+  if (v.kind === "dead_letter") return { ...common, agent, reason };
+  if (v.kind === "approval_waiting") return { ...common, agent, olderThanMinutes };
+  // A fleet with no live worker is about no agent in particular.
+  if (v.kind === "no_live_worker") return { ...common, silentForSeconds };
+  return { ...common, agent };
 }
 
 /** For an edit: a blank URL keeps the rule's own. */

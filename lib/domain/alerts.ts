@@ -4,11 +4,16 @@ import { z } from "zod";
 import { DEAD_REASONS } from "./task-states";
 
 /**
- * What a rule watches. `no_live_worker` is not here yet: nothing records worker heartbeats
- * apart from task leases, so "no worker alive" cannot be observed (and a worker could not
- * deliver it); see the README's Alerts section.
+ * What a rule watches. `no_live_worker` reads the `workers` presence table (an idle fleet
+ * holds no task lease to tell by) and is delivered by the web server's own delivery worker,
+ * since no fleet worker is there to do it.
  */
-export const ALERT_KINDS = ["dead_letter", "outcome_unknown", "approval_waiting"] as const;
+export const ALERT_KINDS = [
+  "dead_letter",
+  "outcome_unknown",
+  "approval_waiting",
+  "no_live_worker",
+] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export const ALERT_DESTINATIONS = ["slack", "webhook"] as const;
@@ -70,6 +75,17 @@ function ruleSchemaWith<U extends z.ZodType>(url: U) {
           .min(1, "must be at least 1")
           .max(10_080, "must be at most a week (10080)"),
       }),
+      z.object({
+        ...base,
+        kind: z.literal("no_live_worker"),
+        /** Fires once no worker has been seen for this long (a heartbeat is a third of a lease). */
+        silentForSeconds: z
+          .number({ message: "must be a number" })
+          .int("must be a whole number")
+          .min(10, "must be at least 10")
+          .max(86_400, "must be at most a day (86400)")
+          .default(60),
+      }),
     ],
     { message: `kind must be one of ${ALERT_KINDS.join(", ")}` },
   );
@@ -89,13 +105,17 @@ export type AlertRuleFilter = {
   agent: string | null;
   reason: string | null;
   olderThanMinutes: number | null;
+  silentForSeconds: number | null;
   enabled: boolean;
   createdAt: Date;
 };
 
 /** Something a person should hear about. `id` is stable: the same event always has the same id. */
 export type AlertEvent = {
-  /** "ledger:<entry id>" or "approval:<approval id>". */
+  /**
+   * "ledger:<entry id>", "approval:<approval id>", or "no_live_worker:<epoch ms of the newest
+   * last_seen_at, or never>": one id per outage, whichever pass sees it.
+   */
   id: string;
   kind: AlertKind;
   at: Date;
@@ -115,6 +135,11 @@ export type AlertEvent = {
 export function matchesRule(rule: AlertRuleFilter, event: AlertEvent, now: Date): boolean {
   if (!rule.enabled || rule.kind !== event.kind) return false;
   if (event.agent === ALERT_DELIVERY_AGENT) return false;
+  if (event.kind === "no_live_worker") {
+    // The evaluator builds one event per rule threshold; `at` is the newest sighting (or epoch).
+    const silentMs = now.getTime() - event.at.getTime();
+    return rule.silentForSeconds !== null && silentMs >= rule.silentForSeconds * 1_000;
+  }
   if (event.kind === "approval_waiting") {
     const waitedMs = now.getTime() - event.at.getTime();
     if (rule.olderThanMinutes === null || waitedMs < rule.olderThanMinutes * 60_000) return false;
@@ -152,5 +177,9 @@ export function describeEvent(event: Omit<AlertEvent, "summary" | "id">): string
       return `Unknown outcome:${task}${agent} started an effect and never recorded its result (runtime: ${event.reason ?? "unknown"}).`;
     case "approval_waiting":
       return `Approval waiting:${task}${agent} has waited for a person since ${event.at.toISOString()}.`;
+    case "no_live_worker":
+      return event.at.getTime() === 0
+        ? "No live worker: no worker has ever reported in; no task will run."
+        : `No live worker: the last worker was seen at ${event.at.toISOString()}; no task will run until one is back.`;
   }
 }

@@ -29,6 +29,8 @@ import {
 
 const NOTES = `Kinds: ${ALERT_KINDS.join(", ")}. Destinations: ${ALERT_DESTINATIONS.join(", ")}.
 Dead-letter reasons: ${DEAD_REASONS.join(", ")}.
+no_live_worker takes --silent-for-seconds (10 to 86400, default 60) and no --agent; the web
+server delivers it (ALERTS_IN_WEB), since no worker is there to.
 A webhook rule's deliveries are signed in the Standard Webhooks format with its whsec_ secret,
 printed once by create.
 
@@ -42,6 +44,7 @@ const ruleOptions = {
   agent: { type: "string" },
   reason: { type: "string" },
   "older-than-minutes": { type: "string" },
+  "silent-for-seconds": { type: "string" },
   destination: { type: "string" },
   url: { type: "string" },
   disabled: { type: "boolean" },
@@ -60,6 +63,7 @@ const create: Sub = async (argv) => {
     agent: opts.agent,
     reason: opts.reason,
     olderThanMinutes: minutes(opts["older-than-minutes"]),
+    silentForSeconds: minutes(opts["silent-for-seconds"]),
     destination: opts.destination,
     url: opts.url,
     enabled: opts.disabled !== true,
@@ -100,6 +104,7 @@ const list: Sub = async (argv) => {
               r.agent ? `agent=${r.agent}` : "",
               r.reason ? `reason=${r.reason}` : "",
               r.olderThanMinutes !== null ? `over=${r.olderThanMinutes}m` : "",
+              r.silentForSeconds !== null ? `silent=${r.silentForSeconds}s` : "",
             ]
               .filter(Boolean)
               .join(",") || "-",
@@ -125,6 +130,7 @@ function specOf(rule: AlertRuleDto): AlertRuleChange {
     agent: rule.agent ?? undefined,
     reason: rule.reason ?? undefined,
     olderThanMinutes: rule.olderThanMinutes ?? undefined,
+    silentForSeconds: rule.silentForSeconds ?? undefined,
     destination: rule.destination,
     enabled: rule.enabled,
   } as AlertRuleChange;
@@ -157,6 +163,7 @@ function changeCommand(verb: "update" | "enable" | "disable"): Sub {
                 agent: given("agent"),
                 reason: given("reason"),
                 olderThanMinutes: minutes(given("older-than-minutes")),
+                silentForSeconds: minutes(given("silent-for-seconds")),
                 destination: given("destination"),
                 url: given("url"),
               }).filter(([, v]) => v !== undefined),
@@ -240,7 +247,7 @@ export const alertsCommand = commandGroup({
     {
       name: "create",
       synopsis:
-        "--name N --kind K --destination slack|webhook --url U [--agent A] [--reason R] [--older-than-minutes M] [--disabled] [--json]",
+        "--name N --kind K --destination slack|webhook --url U [--agent A] [--reason R] [--older-than-minutes M] [--silent-for-seconds S] [--disabled] [--json]",
       description: `Adds a rule. A webhook rule's signing secret is printed once on stdout
 (SECRET=$(agent-ledger alerts create …)); a Slack rule prints its id.`,
       run: create,

@@ -13,6 +13,7 @@ import {
   isConnectionError,
   retryOnConnectionError,
 } from "../../db/retry";
+import type { WorkerRole } from "../../db/schema/workers";
 import { errorFields, type Logger, logger } from "../../lib/log";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
@@ -21,6 +22,7 @@ import { publishCatalog } from "./catalog";
 import { type ClaimedAttempt, claimBatch, handBackUnknownClaims } from "./claim-batch";
 import { LeaseLostError, SuspendError } from "./errors";
 import { startListener } from "./listener";
+import { markWorkerStopped, registerWorker, touchWorker } from "./presence";
 import { reapExpiredLeases } from "./reaper";
 import { type AttemptOutcome, runAttempt } from "./run-attempt";
 import { extendEffectLeases, heartbeat } from "./task-sql";
@@ -34,6 +36,11 @@ export type WorkerConfig = {
   leaseMs?: number;
   pollMs?: number;
   id?: string;
+  /**
+   * `alerts`: the web server's alert-delivery worker, which the no_live_worker rule does not
+   * count (it is there precisely when the fleet is not). Default `worker`.
+   */
+  role?: WorkerRole;
   /** Where log lines go; default lib/log's "worker" logger with the worker id. */
   logger?: Logger;
   /** Receives each log line's message instead (tests pass () => {} to keep quiet). */
@@ -114,15 +121,22 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
 
   // What this worker runs, for the web app (agent list, input forms, the two-person rule).
   // A worker started while the database restarts (a supervisor bringing it back) waits for it.
-  await retryOnConnectionError(() => publishCatalog(config.pool, config.agents, id), {
-    giveUpAfterMs: 60_000,
-    onRetry: (err, attempt, delayMs) =>
-      attempt === 0 &&
-      log.warn(
-        { ...errorFields(err), retryInMs: delayMs },
-        "database unreachable at start; waiting",
-      ),
-  });
+  const role = config.role ?? "worker";
+  await retryOnConnectionError(
+    async () => {
+      await publishCatalog(config.pool, config.agents, id);
+      await registerWorker(config.pool, { id, role, agents: agentNames });
+    },
+    {
+      giveUpAfterMs: 60_000,
+      onRetry: (err, attempt, delayMs) =>
+        attempt === 0 &&
+        log.warn(
+          { ...errorFields(err), retryInMs: delayMs },
+          "database unreachable at start; waiting",
+        ),
+    },
+  );
 
   const listener = startListener({
     clientConfig: {
@@ -241,6 +255,11 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     unknownClaims = true;
   };
 
+  // The heartbeat already logs an outage; a presence write is only ever retried by the next tick.
+  const presenceFailed = (err: unknown) => {
+    if (!isConnectionError(err)) log.warn(errorFields(err), "could not record worker presence");
+  };
+
   let beatTimer: NodeJS.Timeout | undefined;
   let beatFailures = 0;
   let beatStopped = false;
@@ -268,6 +287,9 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     }
     beatSentAt = undefined;
     abandonUnproven();
+    // Presence after the leases, and only when they were renewed: it must never delay or fail
+    // a heartbeat, and in an outage it would only fail too.
+    if (beatFailures === 0) await touchWorker(config.pool, id).catch(presenceFailed);
     if (beatStopped) return;
     // After a failure, try again soon: the lease must be renewed as soon as the server is back.
     const next =
@@ -312,6 +334,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     clearInterval(guard);
     clearInterval(reap);
     await listener.stop();
+    await markWorkerStopped(config.pool, id).catch(presenceFailed);
   };
 
   log.info(

@@ -15,9 +15,10 @@ export function specColumns(spec: AlertRuleSpec) {
   return {
     name: spec.name,
     kind: spec.kind as AlertKind,
-    agent: spec.agent ?? null,
+    agent: spec.kind === "no_live_worker" ? null : (spec.agent ?? null),
     reason: spec.kind === "dead_letter" ? (spec.reason ?? null) : null,
     olderThanMinutes: spec.kind === "approval_waiting" ? spec.olderThanMinutes : null,
+    silentForSeconds: spec.kind === "no_live_worker" ? spec.silentForSeconds : null,
     destination: spec.destination,
     url: spec.url,
     enabled: spec.enabled,
@@ -26,7 +27,15 @@ export function specColumns(spec: AlertRuleSpec) {
 
 type RuleColumns = Pick<
   AlertRuleRow,
-  "name" | "kind" | "agent" | "reason" | "olderThanMinutes" | "destination" | "url" | "enabled"
+  | "name"
+  | "kind"
+  | "agent"
+  | "reason"
+  | "olderThanMinutes"
+  | "silentForSeconds"
+  | "destination"
+  | "url"
+  | "enabled"
 >;
 
 /**
@@ -41,6 +50,7 @@ export function ledgerView(id: string, row: RuleColumns & { secret: string | nul
     agent: row.agent,
     reason: row.reason,
     olderThanMinutes: row.olderThanMinutes,
+    silentForSeconds: row.silentForSeconds,
     destination: row.destination,
     urlHost: destinationHost(row.url),
     urlSha256: sha256Hex(row.url),
@@ -63,7 +73,7 @@ export function isRuleId(id: string): boolean {
 export type LockedRule = Pick<
   AlertRuleRow,
   "name" | "kind" | "agent" | "reason" | "destination" | "url" | "secret" | "enabled" | "version"
-> & { olderThanMinutes: number | null };
+> & { olderThanMinutes: number | null; silentForSeconds: number | null };
 
 /**
  * Locks a rule for a change at the version the admin loaded, or says why it cannot change:
@@ -75,7 +85,8 @@ export async function lockRuleFor(
   version: number,
 ): Promise<{ rule: LockedRule } | { error: CommandResult<never> }> {
   const { rows } = await client.query<LockedRule>(
-    `select name, kind, agent, reason, older_than_minutes as "olderThanMinutes", destination, url,
+    `select name, kind, agent, reason, older_than_minutes as "olderThanMinutes",
+            silent_for_seconds as "silentForSeconds", destination, url,
             secret, enabled, version
      from alert_rules where id = $1 for update`,
     [id],

@@ -41,8 +41,8 @@ export async function insertAlertRule(
   const columns = specColumns(parsed.data);
   const secret = columns.destination === "webhook" ? (opts.secret ?? newWebhookSecret()) : null;
   const { rows } = await client.query<{ id: string; version: number }>(
-    `insert into alert_rules (name, kind, agent, reason, older_than_minutes, destination, url, secret, enabled, created_by)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    `insert into alert_rules (name, kind, agent, reason, older_than_minutes, destination, url, secret, enabled, created_by, silent_for_seconds)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      returning id, version`,
     [
       columns.name,
@@ -55,6 +55,7 @@ export async function insertAlertRule(
       secret,
       columns.enabled,
       actor,
+      columns.silentForSeconds,
     ],
   );
   const row = rows[0];

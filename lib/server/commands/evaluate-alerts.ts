@@ -44,6 +44,7 @@ type RuleRow = {
   agent: string | null;
   reason: string | null;
   older_than_minutes: number | null;
+  silent_for_seconds: number | null;
   enabled: boolean;
   created_at: Date;
   destination: "slack" | "webhook";
@@ -85,7 +86,7 @@ export async function evaluateAlerts(
     const last = Number(head.last);
     const now = head.now;
     const { rows: rules } = await client.query<RuleRow>(
-      `select id, kind, agent, reason, older_than_minutes, enabled, created_at, destination
+      `select id, kind, agent, reason, older_than_minutes, silent_for_seconds, enabled, created_at, destination
        from alert_rules where enabled`,
     );
     const kinds = [...KIND_OF_ENTRY.keys()];
@@ -141,6 +142,29 @@ export async function evaluateAlerts(
         events.push({ ...event, id: `approval:${a.id}`, summary: describeEvent(event) });
       }
     }
+    if (rules.some((r) => r.kind === "no_live_worker")) {
+      // The newest sighting of any fleet worker, stopped or not: an outage is "nobody seen
+      // since then", so its id stays the same for as long as it lasts and the next outage,
+      // after some worker was seen again, has a new one. The web server's delivery worker
+      // (role alerts) is not the fleet: it runs no agent but alert-delivery.
+      const { rows: seen } = await client.query<{ newest: Date | null }>({
+        name: "alerts_read_worker_presence",
+        text: `select max(last_seen_at) as newest from workers where role = 'worker'`,
+      });
+      const newest = seen[0]?.newest ?? null;
+      const event = {
+        kind: "no_live_worker" as const,
+        at: newest ?? new Date(0),
+        taskId: null,
+        agent: null,
+        reason: null,
+      };
+      events.push({
+        ...event,
+        id: `no_live_worker:${newest ? newest.getTime() : "never"}`,
+        summary: describeEvent(event),
+      });
+    }
     let enqueued = 0;
     for (const rule of rules) {
       const filter: AlertRuleFilter = {
@@ -149,6 +173,7 @@ export async function evaluateAlerts(
         agent: rule.agent,
         reason: rule.reason,
         olderThanMinutes: rule.older_than_minutes,
+        silentForSeconds: rule.silent_for_seconds,
         enabled: rule.enabled,
         createdAt: rule.created_at,
       };

@@ -18,6 +18,7 @@ export type AlertRuleDto = {
   agent: string | null;
   reason: string | null;
   olderThanMinutes: number | null;
+  silentForSeconds: number | null;
   destination: "slack" | "webhook";
   destinationHost: string;
   enabled: boolean;
@@ -52,6 +53,7 @@ export async function readAlertRules(db: RulesReader): Promise<AlertRuleDto[]> {
       agent: alertRules.agent,
       reason: alertRules.reason,
       olderThanMinutes: alertRules.olderThanMinutes,
+      silentForSeconds: alertRules.silentForSeconds,
       destination: alertRules.destination,
       url: alertRules.url,
       enabled: alertRules.enabled,
@@ -84,6 +86,7 @@ export async function readAlertRules(db: RulesReader): Promise<AlertRuleDto[]> {
       agent: r.agent,
       reason: r.reason,
       olderThanMinutes: r.olderThanMinutes,
+      silentForSeconds: r.silentForSeconds,
       destination: r.destination === "slack" ? "slack" : "webhook",
       destinationHost: destinationHost(r.url),
       enabled: r.enabled,
