@@ -61,6 +61,14 @@ const schema = z
     /** A worker's task lease; a crashed worker's tasks return to the queue after it. */
     AGENT_LEDGER_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    /**
+     * The web server also evaluates alert rules and delivers alerts (one alert-delivery worker),
+     * so "no live worker" is still told when the whole fleet is down. "false" leaves it to workers.
+     */
+    ALERTS_IN_WEB: z
+      .enum(["true", "false"], { message: "must be true or false" })
+      .default("true")
+      .transform((v) => v === "true"),
     /** Signs session cookies. `npm start` generates one into the data dir when unset. */
     AUTH_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
     /** The URL people open the dashboard at; cookies are Secure when it is https. */

@@ -13,10 +13,12 @@ import {
 } from "node:http";
 import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { createPool } from "../db/client";
 import { problemBody } from "../lib/api/problems";
 import { CLIENT_ADDRESS_HEADER, parseTrustedProxies } from "../lib/domain/client-address";
 import { env } from "../lib/env";
 import { errorFields, type Logger, logger } from "../lib/log";
+import { startWebAlerts, type WebAlerts } from "../worker/alerts/web-alerts";
 import { readBody, replay } from "./body";
 import { ALLOWED_METHODS, admit, type Refusal } from "./gate";
 import { DATA_CSP, SECURITY_HEADERS } from "./headers";
@@ -101,6 +103,37 @@ function rawProblem(refusal: Refusal, status: number): string {
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Bad Request"}\r\n${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
+/**
+ * The evaluator and an alert-delivery worker on a pool of their own (requests never wait on
+ * them), unless ALERTS_IN_WEB=false. Alerts are not the web server's reason to exist: if they
+ * cannot start, the dashboard still serves, and says why in the log.
+ */
+async function startAlerts(config: ReturnType<typeof env>, log: Logger): Promise<WebAlerts | null> {
+  if (!config.ALERTS_IN_WEB || !config.DATABASE_URL) return null;
+  const pool = createPool(config.DATABASE_URL, {
+    max: 4,
+    applicationName: "agent-ledger-web-alerts",
+  });
+  try {
+    const alerts = await startWebAlerts({
+      pool,
+      logger: logger("web-alerts"),
+      leaseMs: config.AGENT_LEDGER_LEASE_MS,
+    });
+    log.info("alerts are evaluated and delivered by the web server too (ALERTS_IN_WEB)");
+    return {
+      stop: async () => {
+        await alerts.stop();
+        await pool.end();
+      },
+    };
+  } catch (error) {
+    log.error(errorFields(error), "could not start alert delivery in the web server");
+    await pool.end().catch(() => {});
+    return null;
+  }
+}
+
 async function main(): Promise<void> {
   // `next start` always runs the production build; so does this server.
   Object.assign(process.env, { NODE_ENV: "production" });
@@ -114,6 +147,8 @@ async function main(): Promise<void> {
   const app = next({ dev: false, dir: ROOT, hostname: config.HOST, port: config.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
+  // Not awaited: a database still starting must not hold the dashboard back from listening.
+  const alerts = startAlerts(config, log);
 
   const serve = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     const id = randomUUID();
@@ -241,7 +276,11 @@ async function main(): Promise<void> {
     force.unref();
     server.once("close", () => {
       clearTimeout(force);
-      process.exit(0);
+      // The alert worker hands its delivery back (or finishes it) before its pool ends.
+      void alerts
+        .then((running) => running?.stop())
+        .catch((error: unknown) => log.warn(errorFields(error), "stopping alerts failed"))
+        .finally(() => process.exit(0));
     });
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
