@@ -107,6 +107,9 @@ async function main(): Promise<void> {
       AUTH_BASE_URL: `http://127.0.0.1:${port}`,
       PORT: String(port),
       HOST: "127.0.0.1",
+      // No worker runs here and the specs read a still database: the web server's own alert
+      // delivery would send the seeded demo rule's alerts to a sink that is not running.
+      ALERTS_IN_WEB: "false",
     },
   });
   // The abuse specs read the web server's memory from /proc/<pid>/status.
