@@ -7,7 +7,7 @@
 // same id and the receiver sees it once. A Slack incoming webhook has no idempotency key:
 // a resend would post twice, so an unknown outcome there goes to a person, like SMTP.
 import { z } from "zod";
-import { type AlertDestination, alertUrlSchema } from "../../lib/domain/alerts";
+import { ALERT_KINDS, type AlertDestination, alertUrlSchema } from "../../lib/domain/alerts";
 import { webhookHeaders } from "../../lib/domain/alerts-signature";
 import { defineTool } from "../../lib/sdk/define";
 import { EffectNotPerformedError } from "../../lib/sdk/errors";
@@ -29,7 +29,7 @@ export type WebhookToolConfig = {
 
 export const alertEventSchema = z.object({
   id: z.string().min(1).max(200),
-  kind: z.enum(["dead_letter", "outcome_unknown", "approval_waiting"]),
+  kind: z.enum(ALERT_KINDS),
   at: z.string().datetime({ offset: true }),
   taskId: z.string().uuid().nullable(),
   agent: z.string().max(100).nullable(),
