@@ -117,6 +117,12 @@ function families(m: MetricsDto): MetricFamily[] {
       samples: perWorker((w) => w.leaseRemainingSeconds),
     },
     {
+      name: "agent_ledger_workers_live",
+      type: "gauge",
+      help: "Fleet workers seen within one lease (the web server's alert worker not counted).",
+      samples: [{ value: m.workersLive }],
+    },
+    {
       name: "agent_ledger_approvals_pending",
       type: "gauge",
       help: "Approval requests waiting for a reviewer.",

@@ -151,9 +151,26 @@ describe("getMetrics", () => {
       attemptFailures: { error: 0, workerLost: 0 },
       dedupeHits: 0,
       workers: [],
+      workersLive: 0,
       approvalsPending: 0,
       ledger: { entries: 0, streams: 0 },
     });
+  });
+
+  it("counts fleet workers seen within a lease, not stopped, silent or the web alert worker", async () => {
+    await t.pool.query(
+      `insert into workers (id, host, pid, role, agents, last_seen_at, stopped_at) values
+         ('m-live', 'h', 1, 'worker', '{}', now(), null),
+         ('m-silent', 'h', 2, 'worker', '{}', now() - interval '1 hour', null),
+         ('m-stopped', 'h', 3, 'worker', '{}', now(), now()),
+         ('m-web', 'h', 4, 'alerts', '{alert-delivery}', now(), null)`,
+    );
+    try {
+      const m = await getMetrics(t.pool, testViewer("admin"), LEASE);
+      expect(m.workersLive).toBe(1);
+    } finally {
+      await t.pool.query("delete from workers where id like 'm-%'");
+    }
   });
 
   it("refuses a viewer without metrics:read", async () => {
@@ -325,6 +342,7 @@ describe("GET /api/metrics", () => {
       agent_ledger_worker_running_tasks: "gauge",
       agent_ledger_worker_heartbeat_age_seconds: "gauge",
       agent_ledger_worker_lease_remaining_seconds: "gauge",
+      agent_ledger_workers_live: "gauge",
       agent_ledger_approvals_pending: "gauge",
       agent_ledger_ledger_entries_total: "counter",
       agent_ledger_ledger_streams: "gauge",
@@ -361,6 +379,7 @@ describe("GET /api/metrics", () => {
       'agent_ledger_worker_running_tasks{worker="worker-a"}': 2,
       // The label value round-trips through escaping (quote and backslash).
       'agent_ledger_worker_running_tasks{worker="worker \\"b\\"\\\\"}': 1,
+      "agent_ledger_workers_live{}": 0,
       "agent_ledger_approvals_pending{}": 2,
       // The scraper token's token.created entry went to the new system stream.
       "agent_ledger_ledger_entries_total{}": ledgerEntries + 1,

@@ -62,6 +62,11 @@ export type MetricsDto = {
   dedupeHits: number;
   /** Workers holding at least one running task, by id. */
   workers: WorkerMetrics[];
+  /**
+   * Fleet workers (the `workers` presence table, not the web server's alert worker) running
+   * and seen within one lease: three heartbeats missed is not live.
+   */
+  workersLive: number;
   approvalsPending: number;
   ledger: { entries: number; streams: number };
 };
@@ -161,6 +166,13 @@ export async function getMetrics(
       values: [options.leaseMs],
     });
 
+    const live = await client.query<{ n: number }>({
+      text: `select count(*)::int as n from workers
+              where role = 'worker' and stopped_at is null
+                and last_seen_at > now() - $1 * interval '1 millisecond'`,
+      values: [options.leaseMs],
+    });
+
     const pending = await client.query<{ n: number }>(
       "select count(*)::int as n from approvals where status = 'pending'",
     );
@@ -217,6 +229,7 @@ export async function getMetrics(
         leaseRemainingSeconds: r.remaining,
         heartbeatAgeSeconds: r.age,
       })),
+      workersLive: live.rows[0]?.n ?? 0,
       approvalsPending: pending.rows[0]?.n ?? 0,
       ledger: { entries: ledger.rows[0]?.entries ?? 0, streams: ledger.rows[0]?.streams ?? 0 },
     };
