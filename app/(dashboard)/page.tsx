@@ -14,6 +14,7 @@ import { PageHeader } from "../../components/ui/page-header";
 import { Stat } from "../../components/ui/stat";
 import { Timestamp } from "../../components/ui/timestamp";
 import { pageViewer } from "../../lib/auth/page";
+import { env } from "../../lib/env";
 import { getDb } from "../../lib/server/db";
 import { getOverview } from "../../lib/server/queries/get-overview";
 
@@ -24,7 +25,8 @@ const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 
 export default async function OverviewPage() {
   const viewer = await pageViewer("tasks:read");
-  const overview = await getOverview(getDb(), viewer);
+  const overview = await getOverview(getDb(), viewer, { leaseMs: env().AGENT_LEDGER_LEASE_MS });
+  const { live, lastSeenAt } = overview.workers;
   const deadTotal = overview.deadByReason.reduce((sum, r) => sum + r.count, 0);
 
   return (
@@ -35,6 +37,17 @@ export default async function OverviewPage() {
         aside={
           <>
             As of <Timestamp iso={overview.asOf} />
+            <span className="block" data-testid="workers-live">
+              {live === 1 ? "1 live worker" : `${live.toLocaleString("en-US")} live workers`}
+              {lastSeenAt ? (
+                <>
+                  {" "}
+                  (last seen <Timestamp iso={lastSeenAt} />)
+                </>
+              ) : (
+                " (none has reported in yet)"
+              )}
+            </span>
           </>
         }
       />

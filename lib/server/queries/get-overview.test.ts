@@ -126,4 +126,20 @@ describe("getOverview authorization", () => {
     expect(full.ledgerHidden).toBe(false);
     expect(full.latestEntries).toHaveLength(10);
   });
+
+  it("counts live fleet workers and the newest sighting; stopped, silent and web alert workers are not live", async () => {
+    expect((await getOverview(t.db, ops)).workers).toEqual({ live: 0, lastSeenAt: null });
+    await t.pool.query(
+      `insert into workers (id, host, pid, role, agents, last_seen_at, stopped_at) values
+         ('o-live', 'h', 1, 'worker', '{}', now(), null),
+         ('o-silent', 'h', 2, 'worker', '{}', now() - interval '1 hour', null),
+         ('o-stopped', 'h', 3, 'worker', '{}', now() - interval '1 second', now()),
+         ('o-web', 'h', 4, 'alerts', '{alert-delivery}', now() + interval '1 minute', null)`,
+    );
+    const { rows } = await t.pool.query<{ at: Date }>(
+      "select last_seen_at as at from workers where id = 'o-live'",
+    );
+    const o = await getOverview(t.db, ops, { leaseMs: 30_000 });
+    expect(o.workers).toEqual({ live: 1, lastSeenAt: rows[0]?.at.toISOString() });
+  });
 });

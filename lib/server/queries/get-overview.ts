@@ -2,7 +2,7 @@
 // the page agree with each other (a task moving to `dead` mid-read cannot be counted twice).
 import { count, max, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { effects, ledgerEntries, ledgerStreams, tasks } from "../../../db/schema";
+import { effects, ledgerEntries, ledgerStreams, tasks, workers } from "../../../db/schema";
 import { can, requireScope, type Viewer } from "../../auth/permissions";
 import {
   DEAD_REASONS,
@@ -30,11 +30,21 @@ export type OverviewDto = {
   latestEntries: LedgerEntryDto[];
   /** The viewer lacks `ledger:read`; the counts above are still shown. */
   ledgerHidden: boolean;
+  /**
+   * Fleet workers seen within one lease (not stopped; the web server's alert worker apart),
+   * and the newest sighting of any fleet worker.
+   */
+  workers: { live: number; lastSeenAt: string | null };
   /** The database clock when the snapshot was taken, ISO 8601. */
   asOf: string;
 };
 
-export async function getOverview(db: Db, viewer: Viewer | null): Promise<OverviewDto> {
+export async function getOverview(
+  db: Db,
+  viewer: Viewer | null,
+  opts: { leaseMs?: number } = {},
+): Promise<OverviewDto> {
+  const leaseMs = opts.leaseMs ?? 30_000;
   const reader = requireScope(viewer, "tasks:read");
   const readsLedger = can(reader, "ledger:read");
   return db.transaction(
@@ -62,6 +72,16 @@ export async function getOverview(db: Db, viewer: Viewer | null): Promise<Overvi
           asOf: sql<Date>`now()`.mapWith(ledgerEntries.at),
         })
         .from(ledgerEntries);
+
+      const [fleet] = await tx
+        .select({
+          live: sql<number>`count(*) filter (where ${workers.stoppedAt} is null and ${workers.lastSeenAt} > now() - ${leaseMs} * interval '1 millisecond')`.mapWith(
+            Number,
+          ),
+          lastSeenAt: max(workers.lastSeenAt),
+        })
+        .from(workers)
+        .where(sql`${workers.role} = 'worker'`);
 
       const latest = readsLedger
         ? (await listLedgerEntries(tx, reader, {}, OVERVIEW_LATEST_ENTRIES)).entries
@@ -96,6 +116,10 @@ export async function getOverview(db: Db, viewer: Viewer | null): Promise<Overvi
         },
         latestEntries: latest,
         ledgerHidden: !readsLedger,
+        workers: {
+          live: fleet?.live ?? 0,
+          lastSeenAt: fleet?.lastSeenAt?.toISOString() ?? null,
+        },
         asOf: (totals?.asOf ?? new Date()).toISOString(),
       };
     },
