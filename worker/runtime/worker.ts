@@ -256,6 +256,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   };
 
   // The heartbeat already logs an outage; a presence write is only ever retried by the next tick.
+  let presence: Promise<void> | undefined;
   const presenceFailed = (err: unknown) => {
     if (!isConnectionError(err)) log.warn(errorFields(err), "could not record worker presence");
   };
@@ -287,9 +288,15 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     }
     beatSentAt = undefined;
     abandonUnproven();
-    // Presence after the leases, and only when they were renewed: it must never delay or fail
-    // a heartbeat, and in an outage it would only fail too.
-    if (beatFailures === 0) await touchWorker(config.pool, id).catch(presenceFailed);
+    // Presence after the leases, only when they were renewed (in an outage it would fail too),
+    // and not awaited: a presence write stuck on a dying connection must not hold the next beat.
+    if (beatFailures === 0 && presence === undefined) {
+      presence = touchWorker(config.pool, id)
+        .catch(presenceFailed)
+        .finally(() => {
+          presence = undefined;
+        });
+    }
     if (beatStopped) return;
     // After a failure, try again soon: the lease must be renewed as soon as the server is back.
     const next =
@@ -334,6 +341,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     clearInterval(guard);
     clearInterval(reap);
     await listener.stop();
+    await presence;
     await markWorkerStopped(config.pool, id).catch(presenceFailed);
   };
 
