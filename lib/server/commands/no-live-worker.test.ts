@@ -3,6 +3,7 @@
 // server's delivery worker (role alerts) never counts as the fleet.
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { alertRuleFormSchema } from "../../actions/alert-rule-form";
 import { ALERT_DELIVERY_AGENT, alertRuleSchema } from "../../domain/alerts";
 import { createAlertRule } from "./create-alert-rule";
 import { evaluateAlerts } from "./evaluate-alerts";
@@ -44,6 +45,27 @@ describe("the no_live_worker rule", () => {
     expect(parsed).toMatchObject({ kind: "no_live_worker", silentForSeconds: 60 });
     expect(alertRuleSchema.safeParse({ ...base, silentForSeconds: 9 }).success).toBe(false);
     expect(alertRuleSchema.safeParse({ ...base, silentForSeconds: 86_401 }).success).toBe(false);
+  });
+
+  it("the dashboard form sends seconds as text and drops an agent left in a hidden input", () => {
+    const parsed = alertRuleFormSchema.parse({
+      name: "fleet",
+      kind: "no_live_worker",
+      agent: "refund",
+      reason: "",
+      olderThanMinutes: "30",
+      silentForSeconds: "90",
+      destination: "slack",
+      url: "https://h.example/x",
+    });
+    expect(parsed).toEqual({
+      name: "fleet",
+      kind: "no_live_worker",
+      silentForSeconds: 90,
+      destination: "slack",
+      url: "https://h.example/x",
+      enabled: true,
+    });
   });
 
   it("alerts once per outage, not while a worker is seen, and again for the next outage", async () => {
