@@ -16,7 +16,7 @@ export async function reapExpiredLeases(
   random: () => number = Math.random,
 ): Promise<number> {
   return withTransaction(pool, async (client) => {
-    const expired = await lockExpiredLeases(client, limit);
+    const expired = await lockExpiredLeases(client, [...agentPolicies.keys()], limit);
     for (const task of expired) {
       const policy = await loadPolicy(
         client,

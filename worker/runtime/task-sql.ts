@@ -163,15 +163,23 @@ export type ExpiredLease = {
 };
 
 /** Locks up to `limit` tasks whose worker stopped renewing its lease (it crashed). */
-export async function lockExpiredLeases(client: SqlClient, limit: number): Promise<ExpiredLease[]> {
+/**
+ * Expired leases of the agents this worker runs: only a worker with an agent's code knows the
+ * retry policy that code sets, so only such a worker decides its crashed attempts.
+ */
+export async function lockExpiredLeases(
+  client: SqlClient,
+  agents: readonly string[],
+  limit: number,
+): Promise<ExpiredLease[]> {
   const { rows } = await client.query<ExpiredLease>({
     name: "runtime_lock_expired",
     text: `select id, agent, attempts, policy, lease_owner from tasks
-           where status = 'running' and lease_expires_at < now()
+           where status = 'running' and lease_expires_at < now() and agent = any($1)
            order by lease_expires_at
-           limit $1
+           limit $2
            for update skip locked`,
-    values: [limit],
+    values: [agents, limit],
   });
   return rows;
 }
