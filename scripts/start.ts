@@ -10,7 +10,7 @@ import { createPool } from "../db/client";
 import { freePort, isAlive } from "../db/embedded";
 import { migrateDatabase } from "../db/migrate";
 import { type DatabaseTarget, dataDir, openDatabase, PROJECT_ROOT } from "../db/open";
-import { env } from "../lib/env";
+import { DEMO_WEBHOOK_URL, env } from "../lib/env";
 import { logger } from "../lib/log";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoUsers } from "../lib/server/commands/users";
@@ -290,7 +290,7 @@ async function serve(
   if ((await Promise.race([healthy, stop.promise])) === "healthy") {
     console.log(`
   Agent Ledger is running at ${url}
-  Database: ${db.embedded ? `embedded PostgreSQL in ${dataDir()}` : "DATABASE_URL"}${demo ? `\n  Demo receivers: mail ${demo.smtpUrl}, payments ${demo.paymentsUrl}` : ""}${
+  Database: ${db.embedded ? `embedded PostgreSQL in ${dataDir()}` : "DATABASE_URL"}${demo ? `\n  Demo receivers: mail ${demo.smtpUrl}, payments ${demo.paymentsUrl}, alert webhooks ${DEMO_WEBHOOK_URL} (what it received: GET ${new URL("/requests", DEMO_WEBHOOK_URL)})` : ""}${
     db.embedded
       ? `\n  Demo accounts (password ${DEMO_PASSWORD}): ${DEMO_USERS.map((u) => `${u.email} (${u.role})`).join(", ")}`
       : ""
