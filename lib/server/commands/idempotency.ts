@@ -7,6 +7,7 @@ import { type SqlClient, withTransaction } from "../../../db/client";
 import { payloadFingerprint } from "../../domain/hash";
 import { canonicalJson, type JsonValue, toJsonValue } from "../../domain/json";
 import { describeIssues } from "../../domain/zod-issues";
+import { errorFields, logger } from "../../log";
 
 /** The published default retention of a key: 24 hours, as Stripe keeps its keys. */
 export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -157,7 +158,7 @@ export async function runIdempotent(
     // Outside the request's transaction, so it holds no row locks for the work's duration. A
     // failure here must not turn a committed response into an error: the next insert retries.
     await purgeExpiredIdempotencyKeys(pool, PURGE_BATCH).catch((err: unknown) => {
-      console.error(`[idempotency] purge failed: ${err instanceof Error ? err.message : err}`);
+      logger("idempotency").warn(errorFields(err), "purging expired keys failed");
     });
   }
   return outcome;
