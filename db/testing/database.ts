@@ -13,6 +13,8 @@ export type TestDatabase = TestDatabaseUrls & {
   /** Pool connected as a superuser (for tampering tests). */
   superPool: pg.Pool;
   db: Db;
+  /** Runs `fn` as the superuser in a transaction that is always rolled back (tampering tests). */
+  asSuperuserRolledBack: (fn: (client: pg.PoolClient) => Promise<void>) => Promise<void>;
 };
 
 export async function setUpTestDatabase(label = "test"): Promise<TestDatabase> {
@@ -25,5 +27,15 @@ export async function setUpTestDatabase(label = "test"): Promise<TestDatabase> {
     await Promise.all([pool.end(), ownerPool.end(), superPool.end()]);
     await dropTestDatabase(cluster, urls.name);
   });
-  return { ...urls, pool, ownerPool, superPool, db: createDb(pool) };
+  const asSuperuserRolledBack = async (fn: (client: pg.PoolClient) => Promise<void>) => {
+    const client = await superPool.connect();
+    try {
+      await client.query("begin");
+      await fn(client);
+    } finally {
+      await client.query("rollback");
+      client.release();
+    }
+  };
+  return { ...urls, pool, ownerPool, superPool, db: createDb(pool), asSuperuserRolledBack };
 }

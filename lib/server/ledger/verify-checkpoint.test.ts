@@ -17,16 +17,7 @@ const signingKey = parsePrivateKey(keys.privateKey);
 const publicKey = parsePublicKey(keys.publicKey);
 const HOUR = 3_600_000;
 
-async function inRolledBackTransaction(fn: (c: pg.PoolClient) => Promise<void>): Promise<void> {
-  const c = await t.superPool.connect();
-  try {
-    await c.query("begin");
-    await fn(c);
-  } finally {
-    await c.query("rollback");
-    c.release();
-  }
-}
+const inRolledBackTransaction = t.asSuperuserRolledBack;
 
 async function history(c: pg.PoolClient, stream: string, n = 3): Promise<void> {
   for (let i = 0; i < n; i++) {

@@ -95,16 +95,7 @@ async function tamper(
   }
 }
 
-async function inRolledBackTransaction(fn: (c: pg.PoolClient) => Promise<void>): Promise<void> {
-  const c = await t.superPool.connect();
-  try {
-    await c.query("begin");
-    await fn(c);
-  } finally {
-    await c.query("rollback");
-    c.release();
-  }
-}
+const inRolledBackTransaction = t.asSuperuserRolledBack;
 
 type Chains = typeof chainsArb extends fc.Arbitrary<infer T> ? T : never;
 
