@@ -144,28 +144,13 @@ export function AlertRuleForm({
             </p>
           </div>
           {kind === "no_live_worker" ? (
-            <div>
-              <label
-                htmlFor={field("silentForSeconds")}
-                className="block text-sm font-medium text-slate-800"
-              >
-                No worker seen for (seconds)
-              </label>
-              <input
-                id={field("silentForSeconds")}
-                name="silentForSeconds"
-                inputMode="numeric"
-                required
-                defaultValue={rule?.silentForSeconds ?? 60}
-                aria-invalid={fields.silentForSeconds ? true : undefined}
-                aria-describedby={described("silentForSeconds")}
-                className={`mt-1 ${inputClass}`}
-              />
-              <FieldError
-                id={`${field("silentForSeconds")}-error`}
-                message={fields.silentForSeconds}
-              />
-            </div>
+            <WholeNumberField
+              id={field("silentForSeconds")}
+              name="silentForSeconds"
+              label="No worker seen for (seconds)"
+              defaultValue={rule?.silentForSeconds ?? 60}
+              error={fields.silentForSeconds}
+            />
           ) : (
             <div>
               <label htmlFor={field("agent")} className="block text-sm font-medium text-slate-800">
@@ -208,28 +193,13 @@ export function AlertRuleForm({
             </div>
           ) : null}
           {kind === "approval_waiting" ? (
-            <div>
-              <label
-                htmlFor={field("olderThanMinutes")}
-                className="block text-sm font-medium text-slate-800"
-              >
-                Waiting longer than (minutes)
-              </label>
-              <input
-                id={field("olderThanMinutes")}
-                name="olderThanMinutes"
-                inputMode="numeric"
-                required
-                defaultValue={rule?.olderThanMinutes ?? 30}
-                aria-invalid={fields.olderThanMinutes ? true : undefined}
-                aria-describedby={described("olderThanMinutes")}
-                className={`mt-1 ${inputClass}`}
-              />
-              <FieldError
-                id={`${field("olderThanMinutes")}-error`}
-                message={fields.olderThanMinutes}
-              />
-            </div>
+            <WholeNumberField
+              id={field("olderThanMinutes")}
+              name="olderThanMinutes"
+              label="Waiting longer than (minutes)"
+              defaultValue={rule?.olderThanMinutes ?? 30}
+              error={fields.olderThanMinutes}
+            />
           ) : null}
         </div>
         <fieldset>
@@ -304,6 +274,40 @@ export function AlertRuleForm({
           />
         </div>
       </form>
+    </div>
+  );
+}
+
+/** A required whole number (minutes, seconds) with its error under it. */
+function WholeNumberField({
+  id,
+  name,
+  label,
+  defaultValue,
+  error,
+}: {
+  id: string;
+  name: string;
+  label: string;
+  defaultValue: number;
+  error: string | undefined;
+}) {
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        {label}
+      </label>
+      <input
+        id={id}
+        name={name}
+        inputMode="numeric"
+        required
+        defaultValue={defaultValue}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        className={`mt-1 ${inputClass}`}
+      />
+      <FieldError id={`${id}-error`} message={error} />
     </div>
   );
 }
