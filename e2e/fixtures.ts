@@ -5,7 +5,7 @@ import { test as base, type Page } from "@playwright/test";
 import type pg from "pg";
 import { z } from "zod";
 import { createPool, withTransaction } from "../db/client";
-import type { Role } from "../lib/auth/permissions";
+import type { Role } from "../lib/domain/access";
 import type { TaskStatus } from "../lib/domain/task-states";
 import { type Agent, defineAgent, defineTool } from "../lib/sdk/define";
 import { enqueueTask } from "../lib/server/commands/enqueue-task";

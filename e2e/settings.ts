@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import type { Role } from "../lib/auth/permissions";
+import type { Role } from "../lib/domain/access";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 

@@ -3,7 +3,7 @@
 // then the page is asked about them by recipient, Message-ID and refund id, as a person would.
 import type pg from "pg";
 import { createPool } from "../db/client";
-import { ROLE_SCOPES, ROLES } from "../lib/auth/permissions";
+import { ROLE_SCOPES, ROLES } from "../lib/domain/access";
 import type { TaskStatus } from "../lib/domain/task-states";
 import { parseEnv } from "../lib/env";
 import type { Agent } from "../lib/sdk/define";

@@ -3,7 +3,7 @@
 // secret comes back from the action once and is shown until dismissed.
 import { useRef, useState } from "react";
 import { createTokenAction } from "../../lib/actions/tokens";
-import type { Scope } from "../../lib/auth/permissions";
+import type { Scope } from "../../lib/domain/access";
 import {
   ActionMessage,
   FieldError,

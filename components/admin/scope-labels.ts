@@ -1,4 +1,4 @@
-import type { Scope } from "../../lib/auth/permissions";
+import type { Scope } from "../../lib/domain/access";
 
 /** What each scope lets a token (or a role) do, in the words of the screen it unlocks. */
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {

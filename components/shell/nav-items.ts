@@ -1,5 +1,5 @@
 // The dashboard's sections, in the order the sidebar lists them.
-import type { Scope } from "../../lib/auth/permissions";
+import type { Scope } from "../../lib/domain/access";
 
 /** `scope`: shown only to people who have it (the page checks again). */
 export type NavItem = { href: string; label: string; scope: Scope };

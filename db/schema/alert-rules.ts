@@ -10,8 +10,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { ALERT_DESTINATIONS, ALERT_KINDS } from "../../lib/domain/alerts";
-
-const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+import { inList } from "./check";
 
 /**
  * Admin-defined alert rules. The webhook secret is kept in clear because the worker signs

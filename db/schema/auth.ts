@@ -10,13 +10,12 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { ROLES } from "../../lib/domain/access";
+import { inList } from "./check";
 
 // The four tables better-auth's drizzle adapter expects (users, sessions, accounts,
 // verifications; `usePlural`), plus what we add: each user's role and whether they are
 // disabled, login attempts for the brute-force lock, and hashed API tokens.
-
-export const ROLES = ["reviewer", "ops", "admin"] as const;
-export type Role = (typeof ROLES)[number];
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
 const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
@@ -37,7 +36,7 @@ export const users = pgTable(
   },
   (t) => [
     uniqueIndex("users_email_idx").on(sql`lower(${t.email})`),
-    check("users_role_check", sql`${t.role} in ('reviewer', 'ops', 'admin')`),
+    check("users_role_check", sql`${t.role} in (${inList(ROLES)})`),
   ],
 );
 

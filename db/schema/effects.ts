@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { EFFECT_STATUSES } from "../../lib/domain/task-states";
+import { inList } from "./check";
 import { tasks } from "./tasks";
 
 /**
@@ -31,7 +32,7 @@ export const effects = pgTable(
     completedAt: timestamp("completed_at", { withTimezone: true }),
   },
   (t) => [
-    check("effects_status_check", sql`${t.status} in ('started', 'succeeded', 'failed')`),
+    check("effects_status_check", sql`${t.status} in (${inList(EFFECT_STATUSES)})`),
     check("effects_key_check", sql`${t.key} ~ '^[0-9a-f]{64}$'`),
     check("effects_fingerprint_check", sql`${t.fingerprint} ~ '^[0-9a-f]{64}$'`),
     index("effects_task_idx").on(t.taskId, t.stepSeq),

@@ -10,6 +10,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { STEP_KINDS } from "../../lib/domain/task-states";
+import { inList } from "./check";
 import { tasks } from "./tasks";
 
 /** The per-task journal: one row per durable operation, numbered in call order. */
@@ -35,7 +36,7 @@ export const steps = pgTable(
   (t) => [
     primaryKey({ columns: [t.taskId, t.seq] }),
     check("steps_seq_check", sql`${t.seq} >= 1`),
-    check("steps_kind_check", sql`${t.kind} in ('model', 'tool', 'step', 'sleep')`),
+    check("steps_kind_check", sql`${t.kind} in (${inList(STEP_KINDS)})`),
     check("steps_status_check", sql`${t.status} in ('started', 'completed')`),
     check(
       "steps_completed_check",

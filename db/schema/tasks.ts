@@ -12,8 +12,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { DEAD_REASONS, TASK_STATUSES } from "../../lib/domain/task-states";
-
-const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+import { inList } from "./check";
 
 export const tasks = pgTable(
   "tasks",

@@ -1,6 +1,6 @@
 // Each abuse case the web gate answers, over HTTP against the built app: every answer is a 4xx
 // problem+json with the security headers and a CSP, never a 500 and never Next's plain text.
-import { SCOPES } from "../../lib/auth/permissions";
+import { SCOPES } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import { DEMO_PASSWORD, DEMO_USERS } from "../../lib/server/commands/users";
 import { readActionEndpoints } from "../authz/calls";

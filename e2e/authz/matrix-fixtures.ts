@@ -4,7 +4,7 @@
 // effect).
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import type { Role, Scope } from "../../lib/auth/permissions";
+import type { Role, Scope } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import { replayTask } from "../../lib/server/commands/replay-task";
 import { createUser } from "../../lib/server/commands/users";

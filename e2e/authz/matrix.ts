@@ -3,7 +3,7 @@
 // from the row's scope and ROLE_SCOPES; public rows state theirs. matrix.spec.ts runs every
 // row × principal against the built app and fails for any action or handler without a row.
 import type pg from "pg";
-import { ROLE_SCOPES, type Role, SCOPES, type Scope } from "../../lib/auth/permissions";
+import { ROLE_SCOPES, type Role, SCOPES, type Scope } from "../../lib/domain/access";
 import { DEMO_PASSWORD } from "../../lib/server/commands/users";
 
 export const PRINCIPALS = [

@@ -1,6 +1,6 @@
 // Every page × principal in a real browser: the page (200), the 403 page, or sign-in. The list
 // of pages and their scopes comes from the source (each page's pageViewer call), not a copy.
-import { ROLE_SCOPES, type Role } from "../../lib/auth/permissions";
+import { ROLE_SCOPES, type Role } from "../../lib/domain/access";
 import { expect, test } from "../fixtures";
 import { concretePath, hasSamplePath } from "./calls";
 import { PRINCIPALS, type Principal } from "./matrix";

@@ -1,7 +1,7 @@
 // Who calls: the demo roles signed in over HTTP, an admin disabled after signing in (the cookie
 // outlives the account), an API token with every scope and one with metrics:read only.
 import type pg from "pg";
-import type { Role } from "../../lib/auth/permissions";
+import type { Role } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import {
   createUser,

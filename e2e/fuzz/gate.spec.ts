@@ -4,7 +4,7 @@
 // gate gives is a problem+json with the security headers and a CSP.
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
-import { SCOPES } from "../../lib/auth/permissions";
+import { SCOPES } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import { DEMO_PASSWORD, DEMO_USERS } from "../../lib/server/commands/users";
 import { type Answer, expectGateProblem, expectSecurityHeaders, ORIGIN, send } from "../abuse/http";

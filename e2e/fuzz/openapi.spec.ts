@@ -3,7 +3,7 @@
 // documented for that status. A refusal is problem+json and writes nothing.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { SCOPES } from "../../lib/auth/permissions";
+import { SCOPES } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import { matrixContext, unique } from "../authz/matrix-fixtures";
 import { BASE_URL } from "../authz/principals";

@@ -3,7 +3,7 @@
 // rule's secret comes back here once; the command records the rule in the system stream.
 import { revalidatePath } from "next/cache";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../auth/permissions";
+import { actorOf } from "../domain/access";
 import { createAlertRule } from "../server/commands/create-alert-rule";
 import { getPool } from "../server/db";
 import { alertRuleFormSchema } from "./alert-rule-form";

@@ -4,7 +4,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../auth/permissions";
+import { actorOf } from "../domain/access";
 import { deleteAlertRule } from "../server/commands/delete-alert-rule";
 import { getPool } from "../server/db";
 

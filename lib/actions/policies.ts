@@ -3,7 +3,7 @@
 // the admin loaded. The command records before, after and who in the system stream.
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../auth/permissions";
+import { actorOf } from "../domain/access";
 import { type PartialRetryPolicy, retryPolicySchema } from "../domain/retry-policy";
 import { setPolicy } from "../server/commands/set-policy";
 import { getPool } from "../server/db";

@@ -5,7 +5,7 @@
 // as the ledger actor. A 409 tells the loser who changed the task and how.
 import { z } from "zod";
 import { type ActionResult, defineAction, fromCommand } from "../auth/guard";
-import { actorOf, can, type Viewer } from "../auth/permissions";
+import { actorOf, can, type Viewer } from "../domain/access";
 import { canonicalJson, type JsonValue, toJsonValue } from "../domain/json";
 import { approveTask } from "../server/commands/approve-task";
 import { cancelTask } from "../server/commands/cancel-task";

@@ -4,7 +4,7 @@
 // `sign_in.unlocked` with the admin as actor.
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../auth/permissions";
+import { actorOf } from "../domain/access";
 import { emailSchema, unlockSignIn } from "../server/commands/users";
 import { getPool } from "../server/db";
 

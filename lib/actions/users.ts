@@ -5,7 +5,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../auth/permissions";
+import { actorOf } from "../domain/access";
 import {
   createUser,
   emailSchema,

@@ -5,7 +5,7 @@
 // and nothing the caller sends can produce a 500 except a real fault (which is logged).
 import type { z } from "zod";
 import { guardRoute } from "../auth/guard";
-import { AuthError, type Scope, type Viewer } from "../auth/permissions";
+import { AuthError, type Scope, type Viewer } from "../domain/access";
 import { unstorable } from "../domain/json";
 import { errorFields, logger } from "../log";
 import { isConnectionError } from "../server/db";

@@ -3,7 +3,7 @@
 // which zod writes itself; only its local `$defs` move to components, since a `#/$defs/…`
 // reference inside a larger document would point at the document's root.
 import { z } from "zod";
-import { SCOPES } from "../auth/permissions";
+import { SCOPES } from "../domain/access";
 import { COMMON_PROBLEMS, type Endpoint } from "./endpoint";
 import { PROBLEM_BASE, PROBLEMS, type ProblemType } from "./problems";
 

@@ -9,13 +9,13 @@ import { type GenericOAuthUserInfo, genericOAuth } from "better-auth/plugins/gen
 import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import * as schema from "../../db/schema";
+import type { Role } from "../domain/access";
 import { env } from "../env";
 import { setUserRole } from "../server/commands/users";
 import { getDb, getPool } from "../server/db";
 import { appendLedger, SYSTEM_STREAM } from "../server/ledger/append-ledger";
 import { COOKIE_PREFIX } from "./cookies";
 import { roleFromGroups } from "./oidc-roles";
-import type { Role } from "./permissions";
 
 export const OIDC_PROVIDER_ID = "sso";
 /** The ledger actor for what the identity provider decides: accounts it creates, roles it changes. */

@@ -4,11 +4,11 @@
 import { headers } from "next/headers";
 import type { z } from "zod";
 import { problem, unavailable } from "../api/problems";
+import { AuthError, requireScope, type Scope, type Viewer } from "../domain/access";
+import type { CommandResult } from "../domain/command-result";
 import { unstorable } from "../domain/json";
 import { describeIssues, issueFields } from "../domain/zod-issues";
-import type { CommandResult } from "../server/commands/task-guard";
 import { isConnectionError } from "../server/db";
-import { AuthError, requireScope, type Scope, type Viewer } from "./permissions";
 import { viewerFromHeaders, viewerFromSession } from "./viewer";
 
 export type ActionResult<T> =
@@ -21,7 +21,7 @@ export type ActionResult<T> =
       fields?: Record<string, string>;
     };
 
-const STATUS_OF_CODE = { not_found: 404, conflict: 409, invalid: 422 } as const;
+const STATUS_OF_CODE = { not_found: 404, conflict: 409, invalid: 422, forbidden: 403 } as const;
 
 export function fromCommand<T>(result: CommandResult<T>): ActionResult<T> {
   return result.ok
@@ -79,11 +79,13 @@ function deny(viewer: Viewer | null, scope: Scope): ActionResult<never> | null {
     return null;
   } catch (error) {
     if (!(error instanceof AuthError)) throw error;
-    const sentence = `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
     return {
       ok: false,
       status: error.status,
-      error: error.status === 401 ? "Sign in first." : sentence,
+      error:
+        error.status === 401
+          ? "Sign in first."
+          : `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`,
     };
   }
 }

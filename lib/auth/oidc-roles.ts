@@ -1,6 +1,6 @@
 // How an IdP's groups become one of our roles: OIDC_ROLE_MAP "group=role,…"; the strongest
 // mapped role wins; no mapped group → null (the person may not sign in).
-import { ROLES, type Role } from "../../db/schema/auth";
+import { ROLES, type Role } from "../domain/access";
 
 const STRENGTH: Record<Role, number> = { ops: 0, reviewer: 1, admin: 2 };
 

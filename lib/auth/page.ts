@@ -3,7 +3,7 @@
 import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
-import type { Scope, Viewer } from "./permissions";
+import type { Scope, Viewer } from "../domain/access";
 import { viewerFromSession } from "./viewer";
 
 /** One session read per render: the layout and the page both ask. */

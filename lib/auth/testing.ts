@@ -1,6 +1,6 @@
 // Viewers for tests: a signed-in person with a role's scopes, or an API token with exactly the
 // scopes given. Plain values; nothing is written to the database.
-import { type Role, type Scope, scopesForRole, type Viewer } from "./permissions";
+import { type Role, type Scope, scopesForRole, type Viewer } from "../domain/access";
 
 export function testViewer(role: Role, email = `${role}@example.com`): Viewer {
   return {

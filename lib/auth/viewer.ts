@@ -2,12 +2,12 @@
 // reads the database, so signing out, disabling a user or revoking a token takes effect on the
 // next request. Server-only.
 import type pg from "pg";
+import { isScope, type Role, type Scope, scopesForRole, type Viewer } from "../domain/access";
 import { env } from "../env";
 import { getPool } from "../server/db";
 import { hashToken, looksLikeToken } from "./api-tokens";
 import { getAuth } from "./auth";
 import { SESSION_COOKIES } from "./cookies";
-import { isScope, type Role, type Scope, scopesForRole, type Viewer } from "./permissions";
 
 /** Last-used times are written at most this often per token. */
 const LAST_USED_RESOLUTION_MS = 60_000;

@@ -4,9 +4,9 @@ import os from "node:os";
 import type pg from "pg";
 import { createDb, createPool, type Db } from "../../db/client";
 import { openDatabase } from "../../db/open";
-import { SCOPES, type Viewer } from "../../lib/auth/permissions";
+import { operator, type Principal, SCOPES, type Viewer } from "../../lib/domain/access";
+import type { CommandFailure } from "../../lib/domain/command-result";
 import type { TaskStatus } from "../../lib/domain/task-states";
-import type { CommandResult } from "../../lib/server/commands/task-guard";
 import { taskIdSchema } from "../../lib/server/queries/get-task-detail";
 import { EXIT, parseOption } from "./shared";
 
@@ -27,6 +27,11 @@ export function cliActor(): string {
  */
 export function operatorViewer(): Viewer {
   return { kind: "token", id: "cli", name: cliActor(), scopes: new Set(SCOPES) };
+}
+
+/** Whom the commands act for from this shell: the operator, as cliActor() in the ledger. */
+export function cliPrincipal(): Principal {
+  return operator(cliActor());
 }
 
 /** A task id argument (any UUID, any case), or a usage error saying what one looks like. */
@@ -80,7 +85,7 @@ export async function withAppDatabase<T>(
 }
 
 /** A refused command: 2 when the input was invalid (could not run), 1 otherwise. */
-export function failure(command: string, result: Extract<CommandResult<unknown>, { ok: false }>) {
+export function failure(command: string, result: CommandFailure) {
   console.error(`agent-ledger ${command}: ${result.message}`);
   return result.code === "invalid" ? EXIT.error : EXIT.problem;
 }

@@ -1,6 +1,6 @@
 // agent-ledger tokens: API tokens for machines from a shell. `create` prints the secret once
 // (only its hash is stored); every change is a `system` ledger entry by "cli:<os user>".
-import { SCOPES } from "../../lib/auth/permissions";
+import { SCOPES } from "../../lib/domain/access";
 import { createApiToken, revokeApiToken } from "../../lib/server/commands/api-tokens";
 import { readApiTokens } from "../../lib/server/queries/list-api-tokens";
 import { cliActor, failure, formatTable, withAppDatabase } from "./operator";

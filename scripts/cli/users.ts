@@ -1,7 +1,7 @@
 // agent-ledger users: add people and change their role or status from a shell (the first admin
 // of a fresh install comes from here). Every change is a `system` ledger entry by "cli:<user>".
 import { z } from "zod";
-import { ROLES } from "../../lib/auth/permissions";
+import { ROLES } from "../../lib/domain/access";
 import {
   createUser,
   emailSchema,

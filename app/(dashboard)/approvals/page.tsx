@@ -10,7 +10,7 @@ import { PageHeader } from "../../../components/ui/page-header";
 import { Stat } from "../../../components/ui/stat";
 import { Timestamp } from "../../../components/ui/timestamp";
 import { pageViewer } from "../../../lib/auth/page";
-import { actorOf, can } from "../../../lib/auth/permissions";
+import { actorOf, can } from "../../../lib/domain/access";
 import { getDb, getPool } from "../../../lib/server/db";
 import { readApprovalReviews } from "../../../lib/server/queries/get-review-state";
 import { DECIDED_APPROVALS_LIMIT, listApprovals } from "../../../lib/server/queries/list-approvals";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import type { Scope } from "../../auth/permissions";
+import type { Scope } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
 import { createApiToken } from "../../server/commands/api-tokens";
 import { enqueueTask } from "../../server/commands/enqueue-task";

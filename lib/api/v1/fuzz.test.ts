@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { SCOPES } from "../../auth/permissions";
+import { SCOPES } from "../../domain/access";
 import { createApiToken } from "../../server/commands/api-tokens";
 import type { Endpoint } from "../endpoint";
 import { PROBLEM_BASE } from "../problems";

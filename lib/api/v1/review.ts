@@ -3,7 +3,8 @@
 // on the task version the caller read (a stale one is 409 with who changed it), the caller is
 // the ledger actor, and money takes two different reviewers.
 import { z } from "zod";
-import { actorOf, requireScope, type Viewer } from "../../auth/permissions";
+import { actorOf, requireScope, type Viewer } from "../../domain/access";
+import type { CommandResult } from "../../domain/command-result";
 import { type JsonValue, toJsonValue } from "../../domain/json";
 import type { TaskStatus } from "../../domain/task-states";
 import { approveTask } from "../../server/commands/approve-task";
@@ -11,7 +12,6 @@ import { cancelTask } from "../../server/commands/cancel-task";
 import { rejectTask } from "../../server/commands/reject-task";
 import { replayTask } from "../../server/commands/replay-task";
 import { resolveOutcome } from "../../server/commands/resolve-outcome";
-import type { CommandResult } from "../../server/commands/task-guard";
 import type { ReviewOutcome } from "../../server/commands/two-person";
 import { getPool } from "../../server/db";
 import { BODY_PROBLEMS, defineEndpoint } from "../endpoint";
@@ -34,6 +34,7 @@ function answer(
   if (!result.ok) {
     if (result.code === "not_found") throw new ApiProblem("not-found", result.message);
     if (result.code === "invalid") throw new ApiProblem("invalid-request", result.message);
+    if (result.code === "forbidden") throw new ApiProblem("forbidden", result.message);
     throw new ApiProblem(result.stale ? "version-conflict" : "state-conflict", result.message);
   }
   const { id, status, version } = result.value;

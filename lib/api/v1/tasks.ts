@@ -2,7 +2,7 @@
 // journal, effects, approvals and ledger timeline.
 import { z } from "zod";
 import { type SqlClient, withTransaction } from "../../../db/client";
-import { actorOf, type Viewer } from "../../auth/permissions";
+import { actorOf, type Viewer } from "../../domain/access";
 import { isoInstant } from "../../domain/instant";
 import { partialRetryPolicySchema } from "../../domain/retry-policy";
 import { issueFields } from "../../domain/zod-issues";

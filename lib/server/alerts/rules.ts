@@ -6,9 +6,9 @@ import type { AlertRuleRow } from "../../../db/schema";
 import type { AlertKind, AlertRuleSpec } from "../../domain/alerts";
 import { destinationHost } from "../../domain/alerts";
 import { formatWebhookSecret } from "../../domain/alerts-signature";
+import type { CommandResult } from "../../domain/command-result";
 import { sha256Hex } from "../../domain/hash";
 import type { JsonValue } from "../../domain/json";
-import type { CommandResult } from "../commands/task-guard";
 
 /** The columns a spec sets (secret and bookkeeping apart). */
 export function specColumns(spec: AlertRuleSpec) {

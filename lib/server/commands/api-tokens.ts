@@ -4,10 +4,10 @@ import type pg from "pg";
 import { z } from "zod";
 import { withTransaction } from "../../../db/client";
 import { generateToken } from "../../auth/api-tokens";
-import { SCOPES } from "../../auth/permissions";
+import { SCOPES } from "../../domain/access";
+import type { CommandResult } from "../../domain/command-result";
 import { describeIssues } from "../../domain/zod-issues";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
-import type { CommandResult } from "./task-guard";
 
 export const newTokenSchema = z.object({
   name: z

@@ -4,10 +4,10 @@ import type pg from "pg";
 import { type SqlClient, withTransaction } from "../../../db/client";
 import { type AlertRuleInput, alertRuleSchema } from "../../domain/alerts";
 import { isWebhookSecret } from "../../domain/alerts-signature";
+import type { CommandResult } from "../../domain/command-result";
 import { describeIssues } from "../../domain/zod-issues";
 import { ledgerView, newWebhookSecret, specColumns } from "../alerts/rules";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
-import type { CommandResult } from "./task-guard";
 
 export type CreatedAlertRule = {
   id: string;

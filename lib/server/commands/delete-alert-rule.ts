@@ -2,9 +2,9 @@
 // rule gone and send nothing; the `system` stream keeps what the rule was and who removed it.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
+import type { CommandResult } from "../../domain/command-result";
 import { isRuleId, ledgerView, lockRuleFor } from "../alerts/rules";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
-import type { CommandResult } from "./task-guard";
 
 export async function deleteAlertRule(
   pool: pg.Pool,

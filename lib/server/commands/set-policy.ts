@@ -2,13 +2,13 @@
 // system stream records before, after and who.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
+import type { CommandResult } from "../../domain/command-result";
 import {
   BUILT_IN_POLICY,
   type PartialRetryPolicy,
   partialRetryPolicySchema,
 } from "../../domain/retry-policy";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
-import type { CommandResult } from "./task-guard";
 
 export type SetPolicyInput = {
   scope: string;

@@ -4,10 +4,10 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { type AlertRuleChange, alertRuleSchema } from "../../domain/alerts";
+import type { CommandResult } from "../../domain/command-result";
 import { describeIssues } from "../../domain/zod-issues";
 import { isRuleId, ledgerView, lockRuleFor, newWebhookSecret, specColumns } from "../alerts/rules";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
-import type { CommandResult } from "./task-guard";
 
 export type UpdateAlertRuleInput = {
   id: string;

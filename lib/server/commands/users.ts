@@ -5,10 +5,10 @@ import { hashPassword } from "better-auth/crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { withTransaction } from "../../../db/client";
-import { ROLES, type Role } from "../../../db/schema/auth";
+import { ROLES, type Role } from "../../domain/access";
+import type { CommandResult } from "../../domain/command-result";
 import { describeIssues } from "../../domain/zod-issues";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
-import type { CommandResult } from "./task-guard";
 
 export const emailSchema = z
   .string()

@@ -5,7 +5,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { approvals, effects, ledgerEntries, steps, tasks } from "../../../db/schema";
-import { can, requireScope, type Viewer } from "../../auth/permissions";
+import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { DEAD_REASONS, EFFECT_STATUSES, STEP_KINDS, TASK_STATUSES } from "../../domain/task-states";
 import { effectKeySchema, ledgerEntrySchema, toLedgerApiEntry } from "./list-ledger-entries";

@@ -4,8 +4,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { AuthError } from "../../auth/permissions";
 import { testTokenViewer, testViewer } from "../../auth/testing";
+import { AuthError } from "../../domain/access";
 import { createApiToken } from "../commands/api-tokens";
 import { appendLedger, type NewLedgerEntry, taskStream } from "../ledger/append-ledger";
 import { CLAIM_LATENCY_QUANTILES, getMetrics, type MetricsDto } from "./get-metrics";

@@ -3,7 +3,7 @@
 // bounds (or a scan of one row per task or effect), and the snapshot has a statement timeout.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
 import {
   DEAD_REASONS,
   type DeadReason,

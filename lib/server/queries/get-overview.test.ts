@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { AuthError } from "../../auth/permissions";
 import { testTokenViewer, testViewer } from "../../auth/testing";
+import { AuthError } from "../../domain/access";
 import { DEAD_REASONS, TASK_STATUSES } from "../../domain/task-states";
 import { appendLedger } from "../ledger/append-ledger";
 import { getOverview } from "./get-overview";

@@ -3,7 +3,7 @@
 import { count, max, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { effects, ledgerEntries, ledgerStreams, tasks, workers } from "../../../db/schema";
-import { can, requireScope, type Viewer } from "../../auth/permissions";
+import { can, requireScope, type Viewer } from "../../domain/access";
 import {
   DEAD_REASONS,
   type DeadReason,

@@ -1,9 +1,9 @@
 // For the review screens: a task's two-person state with the previews its buttons confirm, the
 // preview for a chosen replay step, and the approvals list's per-task state. Reads only.
 import type pg from "pg";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
+import type { CommandResult } from "../../domain/command-result";
 import type { TaskStatus } from "../../domain/task-states";
-import type { CommandResult } from "../commands/task-guard";
 import {
   moneyToolsOf,
   pendingRequestOf,

@@ -3,7 +3,7 @@
 import type pg from "pg";
 import { z } from "zod";
 import type { SqlClient } from "../../../db/client";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
 
 export const catalogToolSchema = z.object({
   name: z.string(),

@@ -4,7 +4,7 @@
 import { asc, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { alertRules, tasks } from "../../../db/schema";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
 import { ALERT_DELIVERY_AGENT, type AlertKind, destinationHost } from "../../domain/alerts";
 import type { TaskStatus } from "../../domain/task-states";
 

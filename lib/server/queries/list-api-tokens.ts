@@ -2,7 +2,7 @@
 // when it was last used and whether it is revoked. The hash never leaves the database.
 import { asc, desc, sql } from "drizzle-orm";
 import { apiTokens } from "../../../db/schema";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
 import type { DbReader } from "./db-reader";
 
 export type ApiTokenDto = {

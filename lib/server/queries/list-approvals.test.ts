@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { AuthError } from "../../auth/permissions";
 import { testTokenViewer, testViewer } from "../../auth/testing";
+import { AuthError } from "../../domain/access";
 import { DECIDED_APPROVALS_LIMIT, listApprovals, PENDING_APPROVALS_LIMIT } from "./list-approvals";
 import { HIDDEN_PAYLOAD } from "./payloads";
 

@@ -4,7 +4,7 @@
 import { asc, count, desc, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { approvals, tasks } from "../../../db/schema";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import type { DeadReason, TaskStatus } from "../../domain/task-states";
 import { payload, seesPayloads } from "./payloads";

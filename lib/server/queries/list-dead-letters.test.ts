@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { AuthError } from "../../auth/permissions";
 import { testTokenViewer, testViewer } from "../../auth/testing";
+import { AuthError } from "../../domain/access";
 import { DEAD_REASONS } from "../../domain/task-states";
 import { ERRORS_PER_REASON, listDeadLetters } from "./list-dead-letters";
 

@@ -2,7 +2,7 @@
 // long the oldest has waited. Ages come from the database clock, not the web server's.
 import { type SQL, sql } from "drizzle-orm";
 import { tasks } from "../../../db/schema";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
 import { DEAD_REASONS, type DeadReason } from "../../domain/task-states";
 import type { DbReader } from "./db-reader";
 

@@ -4,7 +4,7 @@
 import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import { approvals, effects, type LedgerEntryRow, ledgerEntries, tasks } from "../../../db/schema";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
 import { isoInstant } from "../../domain/instant";
 import type { JsonValue } from "../../domain/json";
 import type { DbReader } from "./db-reader";

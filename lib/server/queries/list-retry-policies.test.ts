@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { AuthError } from "../../auth/permissions";
 import { testTokenViewer, testViewer } from "../../auth/testing";
+import { AuthError } from "../../domain/access";
 import { BUILT_IN_POLICY, resolvePolicy } from "../../domain/retry-policy";
 import { setPolicy } from "../commands/set-policy";
 import { listRetryPolicies, POLICY_CHANGES_LIMIT, POLICY_FIELDS } from "./list-retry-policies";

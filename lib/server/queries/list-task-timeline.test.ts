@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { AuthError } from "../../auth/permissions";
 import { testTokenViewer, testViewer } from "../../auth/testing";
+import { AuthError } from "../../domain/access";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import {
   listTaskTimeline,

@@ -5,7 +5,7 @@
 import { and, asc, eq, gt, gte, lt, lte, or } from "drizzle-orm";
 import { z } from "zod";
 import { ledgerEntries, ledgerStreams } from "../../../db/schema";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { taskStream } from "../ledger/append-ledger";
 import type { DbReader } from "./db-reader";

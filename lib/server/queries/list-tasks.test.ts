@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { AuthError } from "../../auth/permissions";
 import { testTokenViewer, testViewer } from "../../auth/testing";
+import { AuthError } from "../../domain/access";
 import { listTasks } from "./list-tasks";
 
 const t = await setUpTestDatabase("tasks-list");

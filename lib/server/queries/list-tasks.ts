@@ -5,7 +5,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { tasks } from "../../../db/schema";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
 import { type DeadReason, TASK_STATUSES, type TaskStatus } from "../../domain/task-states";
 import type { DbReader } from "./db-reader";
 

@@ -2,8 +2,8 @@
 // status. Password hashes and sessions stay out.
 import { asc } from "drizzle-orm";
 import { users } from "../../../db/schema";
-import type { Role } from "../../../db/schema/auth";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import type { Role } from "../../domain/access";
+import { requireScope, type Viewer } from "../../domain/access";
 import type { DbReader } from "./db-reader";
 
 export type UserDto = {

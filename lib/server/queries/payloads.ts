@@ -2,7 +2,7 @@
 // prompts and replies, approval arguments) need `payloads:read`; API tokens may lack it. A
 // hidden payload keeps its place in the DTO, replaced by one marker that a person and a program
 // can both recognize, and the DTO carrying it says `payloadsHidden: true`.
-import { can, type Viewer } from "../../auth/permissions";
+import { can, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 
 export const HIDDEN_PAYLOAD = "[hidden: needs payloads:read]";

@@ -6,7 +6,7 @@ import { and, asc, inArray, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { ledgerEntries, steps, tasks } from "../../../db/schema";
-import { requireScope, type Viewer } from "../../auth/permissions";
+import { requireScope, type Viewer } from "../../domain/access";
 import { canonicalJson, type JsonValue } from "../../domain/json";
 import { taskStream } from "../ledger/append-ledger";
 import type { DbReader } from "./db-reader";

@@ -7,7 +7,7 @@ import { Card } from "../../../../components/ui/card";
 import { EmptyState } from "../../../../components/ui/empty-state";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { pageViewer } from "../../../../lib/auth/page";
-import { can } from "../../../../lib/auth/permissions";
+import { can } from "../../../../lib/domain/access";
 import { getDb } from "../../../../lib/server/db";
 import { listAlertRules } from "../../../../lib/server/queries/list-alert-rules";
 

@@ -15,7 +15,7 @@ import { EmptyState } from "../../../../components/ui/empty-state";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
 import { pageViewer } from "../../../../lib/auth/page";
-import { can } from "../../../../lib/auth/permissions";
+import { can } from "../../../../lib/domain/access";
 import { getDb } from "../../../../lib/server/db";
 import { listRetryPolicies } from "../../../../lib/server/queries/list-retry-policies";
 

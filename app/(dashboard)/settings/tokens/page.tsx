@@ -6,7 +6,7 @@ import { Card } from "../../../../components/ui/card";
 import { EmptyState } from "../../../../components/ui/empty-state";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { pageViewer } from "../../../../lib/auth/page";
-import { ROLE_SCOPES, ROLES, SCOPES } from "../../../../lib/auth/permissions";
+import { ROLE_SCOPES, ROLES, SCOPES } from "../../../../lib/domain/access";
 import { getDb } from "../../../../lib/server/db";
 import { listApiTokens } from "../../../../lib/server/queries/list-api-tokens";
 

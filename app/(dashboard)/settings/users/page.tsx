@@ -6,7 +6,7 @@ import { Card } from "../../../../components/ui/card";
 import { EmptyState } from "../../../../components/ui/empty-state";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { pageViewer } from "../../../../lib/auth/page";
-import { ROLE_DESCRIPTIONS, ROLES } from "../../../../lib/auth/permissions";
+import { ROLE_DESCRIPTIONS, ROLES } from "../../../../lib/domain/access";
 import { getDb } from "../../../../lib/server/db";
 import { listUsers } from "../../../../lib/server/queries/list-users";
 

@@ -18,7 +18,7 @@ import { InvalidAddressNotice, Notice } from "../../../../components/ui/notice";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
 import { pageViewer } from "../../../../lib/auth/page";
-import { actorOf, can } from "../../../../lib/auth/permissions";
+import { actorOf, can } from "../../../../lib/domain/access";
 import { getDb, getPool } from "../../../../lib/server/db";
 import { taskStream } from "../../../../lib/server/ledger/append-ledger";
 import { readReviewState } from "../../../../lib/server/queries/get-review-state";

@@ -1,6 +1,8 @@
-// Who may do what: the one table of roles → scopes. Every server action, route handler and
-// query asks `can(viewer, scope)`; nothing else decides access.
-import { ROLES, type Role } from "../../db/schema/auth";
+// Who may do what: roles, scopes and the one table of role → scopes. Every server action,
+// route handler, query and command asks by scope; nothing else decides access. Pure: the
+// database schema builds its role check from ROLES, and commands authorize a Principal.
+export const ROLES = ["reviewer", "ops", "admin"] as const;
+export type Role = (typeof ROLES)[number];
 
 export const SCOPES = [
   "tasks:read",
@@ -37,8 +39,6 @@ export const ROLE_DESCRIPTIONS: Record<Role, string> = {
   admin: "Sets retry limits and budgets, manages users and API tokens",
 };
 
-export { ROLES, type Role };
-
 /** The signed-in person or the machine behind an API token, with what they may do. */
 export type Viewer =
   | {
@@ -52,11 +52,31 @@ export type Viewer =
     }
   | { kind: "token"; id: string; name: string; scopes: ReadonlySet<Scope> };
 
+/**
+ * Whoever a command acts for: the ledger actor, how a refusal names them, and their scopes.
+ * A viewer becomes one with principalOf; the CLI and the worker's own jobs use operator().
+ */
+export type Principal = {
+  /** As the ledger's `actor` column names them ("user:<email>", "token:<name>", "cli:<user>"). */
+  actor: string;
+  /** As a refusal names them: "the reviewer role", 'token "ci"', "the operator". */
+  who: string;
+  scopes: ReadonlySet<Scope>;
+};
+
 export function scopesForRole(role: Role): ReadonlySet<Scope> {
   return new Set(ROLE_SCOPES[role]);
 }
 
-export function can(viewer: Viewer | null | undefined, scope: Scope): boolean {
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+export function can(viewer: { scopes: ReadonlySet<Scope> } | null | undefined, scope: Scope) {
   return viewer?.scopes.has(scope) ?? false;
 }
 
@@ -65,8 +85,25 @@ export function actorOf(viewer: Viewer): string {
   return viewer.kind === "user" ? `user:${viewer.email}` : `token:${viewer.name}`;
 }
 
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
+function whoIs(viewer: Viewer): string {
+  return viewer.kind === "user" ? `the ${viewer.role} role` : `token "${viewer.name}"`;
+}
+
+export function principalOf(viewer: Viewer): Principal {
+  return { actor: actorOf(viewer), who: whoIs(viewer), scopes: viewer.scopes };
+}
+
+/**
+ * Someone with the database's own access: the CLI run on the server, the worker's alerting,
+ * the demo seed. They hold every scope; the actor still says who they are in the ledger.
+ */
+export function operator(actor: string): Principal {
+  return { actor, who: "the operator", scopes: new Set(SCOPES) };
+}
+
+/** The one wording of a refusal for a missing scope, wherever it is refused. */
+export function missingScope(who: string, scope: Scope, what = "do this"): string {
+  return `${who} may not ${what} (needs ${scope})`;
 }
 
 export class AuthError extends Error {
@@ -82,9 +119,6 @@ export class AuthError extends Error {
 /** Throws 401 without a viewer and 403 without the scope; returns the viewer otherwise. */
 export function requireScope(viewer: Viewer | null | undefined, scope: Scope): Viewer {
   if (!viewer) throw new AuthError(401, "sign in first");
-  if (!viewer.scopes.has(scope)) {
-    const who = viewer.kind === "user" ? `the ${viewer.role} role` : `token "${viewer.name}"`;
-    throw new AuthError(403, `${who} may not do this (needs ${scope})`);
-  }
+  if (!viewer.scopes.has(scope)) throw new AuthError(403, missingScope(whoIs(viewer), scope));
   return viewer;
 }

@@ -1,0 +1,126 @@
+// The one table of what may be done to a task, in which state, with which scopes. Commands
+// authorize with it under the task's row lock; queries return allowedActions from it so the
+// screens show exactly the buttons the commands will honour. Nothing else restates a status
+// list or a scope rule for a review action.
+import { missingScope, type Principal, type Scope } from "./access";
+import type { CommandFailure } from "./command-result";
+import type { TaskStatus } from "./task-states";
+
+export const TASK_ACTIONS = [
+  "approve",
+  "resume",
+  "reject",
+  "replay",
+  "resolve",
+  "cancel",
+  "withdraw",
+] as const;
+export type TaskAction = (typeof TASK_ACTIONS)[number];
+
+type Rule = {
+  /** The action as a refusal says it: "cannot <verb> a task that is running". */
+  verb: string;
+  /** The statuses it applies to, each with every scope it needs there. */
+  needs: Partial<Record<TaskStatus, readonly Scope[]>>;
+  /** Whether the two-person rule can apply (money); the command decides from the preview. */
+  twoPerson: boolean;
+};
+
+const UNFINISHED = ["queued", "running", "retry_wait", "awaiting_approval", "dead"] as const;
+
+export const TASK_ACTION_RULES: Readonly<Record<TaskAction, Rule>> = {
+  /** A parked gated effect may act, with exactly the arguments the reviewer saw. */
+  approve: {
+    verb: "approve",
+    needs: { awaiting_approval: ["approvals:decide"] },
+    twoPerson: true,
+  },
+  /** A dead task resumes from its first step not completed, with a fresh attempt budget. */
+  resume: { verb: "resume", needs: { dead: ["deadLetters:review"] }, twoPerson: true },
+  /** The task ends as rejected; rejecting a dead one is dead-letter triage too. */
+  reject: {
+    verb: "reject",
+    needs: {
+      awaiting_approval: ["approvals:decide"],
+      dead: ["approvals:decide", "deadLetters:review"],
+    },
+    twoPerson: false,
+  },
+  /** Steps from N run again; effects already done deduplicate. */
+  replay: {
+    verb: "replay",
+    needs: { dead: ["deadLetters:review"], awaiting_approval: ["deadLetters:review"] },
+    twoPerson: true,
+  },
+  /** A reviewer records whether an effect with an unknown outcome happened. */
+  resolve: {
+    verb: "resolve an outcome of",
+    needs: { dead: ["outcomes:resolve"] },
+    twoPerson: false,
+  },
+  /** Stops for good a task that has not finished. */
+  cancel: {
+    verb: "cancel",
+    needs: Object.fromEntries(UNFINISHED.map((s) => [s, ["tasks:cancel"]])),
+    twoPerson: false,
+  },
+  /** Takes back a pending two-person request (one's own, or one a reviewer will not confirm). */
+  withdraw: {
+    verb: "withdraw a review request on",
+    needs: { dead: ["deadLetters:review"], awaiting_approval: ["deadLetters:review"] },
+    twoPerson: false,
+  },
+};
+
+/** The statuses an action applies to, in the order of TASK_ACTION_RULES. */
+export function statusesFor(action: TaskAction): TaskStatus[] {
+  return Object.keys(TASK_ACTION_RULES[action].needs) as TaskStatus[];
+}
+
+export type ActionPermission =
+  | { allowed: true; twoPerson: boolean }
+  | { allowed: false; refusal: CommandFailure };
+
+export type AllowedActions = Record<TaskAction, ActionPermission>;
+
+/** May `principal` do `action` to a task in `status`? Null when yes, the refusal when not. */
+export function refusalOf(
+  action: TaskAction,
+  status: TaskStatus,
+  principal: Pick<Principal, "who" | "scopes">,
+): CommandFailure | null {
+  const rule = TASK_ACTION_RULES[action];
+  const needed = rule.needs[status];
+  if (!needed) {
+    return { ok: false, code: "conflict", message: `cannot ${rule.verb} a task that is ${status}` };
+  }
+  const missing = needed.find((scope) => !principal.scopes.has(scope));
+  if (missing) {
+    return {
+      ok: false,
+      code: "forbidden",
+      message: missingScope(principal.who, missing, `${rule.verb} a task that is ${status}`),
+    };
+  }
+  return null;
+}
+
+/** Every action for a task in `status`: what the screens show and what the commands allow. */
+export function allowedActions(
+  task: { status: TaskStatus },
+  principal: Pick<Principal, "who" | "scopes">,
+): AllowedActions {
+  const out = {} as AllowedActions;
+  for (const action of TASK_ACTIONS) {
+    const refusal = refusalOf(action, task.status, principal);
+    out[action] = refusal
+      ? { allowed: false, refusal }
+      : { allowed: true, twoPerson: TASK_ACTION_RULES[action].twoPerson };
+  }
+  return out;
+}
+
+/** The actions a principal may take now, for a screen that only needs the names. */
+export function allowedNames(actions: AllowedActions): TaskAction[] {
+  return TASK_ACTIONS.filter((a) => actions[a].allowed);
+}
