@@ -1,6 +1,7 @@
 // What every command answers: its value, or why not as a code the adapters map one way each
 // (HTTP status, action result, CLI exit): not found, a conflict with the task's state or
 // version, input the command refuses, or a principal the command will not act for.
+import { missingScope, type Principal, type Scope } from "./access";
 import type { TaskStatus } from "./task-states";
 
 export type CommandFailure = {
@@ -39,3 +40,15 @@ export const forbidden = (message: string): CommandFailure => ({
   code: "forbidden",
   message,
 });
+
+/**
+ * A command's own scope check, for commands that act on something other than a task (a task
+ * action asks lib/domain/task-actions): null when the principal may, the refusal otherwise.
+ */
+export function refuseWithout(
+  principal: Pick<Principal, "who" | "scopes">,
+  scope: Scope,
+  what = "do this",
+): CommandFailure | null {
+  return principal.scopes.has(scope) ? null : forbidden(missingScope(principal.who, scope, what));
+}
