@@ -4,12 +4,12 @@
 // so the document cannot drift from what is parsed. Every failure is a problem+json response,
 // and nothing the caller sends can produce a 500 except a real fault (which is logged).
 import type { z } from "zod";
-import { guardRoute } from "../auth/guard";
 import { AuthError, type Scope, type Viewer } from "../domain/access";
 import { unstorable } from "../domain/json";
 import { errorFields, logger } from "../log";
 import { isConnectionError } from "../server/db";
 import { readCappedBody } from "./body";
+import { guardRoute } from "./guard-route";
 import { MAX_BODY_BYTES } from "./limits";
 import { ApiProblem, type ProblemType, problem, unavailable } from "./problems";
 

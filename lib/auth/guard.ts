@@ -1,15 +1,14 @@
-// The one chain every server action and route handler goes through: who is asking (session or
-// token) → may they (scope) → is the input well-formed (zod) → run the command. Actions and
-// handlers never check access any other way; the authorization matrix test holds them to it.
+// The one chain every server action goes through: who is asking (session) → may they (scope) →
+// is the input well-formed (zod) → run the command. Route handlers have the same chain in
+// lib/api/guard-route.ts. Actions and handlers never check access any other way; the
+// authorization matrix test holds them to it.
 import { headers } from "next/headers";
 import type { z } from "zod";
-import { problem, unavailable } from "../api/problems";
 import { AuthError, requireScope, type Scope, type Viewer } from "../domain/access";
 import type { CommandResult } from "../domain/command-result";
 import { unstorable } from "../domain/json";
 import { describeIssues, issueFields } from "../domain/zod-issues";
-import { isConnectionError } from "../server/db";
-import { viewerFromHeaders, viewerFromSession } from "./viewer";
+import { viewerFromSession } from "./viewer";
 
 export type ActionResult<T> =
   | { ok: true; value: T }
@@ -88,31 +87,4 @@ function deny(viewer: Viewer | null, scope: Scope): ActionResult<never> | null {
           : `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`,
     };
   }
-}
-
-type RouteContext = { params: Promise<Record<string, string | string[]>> };
-
-/** A route handler that requires `scope` from a session or a bearer token. */
-export function guardRoute(
-  scope: Scope,
-  handler: (request: Request, viewer: Viewer, context: RouteContext) => Promise<Response>,
-): (request: Request, context: RouteContext) => Promise<Response> {
-  return async (request, context) => {
-    let viewer: Viewer | null;
-    try {
-      viewer = await viewerFromHeaders(request.headers);
-    } catch (error) {
-      if (isConnectionError(error)) return unavailable();
-      throw error;
-    }
-    if (!viewer) {
-      return problem("unauthenticated", "Sign in or send an API token", undefined, {
-        "www-authenticate": 'Bearer realm="agent-ledger"',
-      });
-    }
-    if (!viewer.scopes.has(scope)) {
-      return problem("forbidden", `needs the ${scope} scope`);
-    }
-    return handler(request, viewer, context);
-  };
 }

@@ -1,12 +1,12 @@
 // Prometheus metrics for operators, for a scraper holding an API token with `metrics:read`
 // (or a signed-in person with that scope). Names and labels are documented in the README.
 
+import { guardRoute } from "../../../lib/api/guard-route";
 import {
   type MetricFamily,
   PROMETHEUS_CONTENT_TYPE,
   renderExposition,
 } from "../../../lib/api/prometheus";
-import { guardRoute } from "../../../lib/auth/guard";
 import { env } from "../../../lib/env";
 import { getPool } from "../../../lib/server/db";
 import {
