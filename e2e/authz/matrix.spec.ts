@@ -1,7 +1,7 @@
 // Every server action and route handler × every principal against the built app, over HTTP, as
 // the table in matrix.ts says. A refused call must leave every table as it was.
 import type pg from "pg";
-import { hashToken, looksLikeToken } from "../../lib/auth/api-tokens";
+import { hashToken, looksLikeToken } from "../../lib/domain/api-token";
 import { expect, test } from "../fixtures";
 import { callAction, callRoute, concretePath, type Observed, readActionEndpoints } from "./calls";
 import {

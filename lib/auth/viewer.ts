@@ -3,9 +3,9 @@
 // next request. Server-only.
 import type pg from "pg";
 import { isScope, type Role, type Scope, scopesForRole, type Viewer } from "../domain/access";
+import { hashToken, looksLikeToken } from "../domain/api-token";
 import { env } from "../env";
 import { getPool } from "../server/db";
-import { hashToken, looksLikeToken } from "./api-tokens";
 import { getAuth } from "./auth";
 import { SESSION_COOKIES } from "./cookies";
 

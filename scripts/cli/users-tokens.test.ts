@@ -6,7 +6,7 @@ import path from "node:path";
 import { verifyPassword } from "better-auth/crypto";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
-import { hashToken } from "../../lib/auth/api-tokens";
+import { hashToken } from "../../lib/domain/api-token";
 
 const t = await setUpTestDatabase("cli-admin");
 const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");

@@ -3,8 +3,8 @@
 // use is written (at most once a minute).
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { hashToken } from "../../auth/api-tokens";
 import { viewerFromToken } from "../../auth/viewer";
+import { hashToken } from "../../domain/api-token";
 import { createApiToken, type NewToken, revokeApiToken } from "./api-tokens";
 
 const t = await setUpTestDatabase("api-tokens");

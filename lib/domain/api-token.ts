@@ -1,5 +1,6 @@
 // API tokens: "alt_" + 32 random bytes (base64url). Only the sha256 is stored; the token is
-// shown once at creation. The prefix (first 12 characters) tells tokens apart in lists.
+// shown once at creation. The prefix (first 12 characters) tells tokens apart in lists. Pure, so
+// both lib/auth (who sent this token) and lib/server/commands (mint one) can use it.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 export const TOKEN_PREFIX = "alt_";
