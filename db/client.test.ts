@@ -7,7 +7,13 @@ import { backoffDelay, isConnectionError, retryOnConnectionError } from "./retry
 import { startRestartableCluster } from "./testing/restartable-cluster";
 
 const cluster = await startRestartableCluster();
-const pool = createPool(cluster.appUrl, { max: 4, applicationName: "agent-ledger-web" });
+// What the pool reports through its log hook (the web passes logger("db") here).
+const reported: Record<string, unknown>[] = [];
+const pool = createPool(cluster.appUrl, {
+  max: 4,
+  applicationName: "agent-ledger-web",
+  log: { debug: (fields, message) => reported.push({ ...fields, message }) },
+});
 afterAll(async () => {
   await pool.end();
   await cluster.destroy();
@@ -34,6 +40,17 @@ describe("a pool through pg_ctl restart", () => {
       // The checked-out client lost its server without taking the process with it.
       await expect(held.query("select 1")).rejects.toSatisfy(isConnectionError);
       held.release(true);
+
+      // Both kinds of dropped connection went to the hook, named by the pool.
+      expect(reported).toContainEqual(
+        expect.objectContaining({
+          pool: "agent-ledger-web",
+          state: "in use",
+          message: "connection lost",
+        }),
+      );
+      expect(reported).toContainEqual(expect.objectContaining({ state: "idle" }));
+      reported.length = 0;
 
       const { rows } = await pool.query<{ ok: number }>("select 1 as ok");
       expect(rows).toEqual([{ ok: 1 }]);

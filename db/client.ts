@@ -3,7 +3,6 @@
 // flight fails with the error; the pool discards the dead client and the next query reconnects.
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { errorFields, logger } from "../lib/log";
 import { CommitInDoubtError, isConnectionError } from "./retry";
 import * as schema from "./schema";
 
@@ -11,28 +10,39 @@ export type Db = NodePgDatabase<typeof schema>;
 /** The part of a pg client that hot-path SQL needs: a pool, a client, or a transaction's client. */
 export type SqlClient = Pick<pg.ClientBase, "query">;
 
+/**
+ * Where a pool or client reports a dropped connection. A pino logger fits (the long-running
+ * processes pass `logger("db")`); db/ names only the shape, because it imports nothing of ours
+ * but lib/domain and lib/env. Without one nothing is logged; the query in flight fails anyway.
+ */
+export type DbLog = {
+  debug(fields: Record<string, unknown>, message: string): void;
+};
+
+const SILENT: DbLog = { debug: () => {} };
+
 // Keep bigint counts and sums as JS numbers (they stay far below 2^53 here).
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
 export function createPool(
   connectionString: string,
-  options: { max?: number; applicationName?: string } = {},
+  options: { max?: number; applicationName?: string; log?: DbLog } = {},
 ): pg.Pool {
+  const name = options.applicationName ?? "agent-ledger";
+  const log = options.log ?? SILENT;
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
-    application_name: options.applicationName ?? "agent-ledger",
+    application_name: name,
     connectionTimeoutMillis: 10_000,
     // A peer that vanished without closing (a failover, a partition) is noticed, not waited on.
     keepAlive: true,
   });
   // One line per dropped connection at debug: a restart drops them all at once, and the
   // component that needs the database (the worker loop, a request) reports the outage itself.
-  // The logger is made when needed: creating a pool must not read (and cache) the environment,
-  // which tests set up after their database exists.
   const lost = (state: string) => (err: Error) =>
-    logger("db", { pool: options.applicationName ?? "agent-ledger" }).debug(
-      { state, code: (err as { code?: string }).code, reason: err.message },
+    log.debug(
+      { pool: name, state, code: (err as { code?: string }).code, reason: err.message },
       "connection lost",
     );
   pool.on("error", lost("idle"));
@@ -49,9 +59,9 @@ export async function connectClient(
   timeoutMs = 10_000,
 ): Promise<pg.Client> {
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
-  client.on("error", (err) => {
-    logger("db").warn(errorFields(err), "connection lost");
-  });
+  // These are short-lived clients (migrations, provisioning, readiness probes): a dropped
+  // connection is reported by the query that fails next. Unhandled, 'error' would end the process.
+  client.on("error", () => {});
   await client.connect();
   return client;
 }

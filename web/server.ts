@@ -113,6 +113,7 @@ async function startAlerts(config: ReturnType<typeof env>, log: Logger): Promise
   const pool = createPool(config.DATABASE_URL, {
     max: 4,
     applicationName: "agent-ledger-web-alerts",
+    log: logger("db"),
   });
   try {
     const alerts = await startWebAlerts({

@@ -27,6 +27,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const pool = createPool(db.appUrl, {
     max: opts.concurrency + 3,
     applicationName: "agent-ledger-worker",
+    log: logger("db"),
   });
   const config = env();
   if (config.AGENT_LEDGER_FAULT_POINTS) {

@@ -3,6 +3,7 @@
 import type pg from "pg";
 import { createDb, createPool, type Db } from "../../db/client";
 import { env } from "../env";
+import { logger } from "../log";
 
 export { isConnectionError } from "../../db/retry";
 
@@ -22,6 +23,7 @@ export function getPool(): pg.Pool {
     holder.__agentLedgerPool = createPool(DATABASE_URL, {
       max: DATABASE_POOL_MAX,
       applicationName: "agent-ledger-web",
+      log: logger("db"),
     });
   }
   return holder.__agentLedgerPool;

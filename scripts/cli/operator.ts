@@ -7,6 +7,7 @@ import { openDatabase } from "../../db/open";
 import { operator, type Principal, SCOPES, type Viewer } from "../../lib/domain/access";
 import type { CommandFailure } from "../../lib/domain/command-result";
 import type { TaskStatus } from "../../lib/domain/task-states";
+import { logger } from "../../lib/log";
 import { taskIdSchema } from "../../lib/server/queries/get-task-detail";
 import { EXIT, parseOption } from "./shared";
 
@@ -72,7 +73,11 @@ export async function withAppDatabase<T>(
   fn: (pool: pg.Pool, db: Db) => Promise<T>,
 ): Promise<T> {
   const target = await openDatabase();
-  const pool = createPool(target.appUrl, { max: 2, applicationName: `agent-ledger-${name}` });
+  const pool = createPool(target.appUrl, {
+    max: 2,
+    applicationName: `agent-ledger-${name}`,
+    log: logger("db"),
+  });
   try {
     // Reach the server first, so an unreachable one is reported as such rather than as the
     // first query that failed.

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { createPool } from "../../db/client";
 import { env } from "../../lib/env";
+import { logger } from "../../lib/log";
 import { configureFaultPoints, FAULT_POINTS } from "../../lib/server/fault-points";
 import { getAlertDestination } from "../../lib/server/queries/get-alert-destination";
 import { alertDeliveryAgent } from "../agents/alert-delivery";
@@ -16,7 +17,11 @@ if (!config.DATABASE_URL) {
 }
 const faults = z.partialRecord(z.enum(FAULT_POINTS), z.number().min(0).max(1));
 configureFaultPoints(faults.parse(JSON.parse(config.AGENT_LEDGER_FAULT_POINTS ?? "{}")));
-const pool = createPool(config.DATABASE_URL, { max: 4, applicationName: "alert-journey-worker" });
+const pool = createPool(config.DATABASE_URL, {
+  max: 4,
+  applicationName: "alert-journey-worker",
+  log: logger("db"),
+});
 const worker = await startWorker({
   pool,
   agents: [alertDeliveryAgent({ loadDestination: (id) => getAlertDestination(pool, id) })],
