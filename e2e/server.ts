@@ -13,8 +13,8 @@ import {
 } from "../db/testing/cluster";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { seedDemoUsers } from "../lib/server/commands/users";
-import { E2E_WEB_PID_FILE } from "./abuse/web-process";
 import { E2E_DB_FILE, type E2eDatabase, e2ePort, ROOT } from "./settings";
+import { E2E_WEB_PID_FILE } from "./web-process";
 
 /** Signs the e2e app's session cookies; a test-only value. */
 const E2E_AUTH_SECRET = "e2e-only-secret-e2e-only-secret-e2e-only";

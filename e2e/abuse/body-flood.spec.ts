@@ -5,8 +5,8 @@
 
 import { expect, test } from "../fixtures";
 import { e2ePort } from "../settings";
+import { rssMiB, webServerPid } from "../web-process";
 import { flood } from "./flood";
-import { rssMiB, webServerPid } from "./web-process";
 
 const LIMIT_MIB = 300;
 const MB20 = 20 * 1_000_000;

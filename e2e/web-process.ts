@@ -1,7 +1,7 @@
 // The e2e web server process (web/server.ts, started by e2e/server.ts): where its pid is kept,
 // and its resident memory as the kernel counts it.
 import { readFileSync } from "node:fs";
-import { E2E_DB_FILE } from "../settings";
+import { E2E_DB_FILE } from "./settings";
 
 /** Next to the database file, so runs on different ports keep their own. */
 export const E2E_WEB_PID_FILE = E2E_DB_FILE.replace(/\.json$/, ".web.pid");
