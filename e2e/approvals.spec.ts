@@ -1,3 +1,4 @@
+import { operator } from "../lib/domain/access";
 import { approveTask } from "../lib/server/commands/approve-task";
 import { rejectTask } from "../lib/server/commands/reject-task";
 import {
@@ -108,17 +109,15 @@ test("decisions appear under recently decided with who made them", async ({ page
   await runTasks([agent], [approved, rejected], ["awaiting_approval"]);
   const reason = `not our order ${randomWord(4)}`;
   expect(
-    await approveTask(db, {
+    await approveTask(db, operator("rita@example.com"), {
       taskId: approved,
       version: await versionOf(db, approved),
-      actor: "rita@example.com",
     }),
   ).toMatchObject({ ok: true });
   expect(
-    await rejectTask(db, {
+    await rejectTask(db, operator("sam@example.com"), {
       taskId: rejected,
       version: await versionOf(db, rejected),
-      actor: "sam@example.com",
       reason,
     }),
   ).toMatchObject({ ok: true });

@@ -1,8 +1,10 @@
 // Review actions in the browser, signed in as the demo reviewer: approve and reject a parked
 // refund from the approvals list, a stale screen told who acted first, a dead letter replayed
 // after reading its live preview, and the two-person rule for money across two reviewers.
+
 import type { Browser } from "@playwright/test";
 import type pg from "pg";
+import { operator } from "../lib/domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
 import { approveTask } from "../lib/server/commands/approve-task";
 import {
@@ -128,10 +130,9 @@ test("a stale screen is told who acted first and offered a reload", async ({ pag
   // Someone else decides while this page is open.
   const before = await taskRow(db, id);
   expect(
-    await approveTask(db, {
+    await approveTask(db, operator("user:quick@example.com"), {
       taskId: id,
       version: before?.version ?? 0,
-      actor: "user:quick@example.com",
     }),
   ).toMatchObject({ ok: true });
 

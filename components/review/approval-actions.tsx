@@ -75,7 +75,7 @@ export function ApprovalActions({
           {(close) => <ApproveForm target={target} close={close} />}
         </ReviewDialog>
         <ReviewDialog label="Reject" title={`Reject ${target.tool}`} testId="reject-open">
-          {(close) => <RejectForm target={target} from="awaiting_approval" close={close} />}
+          {(close) => <RejectForm target={target} close={close} />}
         </ReviewDialog>
       </div>
       {mine ? (
@@ -147,11 +147,9 @@ function ApproveForm({ target, close }: { target: ApprovalTarget; close: () => v
 
 export function RejectForm({
   target,
-  from,
   close,
 }: {
   target: { taskId: string; version: number };
-  from: "awaiting_approval" | "dead";
   close: () => void;
 }) {
   const { feedback, pending, run } = useReview();
@@ -166,7 +164,7 @@ export function RejectForm({
         const reason = String(new FormData(event.currentTarget).get("reason") ?? "");
         run(
           rejectTaskAction,
-          { taskId: target.taskId, version: target.version, from, reason },
+          { taskId: target.taskId, version: target.version, reason },
           () => "Rejected. The task ends here and nothing more is done for it.",
           (_, message) => {
             close();

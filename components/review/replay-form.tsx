@@ -4,7 +4,7 @@
 // confirmation becomes a request that a second, different reviewer confirms.
 import { useEffect, useId, useRef, useState, useTransition } from "react";
 import { previewReplayAction, replayTaskAction } from "../../lib/actions/review";
-import type { ReviewPreview } from "../../lib/server/queries/review-preview";
+import type { ReviewPreview } from "../../lib/domain/replay-plan";
 import { useAnnounce } from "./announcer";
 import {
   FieldError,

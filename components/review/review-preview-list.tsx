@@ -1,7 +1,7 @@
 // What a replay or resume would do to every effect it reaches, in the words a reviewer confirms:
 // "deduplicated — returns the stored result" or "will act", with the ones that move money
 // marked, and why a second reviewer is needed when one is.
-import type { ReviewEffect, ReviewPreview } from "../../lib/server/queries/review-preview";
+import type { ReviewEffect, ReviewPreview } from "../../lib/domain/replay-plan";
 import { ShortHash } from "../tasks/short-hash";
 import { Badge } from "../ui/badge";
 

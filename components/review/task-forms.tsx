@@ -9,8 +9,8 @@ import {
   resumeTaskAction,
   withdrawReviewRequestAction,
 } from "../../lib/actions/review";
+import type { ReviewPreview } from "../../lib/domain/replay-plan";
 import type { ReviewStateDto } from "../../lib/server/queries/get-review-state";
-import type { ReviewPreview } from "../../lib/server/queries/review-preview";
 import { ShortHash } from "../tasks/short-hash";
 import { Timestamp } from "../ui/timestamp";
 import { useAnnounce } from "./announcer";

@@ -1,9 +1,10 @@
 "use client";
+// The task screen's review actions, as the server's allowedActions says this viewer may take
+// them in the task's state (the command decides again under its lock): approve or reject a
+// parked task; resume, replay or reject a dead one; resolve an unknown outcome; cancel
+// (admins). Every action carries the version the page rendered, so a stale screen is told who
+// changed the task instead of acting on it.
 import type { TaskStatus } from "../../lib/domain/task-states";
-// The task screen's review actions, chosen by the task's state and the viewer's scopes (the
-// server checks both again): approve or reject a parked task; resume, replay or reject a dead
-// one; resolve an unknown outcome; cancel (admins). Every action carries the version the page
-// rendered, so a stale screen is told who changed the task instead of acting on it.
 import type { ReviewStateDto } from "../../lib/server/queries/get-review-state";
 import { ReviewAnnouncer } from "./announcer";
 import { ApprovalActions, RejectForm } from "./approval-actions";
@@ -11,31 +12,15 @@ import { ReplayForm } from "./replay-form";
 import { dangerButton, primaryButton, ReviewDialog } from "./review-kit";
 import { CancelForm, PendingRequest, ResolveForm, ResumeForm } from "./task-forms";
 
-export type ReviewPermissions = {
-  decide: boolean;
-  review: boolean;
-  resolve: boolean;
-  cancel: boolean;
-};
-
 export type TaskReviewPanelProps = {
   task: { id: string; status: TaskStatus; version: number };
   state: ReviewStateDto;
-  may: ReviewPermissions;
   /** The viewer as the ledger names them ("user:<email>"). */
   actor: string;
   /** The parked effect waiting for a yes, when there is one. */
   pendingTool: string | null;
   unknownEffects: { key: string; tool: string; stepSeq: number }[];
 };
-
-const CANCELLABLE: readonly TaskStatus[] = [
-  "queued",
-  "running",
-  "retry_wait",
-  "awaiting_approval",
-  "dead",
-];
 
 export function TaskReviewPanel(props: TaskReviewPanelProps) {
   return (
@@ -45,22 +30,25 @@ export function TaskReviewPanel(props: TaskReviewPanelProps) {
   );
 }
 
-function Controls({ task, state, may, actor, pendingTool, unknownEffects }: TaskReviewPanelProps) {
+function Controls({ task, state, actor, pendingTool, unknownEffects }: TaskReviewPanelProps) {
   const target = { taskId: task.id, version: task.version };
-  const parked = task.status === "awaiting_approval";
-  const dead = task.status === "dead";
   const money = state.moneyApprovals[0];
   const { resume, replay } = state;
-  const canCancel = may.cancel && CANCELLABLE.includes(task.status);
+  const may = (action: keyof ReviewStateDto["allowed"]) => state.allowed[action].allowed;
+  const resolvable = may("resolve") && unknownEffects.length > 0;
   const any =
-    (parked && (may.decide || may.review)) ||
-    (dead && (may.review || may.resolve)) ||
-    canCancel ||
+    may("approve") ||
+    may("resume") ||
+    may("reject") ||
+    may("replay") ||
+    resolvable ||
+    may("cancel") ||
     state.pending !== null;
   if (!any) {
+    const waiting = task.status === "awaiting_approval" || task.status === "dead";
     return (
       <p className="text-sm text-slate-600" data-testid="review-none">
-        {parked || dead
+        {waiting
           ? "Your role cannot act on this task; a reviewer can."
           : "Nothing to review: the task is not waiting for a person."}
       </p>
@@ -73,11 +61,11 @@ function Controls({ task, state, may, actor, pendingTool, unknownEffects }: Task
           target={target}
           request={state.pending}
           actor={actor}
-          mayReview={may.review}
+          mayReview={may("withdraw")}
         />
       ) : null}
 
-      {parked && may.decide ? (
+      {may("approve") ? (
         <ApprovalActions
           actor={actor}
           target={{
@@ -90,9 +78,9 @@ function Controls({ task, state, may, actor, pendingTool, unknownEffects }: Task
         />
       ) : null}
 
-      {dead && may.review ? (
+      {may("resume") || (may("reject") && task.status === "dead") ? (
         <div className="flex flex-wrap gap-2">
-          {resume ? (
+          {may("resume") && resume ? (
             <ReviewDialog
               label="Resume…"
               title="Resume the dead task"
@@ -102,15 +90,15 @@ function Controls({ task, state, may, actor, pendingTool, unknownEffects }: Task
               {(close) => <ResumeForm target={target} preview={resume} close={close} />}
             </ReviewDialog>
           ) : null}
-          {may.decide ? (
+          {may("reject") ? (
             <ReviewDialog label="Reject…" title="Reject the dead task" testId="reject-dead-open">
-              {(close) => <RejectForm target={target} from="dead" close={close} />}
+              {(close) => <RejectForm target={target} close={close} />}
             </ReviewDialog>
           ) : null}
         </div>
       ) : null}
 
-      {(parked || dead) && may.review && replay ? (
+      {may("replay") && replay ? (
         <div>
           <ReviewDialog label="Replay from step…" title="Replay from a step" testId="replay-open">
             {(close) => (
@@ -126,7 +114,7 @@ function Controls({ task, state, may, actor, pendingTool, unknownEffects }: Task
         </div>
       ) : null}
 
-      {dead && may.resolve && unknownEffects.length > 0 ? (
+      {resolvable ? (
         <ul className="space-y-2">
           {unknownEffects.map((e) => (
             <li key={e.key} className="flex flex-wrap items-center gap-2 text-sm">
@@ -143,7 +131,7 @@ function Controls({ task, state, may, actor, pendingTool, unknownEffects }: Task
         </ul>
       ) : null}
 
-      {canCancel ? (
+      {may("cancel") ? (
         <div>
           <ReviewDialog
             label="Cancel task…"

@@ -1,8 +1,8 @@
 // Words and colours for what the task screen shows beyond the shared states: effects read with
 // their lease, replay outcomes, approval decisions, and ledger entry kinds.
 
+import type { ReplayEffect } from "../../lib/domain/replay-plan";
 import type { EffectState } from "../../lib/server/queries/get-task-detail";
-import type { ReplayEffect } from "../../lib/server/queries/preview-replay";
 import type { StatTone } from "../ui/stat";
 
 export const EFFECT_STATE_LABEL: Record<EffectState, string> = {

@@ -1,6 +1,6 @@
 // What a replay from step 1 would do, before anyone confirms it: which steps run again and, for
 // each effect already keyed, whether the replay returns the stored result or acts.
-import type { ReplayPreview } from "../../lib/server/queries/preview-replay";
+import type { ReplayPreview } from "../../lib/domain/replay-plan";
 import { Badge } from "../ui/badge";
 import { EFFECT_STATUS_LABEL } from "../ui/labels";
 import { Stat } from "../ui/stat";

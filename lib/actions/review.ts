@@ -4,8 +4,8 @@
 // zod → command), acts on the task version the page rendered, and records the signed-in person
 // as the ledger actor. A 409 tells the loser who changed the task and how.
 import { z } from "zod";
-import { type ActionResult, defineAction, fromCommand } from "../auth/guard";
-import { actorOf, can, type Viewer } from "../domain/access";
+import { defineAction, fromCommand } from "../auth/guard";
+import { principalOf } from "../domain/access";
 import { canonicalJson, type JsonValue, toJsonValue } from "../domain/json";
 import { approveTask } from "../server/commands/approve-task";
 import { cancelTask } from "../server/commands/cancel-task";
@@ -40,24 +40,12 @@ const note = z.preprocess(
   z.string().trim().max(1000, "must be at most 1000 characters").optional(),
 );
 
-function needs(viewer: Viewer, scope: "deadLetters:review"): ActionResult<never> | null {
-  return can(viewer, scope)
-    ? null
-    : { ok: false, status: 403, error: `A dead task needs ${scope} as well.` };
-}
-
 export const approveTaskAction = defineAction({
   name: "approveTaskAction",
   scope: "approvals:decide",
   input: z.object({ taskId, version, note }),
   run: async (input, viewer) =>
-    fromCommand(
-      await approveTask(getPool(), {
-        ...input,
-        actor: actorOf(viewer),
-        statuses: ["awaiting_approval"],
-      }),
-    ),
+    fromCommand(await approveTask(getPool(), principalOf(viewer), { ...input, action: "approve" })),
 });
 
 /** Approve a dead task: it resumes from its last completed step with a fresh attempt budget. */
@@ -66,9 +54,7 @@ export const resumeTaskAction = defineAction({
   scope: "deadLetters:review",
   input: z.object({ taskId, version, note }),
   run: async (input, viewer) =>
-    fromCommand(
-      await approveTask(getPool(), { ...input, actor: actorOf(viewer), statuses: ["dead"] }),
-    ),
+    fromCommand(await approveTask(getPool(), principalOf(viewer), { ...input, action: "resume" })),
 });
 
 export const rejectTaskAction = defineAction({
@@ -77,23 +63,15 @@ export const rejectTaskAction = defineAction({
   input: z.object({
     taskId,
     version,
-    /** The state the page showed: rejecting a dead task is dead-letter triage too. */
-    from: z.enum(["awaiting_approval", "dead"], {
-      message: "must be awaiting_approval or dead",
-    }),
     reason: z
       .string({ message: "is required" })
       .trim()
       .min(1, "say why the task is rejected")
       .max(1000, "must be at most 1000 characters"),
   }),
-  run: async ({ from, ...input }, viewer) => {
-    const denied = from === "dead" ? needs(viewer, "deadLetters:review") : null;
-    if (denied) return denied;
-    return fromCommand(
-      await rejectTask(getPool(), { ...input, actor: actorOf(viewer), statuses: [from] }),
-    );
-  },
+  // Rejecting a dead task is dead-letter triage too: the command asks for that scope as well.
+  run: async (input, viewer) =>
+    fromCommand(await rejectTask(getPool(), principalOf(viewer), input)),
 });
 
 const fromStep = z.coerce
@@ -107,7 +85,7 @@ export const replayTaskAction = defineAction({
   scope: "deadLetters:review",
   input: z.object({ taskId, version, fromStep }),
   run: async (input, viewer) =>
-    fromCommand(await replayTask(getPool(), { ...input, actor: actorOf(viewer) })),
+    fromCommand(await replayTask(getPool(), principalOf(viewer), input)),
 });
 
 /** Read-only: what a replay from `fromStep` would do, with money effects marked. */
@@ -115,7 +93,8 @@ export const previewReplayAction = defineAction({
   name: "previewReplayAction",
   scope: "deadLetters:review",
   input: z.object({ taskId, fromStep }),
-  run: async (input) => fromCommand(await previewReview(getPool(), input.taskId, input.fromStep)),
+  run: async (input, viewer) =>
+    fromCommand(await previewReview(getPool(), viewer, input.taskId, input.fromStep)),
 });
 
 export const withdrawReviewRequestAction = defineAction({
@@ -126,7 +105,7 @@ export const withdrawReviewRequestAction = defineAction({
     requestId: z.coerce.number({ message: "must be a number" }).int().min(1, "must be at least 1"),
   }),
   run: async (input, viewer) =>
-    fromCommand(await withdrawReviewRequest(getPool(), { ...input, actor: actorOf(viewer) })),
+    fromCommand(await withdrawReviewRequest(getPool(), principalOf(viewer), input)),
 });
 
 /** A pasted result: JSON text that the ledger can store, at most MAX_RESULT_BYTES. */
@@ -195,9 +174,9 @@ export const resolveOutcomeAction = defineAction({
       }
     }),
   run: async ({ happened, providerId, result, ...input }, viewer) => {
-    const actor = actorOf(viewer);
+    const principal = principalOf(viewer);
     if (happened === "no") {
-      return fromCommand(await resolveOutcome(getPool(), { ...input, actor, happened: false }));
+      return fromCommand(await resolveOutcome(getPool(), principal, { ...input, happened: false }));
     }
     const recorded: JsonValue =
       result === undefined
@@ -206,7 +185,7 @@ export const resolveOutcomeAction = defineAction({
           ? result
           : { ...(result as Record<string, JsonValue>), providerId };
     return fromCommand(
-      await resolveOutcome(getPool(), { ...input, actor, happened: true, result: recorded }),
+      await resolveOutcome(getPool(), principal, { ...input, happened: true, result: recorded }),
     );
   },
 });
@@ -223,5 +202,5 @@ export const cancelTaskAction = defineAction({
     ),
   }),
   run: async (input, viewer) =>
-    fromCommand(await cancelTask(getPool(), { ...input, actor: actorOf(viewer) })),
+    fromCommand(await cancelTask(getPool(), principalOf(viewer), input)),
 });

@@ -77,6 +77,11 @@ export function statusesFor(action: TaskAction): TaskStatus[] {
   return Object.keys(TASK_ACTION_RULES[action].needs) as TaskStatus[];
 }
 
+/** Whether the action applies to a task in `status` at all, whoever asks. */
+export function appliesTo(action: TaskAction, status: TaskStatus): boolean {
+  return TASK_ACTION_RULES[action].needs[status] !== undefined;
+}
+
 export type ActionPermission =
   | { allowed: true; twoPerson: boolean }
   | { allowed: false; refusal: CommandFailure };

@@ -3,6 +3,7 @@
 // refunds that park for approval, so the run can finish.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
+import { operator } from "../../lib/domain/access";
 import type { PartialRetryPolicy } from "../../lib/domain/retry-policy";
 import { approveTask } from "../../lib/server/commands/approve-task";
 import { enqueueTask } from "../../lib/server/commands/enqueue-task";
@@ -32,11 +33,10 @@ export const CHAOS_POLICY: PartialRetryPolicy = {
  */
 export async function installPolicies(pool: pg.Pool): Promise<void> {
   for (const scope of ["global", "agent:invoice-reminder", "agent:refund"]) {
-    const r = await setPolicy(pool, {
+    const r = await setPolicy(pool, operator(HARNESS_ACTOR), {
       scope,
       policy: CHAOS_POLICY,
       version: null,
-      actor: HARNESS_ACTOR,
     });
     if (!r.ok) throw new Error(`could not set the ${scope} policy: ${r.message}`);
   }
@@ -194,10 +194,9 @@ export function startApprover(
         for (const row of rows) {
           if (stopping) break;
           await new Promise((r) => setTimeout(r, between(dice, 0, 100)));
-          const r = await approveTask(pool, {
+          const r = await approveTask(pool, operator(row.first ? SECOND_REVIEWER : REVIEWER), {
             taskId: row.id,
             version: row.version,
-            actor: row.first ? SECOND_REVIEWER : REVIEWER,
             note: "approved by the chaos harness",
           });
           // A conflict means the task moved on since we read it; the next round sees it anew.

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { approveTask } from "../../lib/server/commands/approve-task";
 import {
-  cliActor,
+  cliPrincipal,
   failure,
   noSuchTask,
   parseTaskId,
@@ -67,10 +67,9 @@ run (bad options, no database).`,
     return withAppDatabase("approve", async (pool) => {
       const now = await readTaskVersion(pool, id);
       if (!now) return noSuchTask("approve", id);
-      const result = await approveTask(pool, {
+      const result = await approveTask(pool, cliPrincipal(), {
         taskId: id,
         version: pinned ?? now.version,
-        actor: cliActor(),
         note,
       });
       if (!result.ok) return failure("approve", result);

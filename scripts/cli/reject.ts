@@ -2,7 +2,7 @@
 import { rejectTask } from "../../lib/server/commands/reject-task";
 import { noteSchema } from "./approve";
 import {
-  cliActor,
+  cliPrincipal,
   failure,
   noSuchTask,
   parseTaskId,
@@ -55,10 +55,9 @@ changed since version V), 2 could not run (bad options, no database).`,
     return withAppDatabase("reject", async (pool) => {
       const now = await readTaskVersion(pool, id);
       if (!now) return noSuchTask("reject", id);
-      const result = await rejectTask(pool, {
+      const result = await rejectTask(pool, cliPrincipal(), {
         taskId: id,
         version: pinned ?? now.version,
-        actor: cliActor(),
         reason,
       });
       if (!result.ok) return failure("reject", result);

@@ -1,12 +1,13 @@
 // agent-ledger replay: re-run a dead or parked task from step N with the same effect keys. The
 // preview (--dry-run) is the one the dashboard shows and the replay records in the ledger.
+
+import type { ReviewEffect, ReviewPreview } from "../../lib/domain/replay-plan";
+import { refusalOf } from "../../lib/domain/task-actions";
 import { replayTask } from "../../lib/server/commands/replay-task";
 import type { SecondReviewer } from "../../lib/server/commands/two-person";
 import { previewReview, readReviewState } from "../../lib/server/queries/get-review-state";
-import { REPLAYABLE_STATUSES } from "../../lib/server/queries/get-task-detail";
-import type { ReviewEffect, ReviewPreview } from "../../lib/server/queries/review-preview";
 import {
-  cliActor,
+  cliPrincipal,
   failure,
   formatTable,
   noSuchTask,
@@ -140,17 +141,15 @@ export const replayCommand: Command = {
 
       // The checks the replay command makes under its lock, made here on a plain read.
       if (opts["dry-run"]) {
-        if (!REPLAYABLE_STATUSES.includes(now.status)) {
-          console.error(`agent-ledger replay: cannot replay a task that is ${now.status}`);
-          return EXIT.problem;
-        }
+        const refused = refusalOf("replay", now.status, cliPrincipal());
+        if (refused) return failure("replay", refused);
         if (version !== now.version) {
           console.error(
             `agent-ledger replay: the task changed: it is ${now.status} at version ${now.version}, not ${version}`,
           );
           return EXIT.problem;
         }
-        const preview = await previewReview(pool, id, fromStep);
+        const preview = await previewReview(pool, operatorViewer(), id, fromStep);
         if (!preview.ok) return failure("replay", preview);
         const state = await readReviewState(pool, operatorViewer(), id);
         const pending = state?.pending ?? null;
@@ -178,7 +177,7 @@ export const replayCommand: Command = {
         return EXIT.ok;
       }
 
-      const result = await replayTask(pool, { taskId: id, version, fromStep, actor: cliActor() });
+      const result = await replayTask(pool, cliPrincipal(), { taskId: id, version, fromStep });
       if (!result.ok) return failure("replay", result);
       const r = result.value;
       if (opts.json) {

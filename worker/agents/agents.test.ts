@@ -1,8 +1,10 @@
 // The example agents against the demo receivers over real sockets: what reaches the mail
 // server and the payments API, once per intent, even when the wire fails.
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../../lib/domain/access";
 import { parseEnv } from "../../lib/env";
 import { approveTask } from "../../lib/server/commands/approve-task";
 import { enqueueTask } from "../../lib/server/commands/enqueue-task";
@@ -139,10 +141,9 @@ describe("refund", () => {
     ).toHaveLength(0);
     expect(
       (
-        await approveTask(t.pool, {
+        await approveTask(t.pool, operator("rita@example.com"), {
           taskId: id,
           version: parked.version,
-          actor: "rita@example.com",
         })
       ).ok,
     ).toBe(true);
@@ -151,19 +152,17 @@ describe("refund", () => {
     expect(
       receivers.payments.refunds().filter((r) => r.metadata.order_id === "ord_3"),
     ).toHaveLength(0);
-    const same = await approveTask(t.pool, {
+    const same = await approveTask(t.pool, operator("rita@example.com"), {
       taskId: id,
       version: waiting.version,
-      actor: "rita@example.com",
     });
     expect(same.ok).toBe(false);
     const current = await until(id, ["awaiting_approval"]);
     expect(
       (
-        await approveTask(t.pool, {
+        await approveTask(t.pool, operator("sam@example.com"), {
           taskId: id,
           version: current.version,
-          actor: "sam@example.com",
         })
       ).ok,
     ).toBe(true);

@@ -1,8 +1,10 @@
 // Approving a dead task: it resumes from its last completed step with a fresh attempt budget.
 // Completed steps return their journaled results and a performed effect is not performed again.
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../../lib/domain/access";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { approveTask } from "../../lib/server/commands/approve-task";
 import { runtimeTestKit, setGlobalPolicy } from "./test-support";
@@ -72,10 +74,9 @@ describe("approve a dead task", () => {
     expect(dead).toMatchObject({ status: "dead", dead_reason: "exhausted", attempts: 3 });
     expect(attemptsSeen.get("a1")).toEqual([1, 2, 3]);
 
-    const approved = await approveTask(t.pool, {
+    const approved = await approveTask(t.pool, operator("rita@example.com"), {
       taskId: id,
       version: dead.version,
-      actor: "rita@example.com",
       note: "the ledger of record is back",
     });
     expect(approved).toMatchObject({
@@ -127,16 +128,14 @@ describe("approve a dead task", () => {
     failures.set("a2", 3);
     const id = await kit.enqueue("resumer", { id: "a2" });
     const dead = await kit.settle(id);
-    const first = await approveTask(t.pool, {
+    const first = await approveTask(t.pool, operator("rita@example.com"), {
       taskId: id,
       version: dead.version,
-      actor: "rita@example.com",
     });
     expect(first.ok).toBe(true);
-    const again = await approveTask(t.pool, {
+    const again = await approveTask(t.pool, operator("sam@example.com"), {
       taskId: id,
       version: dead.version,
-      actor: "sam@example.com",
     });
     expect(again).toMatchObject({ ok: false, code: "conflict" });
     await kit.settle(id);

@@ -1,8 +1,10 @@
 // A worker publishes its agents at start, and a gated money tool parks with money=true, so the
 // web app can apply the two-person rule without loading agent code.
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../../lib/domain/access";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { approveTask } from "../../lib/server/commands/approve-task";
 import { runtimeTestKit } from "./test-support";
@@ -96,20 +98,18 @@ describe("agent catalog", () => {
     ]);
     expect(approvals.rows).toEqual([{ money: true, status: "pending" }]);
 
-    const first = await approveTask(t.pool, {
+    const first = await approveTask(t.pool, operator("user:a@example.com"), {
       taskId: id,
       version: parked.version,
-      actor: "user:a@example.com",
     });
     expect(first.ok).toBe(true);
     expect((await kit.task(id)).status).toBe("awaiting_approval");
     expect(paid).toEqual([]);
 
     const again = await kit.task(id);
-    const second = await approveTask(t.pool, {
+    const second = await approveTask(t.pool, operator("user:b@example.com"), {
       taskId: id,
       version: again.version,
-      actor: "user:b@example.com",
     });
     expect(second.ok).toBe(true);
     await kit.waitFor(id, (r) => r.status === "succeeded");

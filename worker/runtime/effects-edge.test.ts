@@ -1,9 +1,11 @@
 // The edges of performEffect against real PostgreSQL: a key another live attempt is executing,
 // an unknown outcome past the provider's dedup window (with and without reconcile, and with a
 // reconcile that fails), and a payload mismatch under each onPayloadMismatch policy.
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../../lib/domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import type { JsonValue } from "../../lib/domain/json";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
@@ -300,11 +302,10 @@ describe("the same intent with other arguments (payload mismatch)", () => {
     expect(count(`notify:${id}`)).toBe(1);
     subjects.set(id, "Your overdue invoice");
     failAfterSend.delete(id);
-    const replayed = await replayTask(t.pool, {
+    const replayed = await replayTask(t.pool, operator("rita@example.com"), {
       taskId,
       version: dead.version,
       fromStep: 1,
-      actor: "rita@example.com",
     });
     expect(replayed.ok).toBe(true);
     return { taskId, task: await kit.settle(taskId) };

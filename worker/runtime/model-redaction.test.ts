@@ -1,9 +1,11 @@
 // A model may propose tool arguments that hold secrets. They are redacted by the chosen tool's
 // `sensitive` paths before the decision reaches `steps` or the ledger; the attempt that asked
 // acts on the exact values, and a later attempt never acts on the placeholders.
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../../lib/domain/access";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import { replayTask } from "../../lib/server/commands/replay-task";
@@ -138,11 +140,10 @@ describe("tool arguments a model proposes", () => {
     expect(await kit.effects(id)).toEqual([]);
 
     // Replaying from the model step asks it again; the new decision acts once.
-    const replayed = await replayTask(t.pool, {
+    const replayed = await replayTask(t.pool, operator("rita@example.com"), {
       taskId: id,
       version: dead.version,
       fromStep: 1,
-      actor: "rita@example.com",
     });
     expect(replayed.ok).toBe(true);
     expect(await kit.settle(id)).toMatchObject({ status: "succeeded" });
@@ -160,11 +161,10 @@ describe("tool arguments a model proposes", () => {
 
     failAfterPaying.delete("o3");
     const before = asked;
-    const replayed = await replayTask(t.pool, {
+    const replayed = await replayTask(t.pool, operator("rita@example.com"), {
       taskId: id,
       version: dead.version,
       fromStep: 2,
-      actor: "rita@example.com",
     });
     expect(replayed.ok).toBe(true);
     expect(await kit.settle(id)).toMatchObject({

@@ -1,15 +1,18 @@
 // The replay preview is a promise to the reviewer: over random journals and effect states, an
 // effect it says "dedupe" is not performed by the real replay and one it says "act" is, once,
 // whenever the replay reaches it. The replay runs through the runtime against real PostgreSQL.
+
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../../lib/domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
+import type { ReplayPreview } from "../../lib/domain/replay-plan";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { replayTask } from "../../lib/server/commands/replay-task";
-import { previewReplay, type ReplayPreview } from "../../lib/server/queries/preview-replay";
+import { previewReplay } from "../../lib/server/review/preview";
 import { runtimeTestKit } from "./test-support";
 
 const t = await setUpTestDatabase("replay_preview");
@@ -172,11 +175,10 @@ describe("the replay preview", () => {
           s.plan.map((_, i) => i + 1).filter((n) => n >= s.fromStep && n <= s.journaled),
         );
         const { version } = await kit.task(id);
-        const replayed = await replayTask(t.pool, {
+        const replayed = await replayTask(t.pool, operator("rita@example.com"), {
           taskId: id,
           version,
           fromStep: s.fromStep,
-          actor: "rita@example.com",
         });
         if (!replayed.ok) throw new Error(replayed.message);
         expect(replayed.value.preview).toMatchObject(preview);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../../lib/domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { approveTask } from "../../lib/server/commands/approve-task";
@@ -14,7 +15,7 @@ import { rejectTask } from "../../lib/server/commands/reject-task";
 import { replayTask } from "../../lib/server/commands/replay-task";
 import { resolveOutcome } from "../../lib/server/commands/resolve-outcome";
 import { setPolicy } from "../../lib/server/commands/set-policy";
-import { previewReplay } from "../../lib/server/queries/preview-replay";
+import { previewReplay } from "../../lib/server/review/preview";
 import { type RunningWorker, startWorker } from "./worker";
 
 const t = await setUpTestDatabase("review");
@@ -103,10 +104,9 @@ describe("approvals", () => {
       { status: "pending", args: { orderId: "o1", amount: 500 }, fingerprint: expect.any(String) },
     ]);
 
-    const approved = await approveTask(t.pool, {
+    const approved = await approveTask(t.pool, operator("rita@example.com"), {
       taskId: id,
       version: parked.version,
-      actor: "rita@example.com",
     });
     expect(approved.ok).toBe(true);
     expect(await until(id, ["succeeded"])).toMatchObject({ status: "succeeded" });
@@ -148,11 +148,10 @@ describe("approvals", () => {
     const id = await enqueue("o3");
     const parked = await until(id, ["awaiting_approval"]);
     amounts.set("o3", 400);
-    const replayed = await replayTask(t.pool, {
+    const replayed = await replayTask(t.pool, operator("rita@example.com"), {
       taskId: id,
       version: parked.version,
       fromStep: 1,
-      actor: "rita@example.com",
     });
     expect(replayed.ok).toBe(true);
     await until(id, ["awaiting_approval"]);
@@ -177,18 +176,16 @@ describe("approvals", () => {
     const parked = await until(id, ["awaiting_approval"]);
     expect(
       (
-        await rejectTask(t.pool, {
+        await rejectTask(t.pool, operator("rita@example.com"), {
           taskId: id,
           version: parked.version,
-          actor: "rita@example.com",
           reason: "",
         })
       ).ok,
     ).toBe(false);
-    const rejected = await rejectTask(t.pool, {
+    const rejected = await rejectTask(t.pool, operator("rita@example.com"), {
       taskId: id,
       version: parked.version,
-      actor: "rita@example.com",
       reason: "fraud",
     });
     expect(rejected).toMatchObject({ ok: true, value: { status: "rejected" } });
@@ -205,14 +202,13 @@ describe("approvals", () => {
     const id = await enqueue("o5");
     const parked = await until(id, ["awaiting_approval"]);
     const results = await Promise.all([
-      approveTask(t.pool, { taskId: id, version: parked.version, actor: "a@example.com" }),
-      rejectTask(t.pool, {
+      approveTask(t.pool, operator("a@example.com"), { taskId: id, version: parked.version }),
+      rejectTask(t.pool, operator("b@example.com"), {
         taskId: id,
         version: parked.version,
-        actor: "b@example.com",
         reason: "no",
       }),
-      approveTask(t.pool, { taskId: id, version: parked.version, actor: "a@example.com" }),
+      approveTask(t.pool, operator("a@example.com"), { taskId: id, version: parked.version }),
     ]);
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     for (const r of results.filter((x) => !x.ok)) {
@@ -247,11 +243,10 @@ describe("replay", () => {
       }),
     ]);
     failAfterRefund.delete("o6");
-    const replayed = await replayTask(t.pool, {
+    const replayed = await replayTask(t.pool, operator("rita@example.com"), {
       taskId: id,
       version: dead.version,
       fromStep: 1,
-      actor: "rita@example.com",
     });
     expect(replayed.ok).toBe(true);
     expect(await until(id, ["succeeded"])).toMatchObject({ attempts: 1 });
@@ -267,11 +262,10 @@ describe("replay", () => {
     failAfterRefund.add("o7");
     const id = await enqueue("o7");
     const dead = await until(id, ["dead"]);
-    const r = await replayTask(t.pool, {
+    const r = await replayTask(t.pool, operator("rita@example.com"), {
       taskId: id,
       version: dead.version,
       fromStep: 9,
-      actor: "rita@example.com",
     });
     expect(r).toMatchObject({
       ok: false,
@@ -300,11 +294,10 @@ describe("unknown outcomes", () => {
 
   it("'it happened' records the result; the task resumes without acting", async () => {
     const { id, key, version } = await deadWithUnknown("o8");
-    const r = await resolveOutcome(t.pool, {
+    const r = await resolveOutcome(t.pool, operator("rita@example.com"), {
       taskId: id,
       version,
       key,
-      actor: "rita@example.com",
       happened: true,
       result: { refundId: "re_manual" },
     });
@@ -319,11 +312,10 @@ describe("unknown outcomes", () => {
     const { id, key, version } = await deadWithUnknown("o9");
     expect(
       (
-        await resolveOutcome(t.pool, {
+        await resolveOutcome(t.pool, operator("rita@example.com"), {
           taskId: id,
           version,
           key,
-          actor: "rita@example.com",
           happened: false,
         })
       ).ok,
@@ -339,35 +331,31 @@ describe("cancel and policies", () => {
     const before = await task(id);
     expect(
       (
-        await cancelTask(t.pool, {
+        await cancelTask(t.pool, operator("admin@example.com"), {
           taskId: id,
           version: before.version,
-          actor: "admin@example.com",
         })
       ).ok,
     ).toBe(true);
     expect((await task(id)).status).toBe("cancelled");
-    const again = await cancelTask(t.pool, {
+    const again = await cancelTask(t.pool, operator("admin@example.com"), {
       taskId: id,
       version: before.version + 1,
-      actor: "admin@example.com",
     });
     expect(again).toMatchObject({ ok: false, message: "cannot cancel a task that is cancelled" });
   });
 
   it("a policy change applies to later failures and is recorded with before, after and who", async () => {
-    const stale = await setPolicy(t.pool, {
+    const stale = await setPolicy(t.pool, operator("admin@example.com"), {
       scope: "global",
       policy: { maxAttempts: 9 },
       version: 99,
-      actor: "admin@example.com",
     });
     expect(stale).toMatchObject({ ok: false, code: "conflict" });
-    const changed = await setPolicy(t.pool, {
+    const changed = await setPolicy(t.pool, operator("admin@example.com"), {
       scope: "agent:refunder",
       policy: { maxAttempts: 1 },
       version: null,
-      actor: "admin@example.com",
     });
     expect(changed).toMatchObject({ ok: true, value: { version: 1 } });
     failAfterRefund.add("o11");
@@ -380,11 +368,10 @@ describe("cancel and policies", () => {
       actor: "admin@example.com",
       data: { scope: "agent:refunder", before: null, after: { maxAttempts: 1 } },
     });
-    await setPolicy(t.pool, {
+    await setPolicy(t.pool, operator("admin@example.com"), {
       scope: "agent:refunder",
       policy: {},
       version: 1,
-      actor: "admin@example.com",
     });
     failAfterRefund.delete("o11");
   });

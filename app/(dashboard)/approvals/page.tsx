@@ -22,14 +22,14 @@ export default async function ApprovalsPage() {
   const viewer = await pageViewer("tasks:read");
   const approvals = await listApprovals(getDb(), viewer);
   const oldest = approvals.pending[0];
+  const reviews = await readApprovalReviews(
+    getPool(),
+    viewer,
+    approvals.pending.map((a) => a.taskId),
+  );
+  // The scope alone, for the sentence: whether a given request can be decided now is the
+  // task's allowedActions.
   const decides = can(viewer, "approvals:decide");
-  const reviews = decides
-    ? await readApprovalReviews(
-        getPool(),
-        viewer,
-        approvals.pending.map((a) => a.taskId),
-      )
-    : {};
 
   return (
     <>
@@ -98,7 +98,7 @@ export default async function ApprovalsPage() {
                   return (
                     <li key={a.id}>
                       <PendingApproval approval={a} />
-                      {review && review.status === "awaiting_approval" ? (
+                      {review?.allowed.approve.allowed ? (
                         <fieldset
                           className="mt-2 rounded-md border border-slate-200 bg-slate-50 px-4 py-3"
                           data-approval-actions={a.id}

@@ -3,7 +3,7 @@
 // on the task version the caller read (a stale one is 409 with who changed it), the caller is
 // the ledger actor, and money takes two different reviewers.
 import { z } from "zod";
-import { actorOf, requireScope, type Viewer } from "../../domain/access";
+import { principalOf } from "../../domain/access";
 import type { CommandResult } from "../../domain/command-result";
 import { type JsonValue, toJsonValue } from "../../domain/json";
 import type { TaskStatus } from "../../domain/task-states";
@@ -48,26 +48,6 @@ function answer(
 
 const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
 
-/**
- * Approve and reject decide a parked effect (`approvals:decide`) or triage a dead task (also
- * `deadLetters:review`). The command is pinned to the status the task has now; if it changes
- * before the command locks it, the command refuses with a conflict.
- */
-async function decisionStatuses(
-  taskId: string,
-  viewer: Viewer,
-): Promise<("dead" | "awaiting_approval")[]> {
-  const { rows } = await getPool().query<{ status: TaskStatus }>(
-    "select status from tasks where id = $1",
-    [taskId],
-  );
-  const status = rows[0]?.status;
-  if (!status) throw new ApiProblem("not-found", `no task ${taskId}`);
-  if (status !== "dead") return ["awaiting_approval"];
-  requireScope(viewer, "deadLetters:review");
-  return ["dead"];
-}
-
 export const approveEndpoint = defineEndpoint({
   method: "POST",
   path: "/tasks/{id}/approve",
@@ -82,13 +62,13 @@ export const approveEndpoint = defineEndpoint({
   response: reviewResultSchema,
   problems: REVIEW_PROBLEMS,
   handle: async ({ params, body, viewer }) => {
+    // The task's state decides: approve a parked effect, or resume a dead task (which needs
+    // deadLetters:review as well; the command asks).
     return answer(
-      await approveTask(getPool(), {
+      await approveTask(getPool(), principalOf(viewer), {
         taskId: params.id,
         version: body.version,
         note: body.note,
-        actor: actorOf(viewer),
-        statuses: await decisionStatuses(params.id, viewer),
       }),
     );
   },
@@ -114,12 +94,10 @@ export const rejectEndpoint = defineEndpoint({
   problems: REVIEW_PROBLEMS,
   handle: async ({ params, body, viewer }) => {
     return answer(
-      await rejectTask(getPool(), {
+      await rejectTask(getPool(), principalOf(viewer), {
         taskId: params.id,
         version: body.version,
         reason: body.reason,
-        actor: actorOf(viewer),
-        statuses: await decisionStatuses(params.id, viewer),
       }),
     );
   },
@@ -149,11 +127,10 @@ export const replayEndpoint = defineEndpoint({
   problems: REVIEW_PROBLEMS,
   handle: async ({ params, body, viewer }) =>
     answer(
-      await replayTask(getPool(), {
+      await replayTask(getPool(), principalOf(viewer), {
         taskId: params.id,
         version: body.version,
         fromStep: body.fromStep,
-        actor: actorOf(viewer),
       }),
     ),
 });
@@ -171,11 +148,10 @@ export const cancelEndpoint = defineEndpoint({
   problems: REVIEW_PROBLEMS,
   handle: async ({ params, body, viewer }) =>
     answer(
-      await cancelTask(getPool(), {
+      await cancelTask(getPool(), principalOf(viewer), {
         taskId: params.id,
         version: body.version,
         reason: body.reason,
-        actor: actorOf(viewer),
       }),
     ),
 });
@@ -210,16 +186,16 @@ export const resolveEndpoint = defineEndpoint({
   response: reviewResultSchema,
   problems: REVIEW_PROBLEMS,
   handle: async ({ params, body, viewer }) => {
-    const actor = actorOf(viewer);
-    const base = { taskId: body.taskId, version: body.version, key: params.key, actor };
+    const principal = principalOf(viewer);
+    const base = { taskId: body.taskId, version: body.version, key: params.key };
     return answer(
       body.happened
-        ? await resolveOutcome(getPool(), {
+        ? await resolveOutcome(getPool(), principal, {
             ...base,
             happened: true,
             result: toJsonValue(body.result, "result") as JsonValue,
           })
-        : await resolveOutcome(getPool(), { ...base, happened: false }),
+        : await resolveOutcome(getPool(), principal, { ...base, happened: false }),
     );
   },
 });

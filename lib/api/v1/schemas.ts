@@ -2,6 +2,7 @@
 // the query's DTO type, so the compiler refuses a schema (and so an OpenAPI document) that
 // differs from what the query returns.
 import { z } from "zod";
+import type { ReplayPreview } from "../../domain/replay-plan";
 import { DEAD_REASONS, EFFECT_STATUSES, STEP_KINDS, TASK_STATUSES } from "../../domain/task-states";
 import type {
   EffectDto,
@@ -12,7 +13,6 @@ import type {
 } from "../../server/queries/get-task-detail";
 import type { TaskTimelineDto, TimelineEntryDto } from "../../server/queries/list-task-timeline";
 import type { TaskListItemDto } from "../../server/queries/list-tasks";
-import type { ReplayPreview } from "../../server/queries/preview-replay";
 
 const iso = z.string().describe("ISO 8601 time, UTC");
 const json = z

@@ -4,26 +4,29 @@
 // as `review.first_approved`), and a resume that can reach money is a review request that a
 // second reviewer confirms (two-person.ts).
 import type pg from "pg";
-import { withTransaction } from "../../../db/client";
+import type { Principal } from "../../domain/access";
+import { type CommandResult, conflict } from "../../domain/command-result";
 import type { TaskStatus } from "../../domain/task-states";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
-import { moneyToolsOf, resumeStep, reviewPreview } from "../queries/review-preview";
+import { moneyToolsOf, resumeStep, reviewPreview } from "../review/preview";
 import {
-  type CommandResult,
-  conflict,
+  expectRows,
   lockTaskFor,
   notifyWorkers,
   requeueReviewed,
+  taskTransaction,
 } from "./task-guard";
 import { type ReviewOutcome, twoPersonGate } from "./two-person";
 
 export type ApproveInput = {
   taskId: string;
   version: number;
-  actor: string;
   note?: string;
-  /** The statuses this caller may approve from (an action pins the one its scope covers). */
-  statuses?: readonly ("awaiting_approval" | "dead")[];
+  /**
+   * What the caller's button said: approve a parked effect, or resume a dead task. Without it
+   * the task's state decides (the API's and the CLI's one `approve`).
+   */
+  action?: "approve" | "resume";
 };
 
 type PendingApproval = {
@@ -37,15 +40,17 @@ type PendingApproval = {
 
 export async function approveTask(
   pool: pg.Pool,
+  principal: Principal,
   input: ApproveInput,
 ): Promise<CommandResult<ReviewOutcome>> {
-  return withTransaction(pool, async (client): Promise<CommandResult<ReviewOutcome>> => {
+  const actor = principal.actor;
+  return taskTransaction(pool, async (client): Promise<CommandResult<ReviewOutcome>> => {
     const locked = await lockTaskFor(
       client,
+      principal,
       input.taskId,
       input.version,
-      input.statuses ?? ["awaiting_approval", "dead"],
-      "approve",
+      (status) => input.action ?? (status === "dead" ? "resume" : "approve"),
     );
     if ("error" in locked) return locked.error;
     const { task } = locked;
@@ -62,7 +67,7 @@ export async function approveTask(
     if (task.status === "dead") {
       const fromStep = await resumeStep(client, task.id);
       const preview = await reviewPreview(client, task, "approve", fromStep);
-      const gate = await twoPersonGate(client, task, "approve", fromStep, preview, input.actor);
+      const gate = await twoPersonGate(client, task, "approve", fromStep, preview, actor);
       if (!gate.run) return gate.result;
       confirms = gate.confirms;
       if (confirms) {
@@ -75,7 +80,7 @@ export async function approveTask(
         firstApprovedBy = [confirms.requestedBy];
       }
     } else if (money.length > 0) {
-      const first = await firstOfTwo(client, task, money, input);
+      const first = await firstOfTwo(client, task, money, actor, input.note);
       if (first) return first;
       firstApprovedBy = [...new Set(money.map((a) => a.first_approved_by ?? ""))];
     }
@@ -89,13 +94,13 @@ export async function approveTask(
       `update approvals set status = 'approved', decided_by = $2, decided_at = now(), reason = $3
        where task_id = $1 and status = 'pending'
        returning id, effect_key, fingerprint, tool`,
-      [task.id, input.actor, input.note ?? null],
+      [task.id, actor, input.note ?? null],
     );
     // A dead task resumes with a fresh attempt budget; a parked one keeps its count.
     const version = await requeueReviewed(client, task, task.status === "dead");
     await appendLedger(client, taskStream(task.id), {
       kind: "review.approved",
-      actor: input.actor,
+      actor,
       taskId: task.id,
       data: {
         from: task.status,
@@ -108,7 +113,7 @@ export async function approveTask(
           tool: a.tool,
         })),
         ...(firstApprovedBy.length > 0 ? { firstApprovedBy } : {}),
-        ...(confirms ? { twoPerson: { ...confirms, confirmedBy: input.actor } } : {}),
+        ...(confirms ? { twoPerson: { ...confirms, confirmedBy: actor } } : {}),
       },
     });
     await notifyWorkers(client, task.id);
@@ -127,30 +132,33 @@ async function firstOfTwo(
   client: pg.PoolClient,
   task: { id: string; status: TaskStatus; version: number },
   money: PendingApproval[],
-  input: ApproveInput,
+  actor: string,
+  note: string | undefined,
 ): Promise<CommandResult<ReviewOutcome> | null> {
   const open = money.filter((a) => a.first_approved_by === null);
   if (open.length === 0) {
-    const mine = money.find((a) => a.first_approved_by === input.actor);
+    const mine = money.find((a) => a.first_approved_by === actor);
     return mine
       ? conflict(
-          `a second, different reviewer must approve: ${input.actor} gave the first approval of ${mine.tool}`,
+          `a second, different reviewer must approve: ${actor} gave the first approval of ${mine.tool}`,
         )
       : null;
   }
   const { rows } = await client.query<{ at: Date }>(
     `update approvals set first_approved_by = $2, first_approved_at = now()
      where id = any($1::bigint[]) and first_approved_by is null returning first_approved_at as at`,
-    [open.map((a) => a.id), input.actor],
+    [open.map((a) => a.id), actor],
   );
+  // `open` is never empty here, so neither is the stamp.
+  const [stamp] = expectRows(rows, open.length, `task ${task.id}'s approvals`);
   await appendLedger(client, taskStream(task.id), {
     kind: "review.first_approved",
-    actor: input.actor,
+    actor,
     taskId: task.id,
     data: {
       stage: "first",
       needsSecondReviewer: true,
-      note: input.note ?? null,
+      note: note ?? null,
       approvals: open.map((a) => ({
         id: Number(a.id),
         key: a.effect_key,
@@ -168,8 +176,8 @@ async function firstOfTwo(
       waitingFor: {
         kind: "approval",
         requestId: null,
-        requestedBy: input.actor,
-        requestedAt: (rows[0]?.at ?? new Date()).toISOString(),
+        requestedBy: actor,
+        requestedAt: (stamp?.at ?? new Date()).toISOString(),
       },
     },
   };

@@ -3,45 +3,33 @@
 // preview (lib/server/queries/preview-replay) is the one the reviewer saw, recorded in the ledger.
 // A replay that can reach a `money` effect needs a second, different reviewer (two-person.ts).
 import type pg from "pg";
-import { withTransaction } from "../../../db/client";
+import type { Principal } from "../../domain/access";
+import { type CommandResult, invalid } from "../../domain/command-result";
+import { type ReviewPreview, stepOutOfRange } from "../../domain/replay-plan";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
-import { type ReviewPreview, reviewPreview } from "../queries/review-preview";
-import { type CommandResult, lockTaskFor, notifyWorkers, requeueReviewed } from "./task-guard";
+import { lastStepOf, reviewPreview } from "../review/preview";
+import { lockTaskFor, notifyWorkers, requeueReviewed, taskTransaction } from "./task-guard";
 import { type ReviewOutcome, twoPersonGate } from "./two-person";
 
-export type ReplayInput = { taskId: string; version: number; fromStep: number; actor: string };
+export type ReplayInput = { taskId: string; version: number; fromStep: number };
 
 export async function replayTask(
   pool: pg.Pool,
+  principal: Principal,
   input: ReplayInput,
 ): Promise<CommandResult<ReviewOutcome & { preview: ReviewPreview }>> {
   if (!Number.isInteger(input.fromStep) || input.fromStep < 1) {
-    return { ok: false, code: "invalid", message: "fromStep must be a whole number from 1" };
+    return invalid("fromStep must be a whole number from 1");
   }
-  return withTransaction(pool, async (client) => {
-    const locked = await lockTaskFor(
-      client,
-      input.taskId,
-      input.version,
-      ["dead", "awaiting_approval"],
-      "replay",
-    );
+  const { actor } = principal;
+  return taskTransaction(pool, async (client) => {
+    const locked = await lockTaskFor(client, principal, input.taskId, input.version, "replay");
     if ("error" in locked) return locked.error;
     const { task } = locked;
-    const max = await client.query<{ max: number | null }>(
-      "select max(seq) as max from steps where task_id = $1",
-      [task.id],
-    );
-    const last = max.rows[0]?.max ?? 0;
-    if (input.fromStep > last + 1) {
-      return {
-        ok: false,
-        code: "invalid",
-        message: `the task has ${last} journaled step(s); replay can start at step 1 to ${last + 1}`,
-      };
-    }
+    const outside = stepOutOfRange(input.fromStep, await lastStepOf(client, task.id));
+    if (outside) return outside;
     const preview = await reviewPreview(client, task, "replay", input.fromStep);
-    const gate = await twoPersonGate(client, task, "replay", input.fromStep, preview, input.actor);
+    const gate = await twoPersonGate(client, task, "replay", input.fromStep, preview, actor);
     if (!gate.run) {
       return gate.result.ok
         ? { ...gate.result, value: { ...gate.result.value, preview } }
@@ -55,19 +43,19 @@ export async function replayTask(
     await client.query(
       `update approvals set status = 'rejected', decided_by = $2, decided_at = now(), reason = 'superseded by a replay'
        where task_id = $1 and status = 'pending'`,
-      [task.id, input.actor],
+      [task.id, actor],
     );
     const version = await requeueReviewed(client, task, true);
     await appendLedger(client, taskStream(task.id), {
       kind: "replay.requested",
-      actor: input.actor,
+      actor,
       taskId: task.id,
       data: {
         from: task.status,
         fromStep: input.fromStep,
         rerun: preview.rerun,
         effects: preview.effects,
-        ...(gate.confirms ? { twoPerson: { ...gate.confirms, confirmedBy: input.actor } } : {}),
+        ...(gate.confirms ? { twoPerson: { ...gate.confirms, confirmedBy: actor } } : {}),
       },
     });
     await notifyWorkers(client, task.id);

@@ -1,6 +1,11 @@
-// What every review command shares: lock the task, check it is in a state the action applies
-// to and at the version the reviewer saw, and otherwise say exactly why not.
-import type { SqlClient } from "../../../db/client";
+// What every task command shares: lock the task, check it is at the version the reviewer saw,
+// ask lib/domain/task-actions whether this principal may do this action in this state, and
+// otherwise say exactly why not. Guarded writes assert the one row they expect.
+import type pg from "pg";
+import { type SqlClient, withTransaction } from "../../../db/client";
+import type { Principal } from "../../domain/access";
+import { type CommandResult, conflict, notFound } from "../../domain/command-result";
+import { refusalOf, type TaskAction } from "../../domain/task-actions";
 import type { TaskStatus } from "../../domain/task-states";
 import { TASKS_CHANNEL } from "./enqueue-task";
 
@@ -13,40 +18,59 @@ export type LockedTask = {
   attempts: number;
 };
 
-export type CommandResult<T = { id: string; status: TaskStatus; version: number }> =
-  | { ok: true; value: T }
-  | {
-      ok: false;
-      code: "not_found" | "conflict" | "invalid";
-      message: string;
-      /** A conflict because the task moved past the version the caller acted on. */
-      stale?: true;
-    };
+/**
+ * A guarded write matched no row although the task row is locked: thrown to roll back what the
+ * transaction already wrote, and answered as a conflict by taskTransaction.
+ */
+class GuardLost extends Error {
+  override name = "GuardLost";
+}
 
-export const conflict = (message: string): CommandResult<never> => ({
-  ok: false,
-  code: "conflict",
-  message,
-});
+/** A task command's transaction: a guarded write that lost is a conflict, nothing kept. */
+export async function taskTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<CommandResult<T>>,
+): Promise<CommandResult<T>> {
+  try {
+    return await withTransaction(pool, fn);
+  } catch (error) {
+    if (error instanceof GuardLost) return conflict(error.message);
+    throw error;
+  }
+}
+
+/** The rows a guarded update must return, `count` of them; fewer means the guard lost. */
+export function expectRows<R>(rows: readonly R[], count: number, what: string): readonly R[] {
+  if (rows.length !== count) {
+    throw new GuardLost(`${what} changed while this action ran; nothing was done, try again`);
+  }
+  return rows;
+}
+
+/** The single row a guarded update must return. */
+export function theRow<R>(rows: readonly R[], what: string): R {
+  return expectRows(rows, 1, what)[0] as R;
+}
 
 /**
- * Locks the task and returns it, or the reason the action cannot apply: not found, a status
- * the action does not take, or a version other than the one the reviewer acted on.
+ * Locks the task and returns it, or the reason the action cannot apply: not found, a version
+ * other than the one the reviewer acted on (null: whatever it is now), a status the action does
+ * not take, or a principal without the scope the action needs in that status.
  */
 export async function lockTaskFor(
   client: SqlClient,
+  principal: Principal,
   taskId: string,
-  expectedVersion: number,
-  allowed: readonly TaskStatus[],
-  action: string,
+  expectedVersion: number | null,
+  action: TaskAction | ((status: TaskStatus) => TaskAction),
 ): Promise<{ task: LockedTask } | { error: CommandResult<never> }> {
   const { rows } = await client.query<LockedTask>(
     "select id, agent, status, dead_reason, version, attempts from tasks where id = $1 for update",
     [taskId],
   );
   const task = rows[0];
-  if (!task) return { error: { ok: false, code: "not_found", message: `no task ${taskId}` } };
-  if (task.version !== expectedVersion) {
+  if (!task) return { error: notFound(`no task ${taskId}`) };
+  if (expectedVersion !== null && task.version !== expectedVersion) {
     const last = await client.query<{ kind: string; actor: string; at: Date }>(
       "select kind, actor, at from ledger_entries where stream = $1 order by seq desc limit 1",
       [`task:${taskId}`],
@@ -62,10 +86,27 @@ export async function lockTaskFor(
       },
     };
   }
-  if (!allowed.includes(task.status)) {
-    return { error: conflict(`cannot ${action} a task that is ${task.status}`) };
-  }
-  return { task };
+  const refusal = refusalOf(
+    typeof action === "function" ? action(task.status) : action,
+    task.status,
+    principal,
+  );
+  return refusal ? { error: refusal } : { task };
+}
+
+/** Moves the locked task on by one version, to `set` (SQL assignments); returns the version. */
+export async function bumpTask(
+  client: SqlClient,
+  task: LockedTask,
+  set: string,
+  params: readonly unknown[] = [],
+): Promise<number> {
+  const { rows } = await client.query<{ version: number }>(
+    `update tasks set ${set}${set ? ", " : ""}version = version + 1, updated_at = now()
+     where id = $1 and version = $2 returning version`,
+    [task.id, task.version, ...params],
+  );
+  return theRow(rows, `task ${task.id}`).version;
 }
 
 /**
@@ -77,14 +118,13 @@ export async function requeueReviewed(
   task: LockedTask,
   freshAttempts: boolean,
 ): Promise<number> {
-  const { rows } = await client.query<{ version: number }>(
-    `update tasks set status = 'queued', dead_reason = null, run_at = now(),
-       attempts = case when $3 then 0 else attempts end,
-       version = version + 1, updated_at = now(), status_changed_at = now()
-     where id = $1 and version = $2 returning version`,
-    [task.id, task.version, freshAttempts],
+  return bumpTask(
+    client,
+    task,
+    `status = 'queued', dead_reason = null, run_at = now(),
+       attempts = case when $3 then 0 else attempts end, status_changed_at = now()`,
+    [freshAttempts],
   );
-  return rows[0]?.version ?? task.version + 1;
 }
 
 export async function notifyWorkers(client: SqlClient, taskId: string): Promise<void> {

@@ -1,10 +1,12 @@
 // The two-person rule against real PostgreSQL: money approvals take two different reviewers,
 // and a replay or resume that can reach money is a request a second reviewer confirms on the
 // same task version. Rows are staged directly (no worker), so each case states what it needs.
+
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { testViewer } from "../../auth/testing";
+import { operator } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
 import { readApprovalReviews, readReviewState } from "../queries/get-review-state";
 import { approveTask } from "./approve-task";
@@ -155,10 +157,9 @@ describe("money approvals", () => {
     const parked = await task(agent, "awaiting_approval");
     const approvalId = await approval(parked.id, "refund", true);
 
-    const first = await approveTask(t.pool, {
+    const first = await approveTask(t.pool, operator(A), {
       taskId: parked.id,
       version: parked.version,
-      actor: A,
     });
     expect(first).toMatchObject({
       ok: true,
@@ -180,10 +181,9 @@ describe("money approvals", () => {
       }),
     ]);
 
-    const again = await approveTask(t.pool, {
+    const again = await approveTask(t.pool, operator(A), {
       taskId: parked.id,
       version: parked.version,
-      actor: A,
     });
     expect(again).toMatchObject({
       ok: false,
@@ -191,10 +191,9 @@ describe("money approvals", () => {
       message: expect.stringMatching(/^a second, different reviewer must approve/),
     });
 
-    const second = await approveTask(t.pool, {
+    const second = await approveTask(t.pool, operator(B), {
       taskId: parked.id,
       version: parked.version,
-      actor: B,
     });
     expect(second).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
     const { rows } = await t.pool.query(
@@ -211,10 +210,9 @@ describe("money approvals", () => {
     const agent = await agentWith([{ name: "refund", money: true }]);
     const parked = await task(agent, "awaiting_approval");
     await approval(parked.id, "refund", false);
-    const first = await approveTask(t.pool, {
+    const first = await approveTask(t.pool, operator(A), {
       taskId: parked.id,
       version: parked.version,
-      actor: A,
     });
     expect(first).toMatchObject({ ok: true, value: { waitingFor: { kind: "approval" } } });
     expect((await row(parked.id))?.status).toBe("awaiting_approval");
@@ -224,7 +222,10 @@ describe("money approvals", () => {
     const agent = await agentWith([{ name: "refund", money: false }]);
     const parked = await task(agent, "awaiting_approval");
     await approval(parked.id, "refund", false);
-    const r = await approveTask(t.pool, { taskId: parked.id, version: parked.version, actor: A });
+    const r = await approveTask(t.pool, operator(A), {
+      taskId: parked.id,
+      version: parked.version,
+    });
     expect(r).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
   });
 
@@ -261,11 +262,10 @@ describe("replay that reaches money", () => {
 
   it("one reviewer requests, the same one is refused, another confirms: it runs once", async () => {
     const dead = await deadPayer();
-    const asked = await replayTask(t.pool, {
+    const asked = await replayTask(t.pool, operator(A), {
       taskId: dead.id,
       version: dead.version,
       fromStep: 1,
-      actor: A,
     });
     expect(asked).toMatchObject({
       ok: true,
@@ -288,22 +288,20 @@ describe("replay that reaches money", () => {
       }),
     ]);
 
-    const same = await replayTask(t.pool, {
+    const same = await replayTask(t.pool, operator(A), {
       taskId: dead.id,
       version: dead.version,
       fromStep: 1,
-      actor: A,
     });
     expect(same).toMatchObject({
       ok: false,
       code: "conflict",
       message: expect.stringMatching(/^a second, different reviewer must confirm/),
     });
-    const other = await replayTask(t.pool, {
+    const other = await replayTask(t.pool, operator(B), {
       taskId: dead.id,
       version: dead.version,
       fromStep: 2,
-      actor: B,
     });
     expect(other).toMatchObject({
       ok: false,
@@ -311,11 +309,10 @@ describe("replay that reaches money", () => {
       message: expect.stringContaining(`${A} asked for a replay from step 1`),
     });
 
-    const confirmed = await replayTask(t.pool, {
+    const confirmed = await replayTask(t.pool, operator(B), {
       taskId: dead.id,
       version: dead.version,
       fromStep: 1,
-      actor: B,
     });
     expect(confirmed).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
     expect(await requests(dead.id)).toEqual([
@@ -340,7 +337,11 @@ describe("replay that reaches money", () => {
     const dead = await deadPayer();
     const results = await Promise.all(
       [A, B].map((actor) =>
-        replayTask(t.pool, { taskId: dead.id, version: dead.version, fromStep: 1, actor }),
+        replayTask(t.pool, operator(actor), {
+          taskId: dead.id,
+          version: dead.version,
+          fromStep: 1,
+        }),
       ),
     );
     expect(results.every((r) => r.ok)).toBe(true);
@@ -351,18 +352,17 @@ describe("replay that reaches money", () => {
 
   it("the request is bound to the task version: a change voids it", async () => {
     const dead = await deadPayer();
-    await replayTask(t.pool, { taskId: dead.id, version: dead.version, fromStep: 1, actor: A });
+    await replayTask(t.pool, operator(A), { taskId: dead.id, version: dead.version, fromStep: 1 });
     // Someone else changes the task (the request was for what the task was then).
     const { rows } = await t.pool.query<{ version: number }>(
       "update tasks set version = version + 1 where id = $1 returning version",
       [dead.id],
     );
     const now = rows[0]?.version ?? 0;
-    const stale = await replayTask(t.pool, {
+    const stale = await replayTask(t.pool, operator(B), {
       taskId: dead.id,
       version: dead.version,
       fromStep: 1,
-      actor: B,
     });
     expect(stale).toMatchObject({
       ok: false,
@@ -372,11 +372,10 @@ describe("replay that reaches money", () => {
     expect((await readReviewState(t.pool, testViewer("reviewer"), dead.id))?.pending).toBeNull();
 
     // On the new version B's click is a new first request, not a confirmation of A's.
-    const fresh = await replayTask(t.pool, {
+    const fresh = await replayTask(t.pool, operator(B), {
       taskId: dead.id,
       version: now,
       fromStep: 1,
-      actor: B,
     });
     expect(fresh).toMatchObject({
       ok: true,
@@ -398,54 +397,55 @@ describe("replay that reaches money", () => {
 
   it("reject and cancel withdraw a pending request", async () => {
     const dead = await deadPayer();
-    await replayTask(t.pool, { taskId: dead.id, version: dead.version, fromStep: 1, actor: A });
-    const rejected = await rejectTask(t.pool, {
+    await replayTask(t.pool, operator(A), { taskId: dead.id, version: dead.version, fromStep: 1 });
+    const rejected = await rejectTask(t.pool, operator(B), {
       taskId: dead.id,
       version: dead.version,
-      actor: B,
       reason: "no",
     });
     expect(rejected.ok).toBe(true);
     expect((await requests(dead.id)).map((r) => r.status)).toEqual(["withdrawn"]);
 
     const other = await deadPayer();
-    await replayTask(t.pool, { taskId: other.id, version: other.version, fromStep: 1, actor: A });
+    await replayTask(t.pool, operator(A), {
+      taskId: other.id,
+      version: other.version,
+      fromStep: 1,
+    });
     expect(
-      (await cancelTask(t.pool, { taskId: other.id, version: other.version, actor: B })).ok,
+      (await cancelTask(t.pool, operator(B), { taskId: other.id, version: other.version })).ok,
     ).toBe(true);
     expect((await requests(other.id)).map((r) => r.status)).toEqual(["withdrawn"]);
   });
 
   it("a reviewer withdraws a request; then anyone may ask again", async () => {
     const dead = await deadPayer();
-    const asked = await replayTask(t.pool, {
+    const asked = await replayTask(t.pool, operator(A), {
       taskId: dead.id,
       version: dead.version,
       fromStep: 1,
-      actor: A,
     });
     const requestId = asked.ok ? (asked.value.waitingFor?.requestId ?? 0) : 0;
     expect(
-      await withdrawReviewRequest(t.pool, { taskId: dead.id, requestId, actor: B }),
+      await withdrawReviewRequest(t.pool, operator(B), { taskId: dead.id, requestId }),
     ).toMatchObject({ ok: true });
     expect(
-      await withdrawReviewRequest(t.pool, { taskId: dead.id, requestId, actor: B }),
+      await withdrawReviewRequest(t.pool, operator(B), { taskId: dead.id, requestId }),
     ).toMatchObject({
       ok: false,
       code: "conflict",
     });
-    const again = await replayTask(t.pool, {
+    const again = await replayTask(t.pool, operator(B), {
       taskId: dead.id,
       version: dead.version,
       fromStep: 2,
-      actor: B,
     });
     expect(again).toMatchObject({ ok: true, value: { waitingFor: { requestedBy: B } } });
   });
 
   it("the database refuses a request confirmed by its own requester", async () => {
     const dead = await deadPayer();
-    await replayTask(t.pool, { taskId: dead.id, version: dead.version, fromStep: 1, actor: A });
+    await replayTask(t.pool, operator(A), { taskId: dead.id, version: dead.version, fromStep: 1 });
     await expect(
       t.pool.query(
         "update review_requests set status = 'confirmed', decided_by = requested_by, decided_at = now() where task_id = $1",
@@ -463,11 +463,10 @@ describe("when one reviewer is enough", () => {
     await effect(dead.id, 2, "pay", "failed");
     const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
     expect(state?.replay).toMatchObject({ catalogKnown: false, twoPerson: false, moneyTools: [] });
-    const r = await replayTask(t.pool, {
+    const r = await replayTask(t.pool, operator(A), {
       taskId: dead.id,
       version: dead.version,
       fromStep: 1,
-      actor: A,
     });
     expect(r).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
   });
@@ -482,11 +481,10 @@ describe("when one reviewer is enough", () => {
       twoPerson: false,
       effects: [expect.objectContaining({ outcome: "dedupe", money: true, acts: false })],
     });
-    const r = await replayTask(t.pool, {
+    const r = await replayTask(t.pool, operator(A), {
       taskId: dead.id,
       version: dead.version,
       fromStep: 1,
-      actor: A,
     });
     expect(r).toMatchObject({ ok: true, value: { status: "queued" } });
   });
@@ -509,7 +507,10 @@ describe("resume (approve a dead task) that reaches money", () => {
     const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
     expect(state?.resume).toMatchObject({ action: "approve", fromStep: 2, twoPerson: true });
 
-    const asked = await approveTask(t.pool, { taskId: dead.id, version: dead.version, actor: A });
+    const asked = await approveTask(t.pool, operator(A), {
+      taskId: dead.id,
+      version: dead.version,
+    });
     expect(asked).toMatchObject({
       ok: true,
       value: { status: "dead", waitingFor: { kind: "request" } },
@@ -522,23 +523,22 @@ describe("resume (approve a dead task) that reaches money", () => {
       },
     );
     // A replay is another action: it cannot ride on the resume request.
-    const replay = await replayTask(t.pool, {
+    const replay = await replayTask(t.pool, operator(B), {
       taskId: dead.id,
       version: dead.version,
       fromStep: 2,
-      actor: B,
     });
     expect(replay).toMatchObject({
       ok: false,
       message: expect.stringContaining("asked for resuming the task"),
     });
     expect(
-      await approveTask(t.pool, { taskId: dead.id, version: dead.version, actor: A }),
+      await approveTask(t.pool, operator(A), { taskId: dead.id, version: dead.version }),
     ).toMatchObject({
       ok: false,
       message: expect.stringMatching(/^a second, different reviewer must confirm/),
     });
-    const done = await approveTask(t.pool, { taskId: dead.id, version: dead.version, actor: B });
+    const done = await approveTask(t.pool, operator(B), { taskId: dead.id, version: dead.version });
     expect(done).toMatchObject({ ok: true, value: { status: "queued" } });
     expect(await row(dead.id)).toMatchObject({ status: "queued", attempts: 0 });
     expect(await entries(dead.id, "review.approved")).toEqual([
@@ -553,11 +553,10 @@ describe("resume (approve a dead task) that reaches money", () => {
 
   it("an action pinned to other statuses refuses the task", async () => {
     const dead = await deadPayer();
-    const r = await approveTask(t.pool, {
+    const r = await approveTask(t.pool, operator(A), {
       taskId: dead.id,
       version: dead.version,
-      actor: A,
-      statuses: ["awaiting_approval"],
+      action: "approve",
     });
     expect(r).toMatchObject({
       ok: false,
@@ -589,11 +588,10 @@ describe("resolving an unknown outcome of a money effect", () => {
 
   it("'it did not' is recorded by one reviewer, but sending the money again takes two", async () => {
     const dead = await unknownOutcome(true);
-    const resolved = await resolveOutcome(t.pool, {
+    const resolved = await resolveOutcome(t.pool, operator(A), {
       taskId: dead.id,
       version: dead.version,
       key: dead.key,
-      actor: A,
       happened: false,
     });
     expect(resolved).toMatchObject({ ok: true, value: { status: "dead" } });
@@ -603,30 +601,27 @@ describe("resolving an unknown outcome of a money effect", () => {
     ]);
     const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
     expect(state?.resume?.twoPerson).toBe(true);
-    const first = await approveTask(t.pool, {
+    const first = await approveTask(t.pool, operator(A), {
       taskId: dead.id,
       version: dead.version + 1,
-      actor: A,
     });
     expect(first).toMatchObject({
       ok: true,
       value: { status: "dead", waitingFor: { kind: "request" } },
     });
-    const second = await approveTask(t.pool, {
+    const second = await approveTask(t.pool, operator(B), {
       taskId: dead.id,
       version: dead.version + 1,
-      actor: B,
     });
     expect(second).toMatchObject({ ok: true, value: { status: "queued" } });
   });
 
   it("'it did not' on an effect that moves no money resumes the task at once", async () => {
     const dead = await unknownOutcome(false);
-    const resolved = await resolveOutcome(t.pool, {
+    const resolved = await resolveOutcome(t.pool, operator(A), {
       taskId: dead.id,
       version: dead.version,
       key: dead.key,
-      actor: A,
       happened: false,
     });
     expect(resolved).toMatchObject({ ok: true, value: { status: "queued" } });
@@ -634,11 +629,10 @@ describe("resolving an unknown outcome of a money effect", () => {
 
   it("'it happened' on a money effect resumes at once: nothing will be sent again", async () => {
     const dead = await unknownOutcome(true);
-    const resolved = await resolveOutcome(t.pool, {
+    const resolved = await resolveOutcome(t.pool, operator(A), {
       taskId: dead.id,
       version: dead.version,
       key: dead.key,
-      actor: A,
       happened: true,
       result: { refundId: "re_1" },
     });
@@ -655,7 +649,7 @@ describe("reading the review state", () => {
   it("the approvals list gets each task's version and two-person state", async () => {
     const flagged = await task(await agentWith(null), "awaiting_approval");
     await approval(flagged.id, "refund", true);
-    await approveTask(t.pool, { taskId: flagged.id, version: flagged.version, actor: A });
+    await approveTask(t.pool, operator(A), { taskId: flagged.id, version: flagged.version });
     const byCatalog = await task(
       await agentWith([{ name: "refund", money: true }]),
       "awaiting_approval",

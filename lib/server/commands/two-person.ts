@@ -4,11 +4,14 @@
 // different reviewer, on that version, carries it out. Money flags come from the catalog the
 // workers publish (agent_catalog.tools) and from approvals the worker marked `money`.
 import type pg from "pg";
-import { type SqlClient, withTransaction } from "../../../db/client";
+import type { SqlClient } from "../../../db/client";
+import type { Principal } from "../../domain/access";
+import { type CommandResult, conflict } from "../../domain/command-result";
+import type { ReviewAction, ReviewPreview } from "../../domain/replay-plan";
 import type { TaskStatus } from "../../domain/task-states";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
-import { pendingRequestOf, type ReviewAction, type ReviewPreview } from "../queries/review-preview";
-import { type CommandResult, conflict, type LockedTask } from "./task-guard";
+import { pendingRequestOf } from "../review/preview";
+import { type LockedTask, lockTaskFor, taskTransaction } from "./task-guard";
 
 export type SecondReviewer = {
   /** A review request (replay, resume) or a first approval of a gated effect. */
@@ -158,16 +161,20 @@ export async function twoPersonGate(
 /** A reviewer takes back a pending request (theirs, or one they will not confirm). */
 export async function withdrawReviewRequest(
   pool: pg.Pool,
-  input: { taskId: string; requestId: number; actor: string },
+  principal: Principal,
+  input: { taskId: string; requestId: number },
 ): Promise<CommandResult<{ id: string; requestId: number }>> {
-  return withTransaction(pool, async (client) => {
+  return taskTransaction(pool, async (client) => {
+    // Any version: a request stands until it is confirmed or withdrawn, whatever else changed.
+    const locked = await lockTaskFor(client, principal, input.taskId, null, "withdraw");
+    if ("error" in locked) return locked.error;
     const pending = await pendingRequestOf(client, input.taskId, true);
     if (!pending || pending.id !== input.requestId) {
       return conflict(
         `review request ${input.requestId} is no longer pending: it was confirmed, withdrawn or replaced`,
       );
     }
-    await withdrawPending(client, input.taskId, input.actor, "withdrawn by a reviewer");
+    await withdrawPending(client, input.taskId, principal.actor, "withdrawn by a reviewer");
     return { ok: true as const, value: { id: input.taskId, requestId: input.requestId } };
   });
 }

@@ -1,10 +1,12 @@
 // getEffect on effects the runtime really performed: a succeeded one with a sensitive field,
 // one whose outcome is unknown, and one that waited for a reviewer's approval.
+
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { runtimeTestKit, setGlobalPolicy } from "../../../worker/runtime/test-support";
 import { testTokenViewer, testViewer } from "../../auth/testing";
+import { operator } from "../../domain/access";
 import { deriveEffectKey } from "../../domain/hash";
 import { REDACTED } from "../../domain/redact";
 import { defineAgent, defineTool } from "../../sdk/define";
@@ -143,10 +145,9 @@ describe("getEffect", () => {
     expect(await getEffect(t.db, ops, key)).toBeNull();
     const parked = await kit.task(taskId);
     expect(parked.status).toBe("awaiting_approval");
-    const approved = await approveTask(t.pool, {
+    const approved = await approveTask(t.pool, operator("user:rita@example.com"), {
       taskId,
       version: parked.version,
-      actor: "user:rita@example.com",
       note: "fine",
     });
     expect(approved.ok).toBe(true);

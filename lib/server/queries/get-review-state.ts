@@ -1,17 +1,18 @@
 // For the review screens: a task's two-person state with the previews its buttons confirm, the
 // preview for a chosen replay step, and the approvals list's per-task state. Reads only.
 import type pg from "pg";
-import { requireScope, type Viewer } from "../../domain/access";
-import type { CommandResult } from "../../domain/command-result";
+import { principalOf, requireScope, type Viewer } from "../../domain/access";
+import { type CommandResult, notFound } from "../../domain/command-result";
+import { type ReviewAction, type ReviewPreview, stepOutOfRange } from "../../domain/replay-plan";
+import { type AllowedActions, allowedActions, appliesTo } from "../../domain/task-actions";
 import type { TaskStatus } from "../../domain/task-states";
 import {
+  lastStepOf,
   moneyToolsOf,
   pendingRequestOf,
-  type ReviewAction,
-  type ReviewPreview,
   resumeStep,
   reviewPreview,
-} from "./review-preview";
+} from "../review/preview";
 
 /** For the task screen: the two-person state and the previews its review buttons confirm. */
 export type ReviewStateDto = {
@@ -37,6 +38,8 @@ export type ReviewStateDto = {
   replay: ReviewPreview | null;
   /** The highest journaled step: a replay can start at 1 to lastStep + 1. */
   lastStep: number;
+  /** What the viewer may do to the task now (lib/domain/task-actions): the buttons to show. */
+  allowed: AllowedActions;
 };
 
 export async function readReviewState(
@@ -44,7 +47,7 @@ export async function readReviewState(
   viewer: Viewer | null,
   taskId: string,
 ): Promise<ReviewStateDto | null> {
-  requireScope(viewer, "tasks:read");
+  const reader = requireScope(viewer, "tasks:read");
   const client = await pool.connect();
   try {
     await client.query("begin isolation level repeatable read read only");
@@ -69,11 +72,6 @@ export async function readReviewState(
       [task.id],
     );
     const flags = await moneyToolsOf(client, task);
-    const last = await client.query<{ max: number | null }>(
-      "select max(seq) as max from steps where task_id = $1",
-      [task.id],
-    );
-    const replayable = task.status === "dead" || task.status === "awaiting_approval";
     return {
       pending:
         pending && pending.taskVersion === task.version
@@ -94,12 +92,14 @@ export async function readReviewState(
           firstApprovedBy: a.first_approved_by,
           firstApprovedAt: a.first_approved_at?.toISOString() ?? null,
         })),
-      resume:
-        task.status === "dead"
-          ? await reviewPreview(client, task, "approve", await resumeStep(client, task.id))
-          : null,
-      replay: replayable ? await reviewPreview(client, task, "replay", 1) : null,
-      lastStep: last.rows[0]?.max ?? 0,
+      resume: appliesTo("resume", task.status)
+        ? await reviewPreview(client, task, "approve", await resumeStep(client, task.id))
+        : null,
+      replay: appliesTo("replay", task.status)
+        ? await reviewPreview(client, task, "replay", 1)
+        : null,
+      lastStep: await lastStepOf(client, task.id),
+      allowed: allowedActions(task, principalOf(reader)),
     };
   } finally {
     await client.query("rollback").catch(() => undefined);
@@ -110,9 +110,11 @@ export async function readReviewState(
 /** The preview a reviewer looks at before confirming a replay from `fromStep`; writes nothing. */
 export async function previewReview(
   pool: pg.Pool,
+  viewer: Viewer | null,
   taskId: string,
   fromStep: number,
 ): Promise<CommandResult<ReviewPreview & { lastStep: number }>> {
+  requireScope(viewer, "tasks:read");
   const client = await pool.connect();
   try {
     await client.query("begin isolation level repeatable read read only");
@@ -121,19 +123,10 @@ export async function previewReview(
       [taskId],
     );
     const task = rows[0];
-    if (!task) return { ok: false, code: "not_found", message: `no task ${taskId}` };
-    const last = await client.query<{ max: number | null }>(
-      "select max(seq) as max from steps where task_id = $1",
-      [task.id],
-    );
-    const lastStep = last.rows[0]?.max ?? 0;
-    if (fromStep < 1 || fromStep > lastStep + 1) {
-      return {
-        ok: false,
-        code: "invalid",
-        message: `the task has ${lastStep} journaled step(s); replay can start at step 1 to ${lastStep + 1}`,
-      };
-    }
+    if (!task) return notFound(`no task ${taskId}`);
+    const lastStep = await lastStepOf(client, task.id);
+    const outside = stepOutOfRange(fromStep, lastStep);
+    if (outside) return outside;
     const preview = await reviewPreview(client, task, "replay", fromStep);
     return { ok: true, value: { ...preview, lastStep } };
   } finally {
@@ -150,6 +143,8 @@ export type ApprovalReviewDto = {
   money: boolean;
   firstApprovedBy: string | null;
   firstApprovedAt: string | null;
+  /** What the viewer may do to the task now: the approvals list shows approve and reject. */
+  allowed: AllowedActions;
 };
 
 /** For the approvals list: each task's version and two-person state, by task id. */
@@ -158,7 +153,7 @@ export async function readApprovalReviews(
   viewer: Viewer | null,
   taskIds: readonly string[],
 ): Promise<Record<string, ApprovalReviewDto>> {
-  requireScope(viewer, "tasks:read");
+  const reader = principalOf(requireScope(viewer, "tasks:read"));
   if (taskIds.length === 0) return {};
   const { rows } = await pool.query<{
     id: string;
@@ -187,6 +182,7 @@ export async function readApprovalReviews(
         money: r.money,
         firstApprovedBy: r.first_approved_by,
         firstApprovedAt: r.first_approved_at?.toISOString() ?? null,
+        allowed: allowedActions(r, reader),
       },
     ]),
   );

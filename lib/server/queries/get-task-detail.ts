@@ -7,14 +7,12 @@ import type { Db } from "../../../db/client";
 import { approvals, effects, ledgerEntries, steps, tasks } from "../../../db/schema";
 import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
+import { planReplay, type ReplayPreview } from "../../domain/replay-plan";
+import { appliesTo } from "../../domain/task-actions";
 import type { DeadReason, StepKind, TaskStatus } from "../../domain/task-states";
 import { taskStream } from "../ledger/append-ledger";
 import { listTaskTimeline, type TaskTimelineDto, type TimelineSearch } from "./list-task-timeline";
 import { payload, seesPayloads } from "./payloads";
-import { planReplay, type ReplayPreview } from "./preview-replay";
-
-/** Statuses a reviewer can replay from (DESIGN.md: dead, awaiting_approval). */
-export const REPLAYABLE_STATUSES: readonly TaskStatus[] = ["dead", "awaiting_approval"];
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -295,7 +293,7 @@ export async function getTaskDetail(
         timeline,
         ledgerHidden: !readsLedger,
         payloadsHidden: !visible,
-        replay: REPLAYABLE_STATUSES.includes(t.status)
+        replay: appliesTo("replay", t.status)
           ? planReplay(
               stepRows,
               effectRows.map(({ row: e, live }) => ({

@@ -1,6 +1,7 @@
 // "Why did it send that?" against what a real worker recorded: the demo agents send mail and
 // refunds to the demo receivers over real sockets, fail, wait for reviewers and deduplicate.
 // Staged rows cover what a run cannot produce on demand (a replay, a second model decision).
+
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -11,6 +12,7 @@ import { INVOICE_SYSTEM_PROMPT, lookUpInvoice } from "../../../worker/agents/inv
 import { type DemoReceivers, startDemoReceivers } from "../../../worker/demo/receivers";
 import { type RunningWorker, startWorker } from "../../../worker/runtime/worker";
 import { testTokenViewer, testViewer } from "../../auth/testing";
+import { operator } from "../../domain/access";
 import { parseEnv } from "../../env";
 import { approveTask } from "../commands/approve-task";
 import { enqueueTask } from "../commands/enqueue-task";
@@ -220,11 +222,10 @@ describe("explainWhy on an email whose outcome was unknown until a reviewer reso
     expect(unknown.decision?.chosenCall?.args).toMatchObject({ to: "grace@example.com" });
 
     const key = unknown.effect.key;
-    const resolved = await resolveOutcome(t.pool, {
+    const resolved = await resolveOutcome(t.pool, operator("user:rita@example.com"), {
       taskId,
       version: dead.version,
       key,
-      actor: "user:rita@example.com",
       happened: true,
       result: { messageId: mail?.messageId ?? "", accepted: ["grace@example.com"] },
     });
@@ -288,17 +289,15 @@ describe("explainWhy on refunds", () => {
       reason: "customer",
     });
     const parked = await until(taskId, ["awaiting_approval"]);
-    const first = await approveTask(t.pool, {
+    const first = await approveTask(t.pool, operator("user:rita@example.com"), {
       taskId,
       version: parked.version,
-      actor: "user:rita@example.com",
     });
     expect(first.ok).toBe(true);
     const waiting = await until(taskId, ["awaiting_approval"]);
-    const second = await approveTask(t.pool, {
+    const second = await approveTask(t.pool, operator("user:sam@example.com"), {
       taskId,
       version: waiting.version,
-      actor: "user:sam@example.com",
       note: "checked the order",
     });
     expect(second.ok).toBe(true);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { planReplay, previewReplay } from "./preview-replay";
+import { planReplay } from "../../domain/replay-plan";
+import { previewReplay } from "./preview";
 
 const t = await setUpTestDatabase("preview-replay");
 

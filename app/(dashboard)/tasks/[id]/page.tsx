@@ -18,7 +18,7 @@ import { InvalidAddressNotice, Notice } from "../../../../components/ui/notice";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
 import { pageViewer } from "../../../../lib/auth/page";
-import { actorOf, can } from "../../../../lib/domain/access";
+import { actorOf } from "../../../../lib/domain/access";
 import { getDb, getPool } from "../../../../lib/server/db";
 import { taskStream } from "../../../../lib/server/ledger/append-ledger";
 import { readReviewState } from "../../../../lib/server/queries/get-review-state";
@@ -141,12 +141,6 @@ export default async function TaskPage({ params, searchParams }: Props) {
             <TaskReviewPanel
               task={{ id: task.id, status: task.status, version: task.version }}
               state={review}
-              may={{
-                decide: can(viewer, "approvals:decide"),
-                review: can(viewer, "deadLetters:review"),
-                resolve: can(viewer, "outcomes:resolve"),
-                cancel: can(viewer, "tasks:cancel"),
-              }}
               actor={actorOf(viewer)}
               pendingTool={pendingApproval?.tool ?? null}
               unknownEffects={detail.effects
