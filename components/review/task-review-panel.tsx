@@ -4,6 +4,7 @@
 // parked task; resume, replay or reject a dead one; resolve an unknown outcome; cancel
 // (admins). Every action carries the version the page rendered, so a stale screen is told who
 // changed the task instead of acting on it.
+import { awaitsReview } from "../../lib/domain/task-actions";
 import type { TaskStatus } from "../../lib/domain/task-states";
 import type { ReviewStateDto } from "../../lib/server/queries/get-review-state";
 import { ReviewAnnouncer } from "./announcer";
@@ -45,10 +46,9 @@ function Controls({ task, state, actor, pendingTool, unknownEffects }: TaskRevie
     may("cancel") ||
     state.pending !== null;
   if (!any) {
-    const waiting = task.status === "awaiting_approval" || task.status === "dead";
     return (
       <p className="text-sm text-slate-600" data-testid="review-none">
-        {waiting
+        {awaitsReview(task.status)
           ? "Your role cannot act on this task; a reviewer can."
           : "Nothing to review: the task is not waiting for a person."}
       </p>

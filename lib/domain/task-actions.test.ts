@@ -4,6 +4,7 @@ import {
   allowedActions,
   allowedNames,
   appliesTo,
+  awaitsReview,
   refusalOf,
   statusesFor,
   TASK_ACTION_RULES,
@@ -110,6 +111,10 @@ describe("the task-actions table", () => {
       "withdraw",
     ]);
     expect(allowedNames(allowedActions({ status: "succeeded" }, op))).toEqual([]);
+  });
+
+  it("a person is awaited exactly where a review action applies", () => {
+    expect(TASK_STATUSES.filter(awaitsReview)).toEqual(["awaiting_approval", "dead"]);
   });
 
   it("finished tasks take no action at all", () => {

@@ -82,6 +82,11 @@ export function appliesTo(action: TaskAction, status: TaskStatus): boolean {
   return TASK_ACTION_RULES[action].needs[status] !== undefined;
 }
 
+/** A person is expected to act: a review action (anything but cancel) applies to `status`. */
+export function awaitsReview(status: TaskStatus): boolean {
+  return TASK_ACTIONS.some((action) => action !== "cancel" && appliesTo(action, status));
+}
+
 export type ActionPermission =
   | { allowed: true; twoPerson: boolean }
   | { allowed: false; refusal: CommandFailure };
