@@ -3,6 +3,7 @@
 // brute-force lock over HTTP, role-dependent pages, and the security headers on every page.
 import type { Page } from "@playwright/test";
 import type pg from "pg";
+import { operator } from "../lib/domain/access";
 import { DEMO_PASSWORD, setUserDisabled } from "../lib/server/commands/users";
 import {
   ANONYMOUS,
@@ -183,7 +184,10 @@ test.describe("signed out", () => {
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dead letters");
     expect(await sessionsOf(db, user.id)).toBe(1);
 
-    const disabled = await setUserDisabled(db, user.id, true, "system:e2e");
+    const disabled = await setUserDisabled(db, operator("system:e2e"), {
+      userId: user.id,
+      disabled: true,
+    });
     expect(disabled).toMatchObject({ ok: true, value: { disabled: true } });
     expect(await sessionsOf(db, user.id)).toBe(0);
 

@@ -5,7 +5,7 @@ import { test as base, type Page } from "@playwright/test";
 import type pg from "pg";
 import { z } from "zod";
 import { createPool, withTransaction } from "../db/client";
-import type { Role } from "../lib/domain/access";
+import { operator, type Role } from "../lib/domain/access";
 import type { TaskStatus } from "../lib/domain/task-states";
 import { type Agent, defineAgent, defineTool } from "../lib/sdk/define";
 import { enqueueTask } from "../lib/server/commands/enqueue-task";
@@ -64,7 +64,7 @@ export async function createE2eUser(
 ): Promise<{ id: string; email: string; password: string }> {
   const email = `e2e-${randomWord()}@example.com`;
   const password = `pw-${randomWord(16)}`;
-  const created = await createUser(db, { email, role, password }, "system:e2e");
+  const created = await createUser(db, operator("system:e2e"), { email, role, password });
   if (!created.ok) throw new Error(`could not create ${email}: ${created.message}`);
   return { id: created.value.id, email, password };
 }

@@ -1,3 +1,4 @@
+import { operator } from "../lib/domain/access";
 import { BUILT_IN_POLICY } from "../lib/domain/retry-policy";
 import { setPolicy } from "../lib/server/commands/set-policy";
 import { enqueue, expect, randomWord, test } from "./fixtures";
@@ -49,10 +50,9 @@ test("an agent override shows with what it inherits, what is in force and who ch
   const agent = `e2e-policy-${randomWord(6)}`;
   const other = `e2e-policy-${randomWord(6)}`;
   await enqueue(db, other, { n: 1 });
-  const saved = await setPolicy(db, {
+  const saved = await setPolicy(db, operator("admin@example.com"), {
     scope: `agent:${agent}`,
     version: null,
-    actor: "admin@example.com",
     policy: { maxAttempts: 9, backoffInitialMs: 250 },
   });
   expect(saved).toMatchObject({ ok: true });

@@ -1,6 +1,6 @@
 // Each abuse case the web gate answers, over HTTP against the built app: every answer is a 4xx
 // problem+json with the security headers and a CSP, never a 500 and never Next's plain text.
-import { SCOPES } from "../../lib/domain/access";
+import { operator, SCOPES } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import { DEMO_PASSWORD, DEMO_USERS } from "../../lib/server/commands/users";
 import { readActionEndpoints } from "../authz/calls";
@@ -17,11 +17,10 @@ const MiB = 1_048_576;
 let token = "";
 let cookie = "";
 test.beforeAll(async ({ db }) => {
-  const made = await createApiToken(
-    db,
-    { name: unique("abuse"), scopes: [...SCOPES] },
-    "system:e2e-abuse",
-  );
+  const made = await createApiToken(db, operator("system:e2e-abuse"), {
+    name: unique("abuse"),
+    scopes: [...SCOPES],
+  });
   if (!made.ok) throw new Error(made.message);
   token = made.value.token;
   const admin = DEMO_USERS.find((u) => u.role === "admin");

@@ -3,6 +3,7 @@
 // allowance, and guessing one account from it is slowed, each recorded once in the ledger.
 import type pg from "pg";
 import { LOGIN_LIMITS } from "../../lib/auth/login-limit";
+import { operator } from "../../lib/domain/access";
 import { unlockSignIn } from "../../lib/server/commands/users";
 import { createE2eUser, expect, randomWord, test } from "../fixtures";
 
@@ -30,11 +31,11 @@ async function systemHead(db: pg.Pool): Promise<number> {
 // Start from an address with no failures counted, and leave it so: every other spec signs in
 // from this address too.
 test.beforeAll(async ({ db }) => {
-  const r = await unlockSignIn(db, { address: ADDRESS }, "system:e2e-abuse");
+  const r = await unlockSignIn(db, operator("system:e2e-abuse"), { address: ADDRESS });
   if (!r.ok) throw new Error(r.message);
 });
 test.afterAll(async ({ db }) => {
-  const r = await unlockSignIn(db, { address: ADDRESS }, "system:e2e-abuse");
+  const r = await unlockSignIn(db, operator("system:e2e-abuse"), { address: ADDRESS });
   if (!r.ok) throw new Error(r.message);
 });
 
@@ -86,7 +87,7 @@ test("a rotating X-Forwarded-For does not escape the address limit", async ({ re
   ]);
 
   // An admin lifts it, and the person signs in.
-  const lifted = await unlockSignIn(db, { address: ADDRESS }, "system:e2e-abuse");
+  const lifted = await unlockSignIn(db, operator("system:e2e-abuse"), { address: ADDRESS });
   expect(lifted.ok).toBe(true);
   const ok = await request.post(SIGN_IN_URL, {
     data: { email: user.email, password: user.password },
@@ -125,7 +126,7 @@ test("guessing one account behind rotating X-Forwarded-For values is slowed afte
     },
   ]);
   // The admin whose account it was is let in by another admin's reset.
-  const lifted = await unlockSignIn(db, { email: user.email }, "system:e2e-abuse");
+  const lifted = await unlockSignIn(db, operator("system:e2e-abuse"), { email: user.email });
   expect(lifted.ok).toBe(true);
   const ok = await request.post(SIGN_IN_URL, {
     data: { email: user.email, password: user.password },

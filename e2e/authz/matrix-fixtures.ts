@@ -4,7 +4,7 @@
 // effect).
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import type { Role, Scope } from "../../lib/domain/access";
+import { operator, type Role, type Scope } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import { replayTask } from "../../lib/server/commands/replay-task";
 import { createUser } from "../../lib/server/commands/users";
@@ -117,12 +117,15 @@ export function matrixContext(db: pg.Pool): MatrixContext {
     },
     freshUser: async (role: Role) => {
       const email = `${unique("authz-user")}@example.com`;
-      const made = await createUser(db, { email, role, password: PASSWORD }, ACTOR);
+      const made = await createUser(db, operator(ACTOR), { email, role, password: PASSWORD });
       if (!made.ok) throw new Error(`could not create ${email}: ${made.message}`);
       return { id: made.value.id, email };
     },
     freshToken: async (scopes: Scope[]) => {
-      const made = await createApiToken(db, { name: unique("authz-token"), scopes }, ACTOR);
+      const made = await createApiToken(db, operator(ACTOR), {
+        name: unique("authz-token"),
+        scopes,
+      });
       if (!made.ok) throw new Error(`could not create a token: ${made.message}`);
       return { id: made.value.id };
     },

@@ -1,7 +1,7 @@
 // Who calls: the demo roles signed in over HTTP, an admin disabled after signing in (the cookie
 // outlives the account), an API token with every scope and one with metrics:read only.
 import type pg from "pg";
-import type { Role } from "../../lib/domain/access";
+import { operator, type Role } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import {
   createUser,
@@ -64,15 +64,18 @@ export async function setUpPrincipals(db: pg.Pool): Promise<Principals> {
 
   // Disabled after signing in: the browser still holds the cookie; the account is off.
   const email = `${unique("authz-disabled")}@example.com`;
-  const made = await createUser(db, { email, role: "admin", password: PASSWORD }, ACTOR);
+  const made = await createUser(db, operator(ACTOR), { email, role: "admin", password: PASSWORD });
   if (!made.ok) throw new Error(`could not create ${email}: ${made.message}`);
   sessions.set("disabled", { cookie: await signInCookie(email, PASSWORD) });
-  const disabled = await setUserDisabled(db, made.value.id, true, ACTOR);
+  const disabled = await setUserDisabled(db, operator(ACTOR), {
+    userId: made.value.id,
+    disabled: true,
+  });
   if (!disabled.ok) throw new Error(`could not disable ${email}: ${disabled.message}`);
 
   for (const principal of Object.keys(TOKEN_SCOPES) as Principal[]) {
     const scopes = [...(TOKEN_SCOPES[principal] ?? [])];
-    const token = await createApiToken(db, { name: unique("authz"), scopes }, ACTOR);
+    const token = await createApiToken(db, operator(ACTOR), { name: unique("authz"), scopes });
     if (!token.ok) throw new Error(`could not create a token: ${token.message}`);
     sessions.set(principal, { authorization: `Bearer ${token.value.token}` });
   }

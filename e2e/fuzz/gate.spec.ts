@@ -4,7 +4,7 @@
 // gate gives is a problem+json with the security headers and a CSP.
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
-import { SCOPES } from "../../lib/domain/access";
+import { operator, SCOPES } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import { DEMO_PASSWORD, DEMO_USERS } from "../../lib/server/commands/users";
 import { type Answer, expectGateProblem, expectSecurityHeaders, ORIGIN, send } from "../abuse/http";
@@ -16,11 +16,10 @@ import { expect, test } from "../fixtures";
 let bearer = "";
 let cookie = "";
 test.beforeAll(async ({ db }) => {
-  const made = await createApiToken(
-    db,
-    { name: unique("fuzz-gate"), scopes: [...SCOPES] },
-    "system:e2e-fuzz",
-  );
+  const made = await createApiToken(db, operator("system:e2e-fuzz"), {
+    name: unique("fuzz-gate"),
+    scopes: [...SCOPES],
+  });
   if (!made.ok) throw new Error(made.message);
   bearer = `Bearer ${made.value.token}`;
   const admin = DEMO_USERS.find((u) => u.role === "admin");

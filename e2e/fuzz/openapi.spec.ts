@@ -3,7 +3,7 @@
 // documented for that status. A refusal is problem+json and writes nothing.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { SCOPES } from "../../lib/domain/access";
+import { operator, SCOPES } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import { matrixContext, unique } from "../authz/matrix-fixtures";
 import { BASE_URL } from "../authz/principals";
@@ -61,11 +61,10 @@ test("real answers over HTTP are documented and match their documented schemas",
   const doc = documentSchema.parse(await served.json());
   expect(doc.openapi).toBe("3.1.0");
 
-  const made = await createApiToken(
-    db,
-    { name: unique("fuzz-openapi"), scopes: [...SCOPES] },
-    "system:e2e-fuzz",
-  );
+  const made = await createApiToken(db, operator("system:e2e-fuzz"), {
+    name: unique("fuzz-openapi"),
+    scopes: [...SCOPES],
+  });
   if (!made.ok) throw new Error(made.message);
   const ctx = matrixContext(db);
   const { rows } = await db.query<{ id: string }>(

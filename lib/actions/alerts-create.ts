@@ -3,7 +3,7 @@
 // rule's secret comes back here once; the command records the rule in the system stream.
 import { revalidatePath } from "next/cache";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../domain/access";
+import { principalOf } from "../domain/access";
 import { createAlertRule } from "../server/commands/create-alert-rule";
 import { getPool } from "../server/db";
 import { alertRuleFormSchema } from "./alert-rule-form";
@@ -13,7 +13,7 @@ export const createAlertRuleAction = defineAction({
   scope: "alerts:write",
   input: alertRuleFormSchema,
   run: async (rule, viewer) => {
-    const result = await createAlertRule(getPool(), rule, actorOf(viewer));
+    const result = await createAlertRule(getPool(), principalOf(viewer), rule);
     if (result.ok) revalidatePath("/settings/alerts");
     return fromCommand(result);
   },

@@ -4,7 +4,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../domain/access";
+import { principalOf } from "../domain/access";
 import { deleteAlertRule } from "../server/commands/delete-alert-rule";
 import { getPool } from "../server/db";
 
@@ -16,7 +16,7 @@ export const deleteAlertRuleAction = defineAction({
     version: z.coerce.number({ message: "must be a number" }).int().min(1),
   }),
   run: async ({ id, version }, viewer) => {
-    const result = await deleteAlertRule(getPool(), { id, version, actor: actorOf(viewer) });
+    const result = await deleteAlertRule(getPool(), principalOf(viewer), { id, version });
     if (result.ok) revalidatePath("/settings/alerts");
     return fromCommand(result);
   },

@@ -4,7 +4,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../domain/access";
+import { principalOf } from "../domain/access";
 import { updateAlertRule } from "../server/commands/update-alert-rule";
 import { getPool } from "../server/db";
 import { alertRuleEditSchema } from "./alert-rule-form";
@@ -18,7 +18,7 @@ export const updateAlertRuleAction = defineAction({
     rule: alertRuleEditSchema,
   }),
   run: async ({ id, version, rule }, viewer) => {
-    const result = await updateAlertRule(getPool(), { id, version, rule, actor: actorOf(viewer) });
+    const result = await updateAlertRule(getPool(), principalOf(viewer), { id, version, rule });
     if (result.ok) revalidatePath("/settings/alerts");
     return fromCommand(result);
   },

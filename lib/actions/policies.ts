@@ -3,7 +3,7 @@
 // the admin loaded. The command records before, after and who in the system stream.
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../domain/access";
+import { principalOf } from "../domain/access";
 import { type PartialRetryPolicy, retryPolicySchema } from "../domain/retry-policy";
 import { setPolicy } from "../server/commands/set-policy";
 import { getPool } from "../server/db";
@@ -65,8 +65,6 @@ export const setPolicyAction = defineAction({
     );
     // The global row is the floor of the chain: an empty budget there means unlimited.
     if (scope === "global" && fields.budget === undefined) policy.budget = null;
-    return fromCommand(
-      await setPolicy(getPool(), { scope, policy, version, actor: actorOf(viewer) }),
-    );
+    return fromCommand(await setPolicy(getPool(), principalOf(viewer), { scope, policy, version }));
   },
 });

@@ -4,7 +4,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../domain/access";
+import { principalOf } from "../domain/access";
 import { createApiToken, newTokenSchema, revokeApiToken } from "../server/commands/api-tokens";
 import { getPool } from "../server/db";
 
@@ -28,7 +28,7 @@ export const createTokenAction = defineAction({
     ),
   }),
   run: async (input, viewer) => {
-    const result = await createApiToken(getPool(), input, actorOf(viewer));
+    const result = await createApiToken(getPool(), principalOf(viewer), input);
     if (!result.ok && result.code === "conflict") {
       return { ok: false, status: 409, error: result.message, fields: { name: result.message } };
     }
@@ -42,7 +42,7 @@ export const revokeTokenAction = defineAction({
   scope: "tokens:manage",
   input: z.object({ tokenId: z.string().trim().min(1, "choose a token").max(200) }),
   run: async (input, viewer) => {
-    const result = await revokeApiToken(getPool(), input.tokenId, actorOf(viewer));
+    const result = await revokeApiToken(getPool(), principalOf(viewer), input);
     if (result.ok) revalidatePath(TOKENS_PAGE);
     return fromCommand(result);
   },

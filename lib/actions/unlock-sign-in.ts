@@ -4,7 +4,7 @@
 // `sign_in.unlocked` with the admin as actor.
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../domain/access";
+import { principalOf } from "../domain/access";
 import { emailSchema, unlockSignIn } from "../server/commands/users";
 import { getPool } from "../server/db";
 
@@ -13,5 +13,5 @@ export const unlockSignInAction = defineAction({
   scope: "users:manage",
   input: z.object({ email: emailSchema }),
   run: async (input, viewer) =>
-    fromCommand(await unlockSignIn(getPool(), { email: input.email }, actorOf(viewer))),
+    fromCommand(await unlockSignIn(getPool(), principalOf(viewer), { email: input.email })),
 });

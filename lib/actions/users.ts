@@ -5,7 +5,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
-import { actorOf } from "../domain/access";
+import { principalOf } from "../domain/access";
 import {
   createUser,
   emailSchema,
@@ -37,7 +37,7 @@ export const createUserAction = defineAction({
     password: passwordSchema,
   }),
   run: async (input, viewer) => {
-    const result = await createUser(getPool(), input, actorOf(viewer));
+    const result = await createUser(getPool(), principalOf(viewer), input);
     if (!result.ok && result.code === "conflict") {
       return { ok: false, status: 409, error: result.message, fields: { email: result.message } };
     }
@@ -60,7 +60,7 @@ export const setUserRoleAction = defineAction({
         fields: { role: "you cannot change your own role" },
       };
     }
-    const result = await setUserRole(getPool(), input.userId, input.role, actorOf(viewer));
+    const result = await setUserRole(getPool(), principalOf(viewer), input);
     if (result.ok) revalidatePath(USERS_PAGE);
     return fromCommand(result);
   },
@@ -84,7 +84,7 @@ export const setUserDisabledAction = defineAction({
         error: "You cannot disable your own account; ask another admin.",
       };
     }
-    const result = await setUserDisabled(getPool(), input.userId, input.disabled, actorOf(viewer));
+    const result = await setUserDisabled(getPool(), principalOf(viewer), input);
     if (result.ok) revalidatePath(USERS_PAGE);
     return fromCommand(result);
   },

@@ -9,7 +9,7 @@ import { type GenericOAuthUserInfo, genericOAuth } from "better-auth/plugins/gen
 import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import * as schema from "../../db/schema";
-import type { Role } from "../domain/access";
+import { operator, type Role } from "../domain/access";
 import { env } from "../env";
 import { setUserRole } from "../server/commands/users";
 import { getDb, getPool } from "../server/db";
@@ -149,7 +149,8 @@ async function gateSsoSignIn(input: GateInput, context: object): Promise<GateRes
   if (rows[0].disabled) {
     return { error: "account_disabled", errorDescription: "This account is disabled." };
   }
-  const changed = await setUserRole(pool, userId, role, SSO_ACTOR);
+  // The IdP's groups decide the role, not a person here: the sign-in acts as the system itself.
+  const changed = await setUserRole(pool, operator(SSO_ACTOR), { userId, role });
   // A "conflict" is the last active admin, whom the IdP may not demote: they keep admin.
   if (!changed.ok && changed.code !== "conflict") return { error: "role_not_updated" };
 }

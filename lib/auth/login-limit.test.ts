@@ -4,6 +4,7 @@
 // `sign_in.locked` system entry; an admin reset is a `sign_in.unlocked` entry and lifts it.
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../domain/access";
 import { unlockSignIn } from "../server/commands/users";
 import { verifyLedger } from "../server/ledger/verify-ledger";
 import {
@@ -307,8 +308,8 @@ describe("lock entries and resets", () => {
     expect(await lockAt(email, ip, pair.free)).not.toBeNull();
     const reset = await unlockSignIn(
       t.pool,
+      operator("user:admin@example.com"),
       { email: email.toUpperCase() },
-      "user:admin@example.com",
       at(pair.free),
     );
     expect(reset).toMatchObject({ ok: true, value: { scope: "account", subject: email } });
@@ -330,7 +331,12 @@ describe("lock entries and resets", () => {
     for (let i = pair.free; i < address.limit; i++)
       await fail(`b${counter}-${i}@example.com`, ip, i);
     expect(await lockAt("c@example.com", ip, address.limit)).toMatchObject({ by: "address" });
-    const reset = await unlockSignIn(t.pool, { address: ip }, "cli:root", at(address.limit));
+    const reset = await unlockSignIn(
+      t.pool,
+      operator("cli:root"),
+      { address: ip },
+      at(address.limit),
+    );
     expect(reset).toMatchObject({ ok: true, value: { scope: "address", subject: ip } });
     expect(await lockAt("c@example.com", ip, address.limit + 1)).toBeNull();
     expect(await lockAt(email, ip, address.limit + 1)).toMatchObject({ by: "account" });
@@ -344,7 +350,7 @@ describe("lock entries and resets", () => {
   });
 
   it("refuses a reset of something that is neither an email nor an address", async () => {
-    const r = await unlockSignIn(t.pool, { address: "10.0.0.300" }, "cli:root");
+    const r = await unlockSignIn(t.pool, operator("cli:root"), { address: "10.0.0.300" });
     expect(r).toMatchObject({ ok: false, code: "invalid" });
   });
 });

@@ -4,6 +4,7 @@
 // code, the state and the state cookie.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../domain/access";
 import { type FakeOidcUser, startFakeOidc } from "./testing/fake-oidc";
 
 const t = await setUpTestDatabase("oidc");
@@ -265,7 +266,10 @@ describe("OIDC single sign-on", () => {
     const user = await userRow(person.email);
     expect(first.session).toBeTruthy();
 
-    const disabled = await setUserDisabled(t.pool, user?.id ?? "", true, "user:admin@example.com");
+    const disabled = await setUserDisabled(t.pool, operator("user:admin@example.com"), {
+      userId: user?.id ?? "",
+      disabled: true,
+    });
     expect(disabled.ok).toBe(true);
     expect(await viewerOf(first.session)).toBeNull();
 
@@ -278,11 +282,11 @@ describe("OIDC single sign-on", () => {
   });
 
   it("links an existing password account with the same email, and the IdP decides its role", async () => {
-    const created = await createUser(
-      t.pool,
-      { email: "pat@corp.example", role: "ops", password: "a-long-enough-password" },
-      "user:admin@example.com",
-    );
+    const created = await createUser(t.pool, operator("user:admin@example.com"), {
+      email: "pat@corp.example",
+      role: "ops",
+      password: "a-long-enough-password",
+    });
     if (!created.ok) throw new Error(created.message);
     const { session } = await ssoSignIn({
       sub: "idp-pat",
@@ -298,11 +302,11 @@ describe("OIDC single sign-on", () => {
   });
 
   it("does not link when the IdP has not verified the email", async () => {
-    const created = await createUser(
-      t.pool,
-      { email: "vic@corp.example", role: "ops", password: "a-long-enough-password" },
-      "user:admin@example.com",
-    );
+    const created = await createUser(t.pool, operator("user:admin@example.com"), {
+      email: "vic@corp.example",
+      role: "ops",
+      password: "a-long-enough-password",
+    });
     if (!created.ok) throw new Error(created.message);
     const { location, session } = await ssoSignIn({
       sub: "idp-vic",
@@ -359,17 +363,20 @@ describe("OIDC single sign-on", () => {
 describe("sessions for disabled accounts", () => {
   it("are never created, by password either", async () => {
     const password = "a-long-enough-password";
-    const created = await createUser(
-      t.pool,
-      { email: "kim@corp.example", role: "ops", password },
-      "user:admin@example.com",
-    );
+    const created = await createUser(t.pool, operator("user:admin@example.com"), {
+      email: "kim@corp.example",
+      role: "ops",
+      password,
+    });
     if (!created.ok) throw new Error(created.message);
     const ok = await post("/sign-in/email", { email: "kim@corp.example", password });
     expect(ok.status).toBe(200);
     expect(await sessionCount(created.value.id)).toBe(1);
 
-    await setUserDisabled(t.pool, created.value.id, true, "user:admin@example.com");
+    await setUserDisabled(t.pool, operator("user:admin@example.com"), {
+      userId: created.value.id,
+      disabled: true,
+    });
     const refused = await post("/sign-in/email", { email: "kim@corp.example", password });
     expect(refused.status).toBe(401);
     expect(refused.headers.getSetCookie()).toEqual([]);

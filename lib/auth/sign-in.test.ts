@@ -5,6 +5,7 @@
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../domain/access";
 import { CLIENT_ADDRESS_HEADER } from "../domain/client-address";
 
 // lib/env caches the environment on first use (creating a pool may already read it), so the
@@ -25,7 +26,11 @@ let counter = 0;
 async function owner(): Promise<string> {
   counter += 1;
   const email = `owner${counter}@example.com`;
-  const r = await createUser(t.pool, { email, role: "admin", password: PASSWORD }, "test");
+  const r = await createUser(t.pool, operator("test"), {
+    email,
+    role: "admin",
+    password: PASSWORD,
+  });
   if (!r.ok) throw new Error(r.message);
   return email;
 }

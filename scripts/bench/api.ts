@@ -3,6 +3,7 @@
 // database. Ratios: what authentication, parsing, the schema check and the Idempotency-Key
 // contract cost on top of the enqueue itself.
 import type pg from "pg";
+import { operator } from "../../lib/domain/access";
 import { createApiToken } from "../../lib/server/commands/api-tokens";
 import { enqueueTaskWith } from "../../lib/server/commands/enqueue-task";
 
@@ -44,7 +45,10 @@ export async function benchApi(
       }),
     ],
   );
-  const created = await createApiToken(pool, { name: "bench", scopes: ["tasks:enqueue"] }, "bench");
+  const created = await createApiToken(pool, operator("bench"), {
+    name: "bench",
+    scopes: ["tasks:enqueue"],
+  });
   if (!created.ok) throw new Error(created.message);
   const token = created.value.token;
   const { POST } = await import("../../app/api/v1/tasks/route");

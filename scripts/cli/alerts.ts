@@ -15,7 +15,7 @@ import { deleteAlertRule } from "../../lib/server/commands/delete-alert-rule";
 import { evaluateAlerts } from "../../lib/server/commands/evaluate-alerts";
 import { updateAlertRule } from "../../lib/server/commands/update-alert-rule";
 import { type AlertRuleDto, readAlertRules } from "../../lib/server/queries/list-alert-rules";
-import { cliActor, failure, formatTable, withAppDatabase } from "./operator";
+import { cliPrincipal, failure, formatTable, withAppDatabase } from "./operator";
 import {
   commandGroup,
   EXIT,
@@ -70,7 +70,7 @@ const create: Sub = async (argv) => {
   } as AlertRuleInput;
   return withAppDatabase("alerts", async (pool) => {
     // The command parses the input with the rule schema: a bad kind or URL is refused there.
-    const result = await createAlertRule(pool, input, cliActor());
+    const result = await createAlertRule(pool, cliPrincipal(), input);
     if (!result.ok) return failure("alerts create", result);
     const { id, secret } = result.value;
     if (opts.json) printJson(result.value);
@@ -171,11 +171,10 @@ function changeCommand(verb: "update" | "enable" | "disable"): Sub {
           : {}),
         enabled: verb === "update" ? o.disabled !== true && rule.enabled : verb === "enable",
       } as AlertRuleChange;
-      const result = await updateAlertRule(pool, {
+      const result = await updateAlertRule(pool, cliPrincipal(), {
         id: rule.id,
         version: rule.version,
         rule: change,
-        actor: cliActor(),
       });
       if (!result.ok) return failure(`alerts ${verb}`, result);
       if (opts.json) printJson(result.value);
@@ -197,10 +196,9 @@ const remove: Sub = async (argv) => {
       console.error(`agent-ledger alerts delete: no alert rule ${opts.id}`);
       return EXIT.problem;
     }
-    const result = await deleteAlertRule(pool, {
+    const result = await deleteAlertRule(pool, cliPrincipal(), {
       id: rule.id,
       version: rule.version,
-      actor: cliActor(),
     });
     if (!result.ok) return failure("alerts delete", result);
     if (opts.json) printJson(result.value);

@@ -3,7 +3,7 @@
 import { SCOPES } from "../../lib/domain/access";
 import { createApiToken, revokeApiToken } from "../../lib/server/commands/api-tokens";
 import { readApiTokens } from "../../lib/server/queries/list-api-tokens";
-import { cliActor, failure, formatTable, withAppDatabase } from "./operator";
+import { cliPrincipal, failure, formatTable, withAppDatabase } from "./operator";
 import {
   commandGroup,
   EXIT,
@@ -36,11 +36,10 @@ const create: Sub = async (argv) => {
     .map((s) => s.trim())
     .filter(Boolean);
   return withAppDatabase("tokens", async (pool) => {
-    const result = await createApiToken(
-      pool,
-      { name: opts.name ?? "", scopes: scopes as (typeof SCOPES)[number][] },
-      cliActor(),
-    );
+    const result = await createApiToken(pool, cliPrincipal(), {
+      name: opts.name ?? "",
+      scopes: scopes as (typeof SCOPES)[number][],
+    });
     if (!result.ok) return failure("tokens create", result);
     const { token, id, name } = result.value;
     if (opts.json) printJson({ token, id, name, scopes: result.value.scopes });
@@ -107,7 +106,7 @@ const revoke: Sub = async (argv) => {
         return EXIT.problem;
       }
     }
-    const result = await revokeApiToken(pool, id ?? "", cliActor());
+    const result = await revokeApiToken(pool, cliPrincipal(), { tokenId: id ?? "" });
     if (!result.ok) return failure("tokens revoke", result);
     if (opts.json) printJson(result.value);
     else console.log(`Token ${result.value.id} is revoked.`);

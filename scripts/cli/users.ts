@@ -11,7 +11,7 @@ import {
   unlockSignIn,
 } from "../../lib/server/commands/users";
 import { readUsers } from "../../lib/server/queries/list-users";
-import { cliActor, failure, formatTable, withAppDatabase } from "./operator";
+import { cliPrincipal, failure, formatTable, withAppDatabase } from "./operator";
 import {
   commandGroup,
   EXIT,
@@ -90,7 +90,12 @@ const add: Sub = async (argv) => {
   const role = requiredRole(opts.role);
   const password = await readPassword(email, opts["password-stdin"] === true);
   return withAppDatabase("users", async (pool) => {
-    const result = await createUser(pool, { email, role, name: opts.name, password }, cliActor());
+    const result = await createUser(pool, cliPrincipal(), {
+      email,
+      role,
+      name: opts.name,
+      password,
+    });
     if (!result.ok) return failure("users add", result);
     if (opts.json) printJson(result.value);
     else
@@ -144,10 +149,9 @@ function change(sub: "set-role" | "disable" | "enable", withRole: boolean): Sub 
         console.error(`agent-ledger users ${sub}: no user with email ${email}`);
         return EXIT.problem;
       }
-      const actor = cliActor();
       const result = role
-        ? await setUserRole(pool, id, role, actor)
-        : await setUserDisabled(pool, id, sub === "disable", actor);
+        ? await setUserRole(pool, cliPrincipal(), { userId: id, role })
+        : await setUserDisabled(pool, cliPrincipal(), { userId: id, disabled: sub === "disable" });
       if (!result.ok) return failure(`users ${sub}`, result);
       const u = result.value;
       if (opts.json) printJson(u);
@@ -170,7 +174,7 @@ const unlock: Sub = async (argv) => {
     ? { address: parseOption(z.union([z.ipv4(), z.ipv6()]), values.address, "--address") }
     : { email: parseOption(emailSchema, args.EMAIL, "EMAIL") };
   return withAppDatabase("users", async (pool) => {
-    const result = await unlockSignIn(pool, target, cliActor());
+    const result = await unlockSignIn(pool, cliPrincipal(), target);
     if (!result.ok) return failure("users unlock", result);
     if (values.json) printJson(result.value);
     else if (result.value.scope === "account") {

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../../lib/domain/access";
 import { ALERT_DELIVERY_AGENT, alertEnqueueKey } from "../../lib/domain/alerts";
 import { verifyWebhook } from "../../lib/domain/alerts-signature";
 import { childEnv } from "../../lib/env";
@@ -49,17 +50,13 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   sink = await startWebhookSink({ secrets: [] });
-  const created = await createAlertRule(
-    db.pool,
-    {
-      name: "doomed dead letters",
-      kind: "dead_letter",
-      agent: "doomed",
-      destination: "webhook",
-      url: `${sink.url}/hooks/agent-ledger`,
-    },
-    "user:admin@example.com",
-  );
+  const created = await createAlertRule(db.pool, operator("user:admin@example.com"), {
+    name: "doomed dead letters",
+    kind: "dead_letter",
+    agent: "doomed",
+    destination: "webhook",
+    url: `${sink.url}/hooks/agent-ledger`,
+  });
   if (!created.ok || !created.value.secret) throw new Error("could not create the rule");
   ruleId = created.value.id;
   secret = created.value.secret;

@@ -4,6 +4,7 @@
 import pino from "pino";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../../lib/domain/access";
 import { ALERT_DELIVERY_AGENT } from "../../lib/domain/alerts";
 import { createAlertRule } from "../../lib/server/commands/create-alert-rule";
 import { evaluateAlerts } from "../../lib/server/commands/evaluate-alerts";
@@ -21,17 +22,13 @@ describe("alerts delivered by the web server", () => {
       `insert into workers (id, host, pid, agents, last_seen_at)
        values ('fleet-1', 'h', 1, '{refund}', now() - interval '10 minutes')`,
     );
-    const created = await createAlertRule(
-      db.pool,
-      {
-        name: "fleet down",
-        kind: "no_live_worker",
-        silentForSeconds: 60,
-        destination: "webhook",
-        url: `${sink.url}/hooks/agent-ledger`,
-      },
-      "user:admin@example.com",
-    );
+    const created = await createAlertRule(db.pool, operator("user:admin@example.com"), {
+      name: "fleet down",
+      kind: "no_live_worker",
+      silentForSeconds: 60,
+      destination: "webhook",
+      url: `${sink.url}/hooks/agent-ledger`,
+    });
     if (!created.ok || !created.value.secret) throw new Error("could not create the rule");
     sink.addSecret(created.value.secret);
 

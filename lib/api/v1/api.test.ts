@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import type { Scope } from "../../domain/access";
+import { operator, type Scope } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
 import { createApiToken } from "../../server/commands/api-tokens";
 import { enqueueTask } from "../../server/commands/enqueue-task";
@@ -52,7 +52,7 @@ function documented(path: string, method: string, status: number) {
 }
 
 async function token(name: string, scopes: Scope[]): Promise<string> {
-  const r = await createApiToken(t.pool, { name, scopes }, "test");
+  const r = await createApiToken(t.pool, operator("test"), { name, scopes });
   if (!r.ok) throw new Error(r.message);
   return r.value.token;
 }

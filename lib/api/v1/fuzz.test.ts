@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { SCOPES } from "../../domain/access";
+import { operator, SCOPES } from "../../domain/access";
 import { createApiToken } from "../../server/commands/api-tokens";
 import type { Endpoint } from "../endpoint";
 import { PROBLEM_BASE } from "../problems";
@@ -38,7 +38,10 @@ async function handlerOf(endpoint: Endpoint): Promise<Handler> {
   return handler;
 }
 
-const made = await createApiToken(t.pool, { name: "fuzz-all", scopes: [...SCOPES] }, "test");
+const made = await createApiToken(t.pool, operator("test"), {
+  name: "fuzz-all",
+  scopes: [...SCOPES],
+});
 if (!made.ok) throw new Error(made.message);
 const BEARER = `Bearer ${made.value.token}`;
 

@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createPool } from "../../../db/client";
 import { startRestartableCluster } from "../../../db/testing/restartable-cluster";
+import { operator } from "../../domain/access";
 import { createApiToken } from "../../server/commands/api-tokens";
 
 const cluster = await startRestartableCluster();
@@ -15,7 +16,10 @@ afterAll(async () => {
   await cluster.destroy();
 });
 
-const created = await createApiToken(setup, { name: "reader", scopes: ["tasks:read"] }, "test");
+const created = await createApiToken(setup, operator("test"), {
+  name: "reader",
+  scopes: ["tasks:read"],
+});
 if (!created.ok) throw new Error(created.message);
 const bearer = created.value.token;
 const list = () =>

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { operator } from "../../domain/access";
 import { ALERT_DELIVERY_AGENT } from "../../domain/alerts";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { readAlertRules } from "../queries/list-alert-rules";
@@ -54,16 +55,12 @@ async function deliveries(ruleId: string) {
 
 describe("alert rule commands", () => {
   it("create, edit, disable, enable, delete: each a system entry with who, never the secret", async () => {
-    const created = await createAlertRule(
-      db.pool,
-      {
-        name: "all dead",
-        kind: "dead_letter",
-        destination: "webhook",
-        url: "https://a.example/hook",
-      },
-      ADMIN,
-    );
+    const created = await createAlertRule(db.pool, operator(ADMIN), {
+      name: "all dead",
+      kind: "dead_letter",
+      destination: "webhook",
+      url: "https://a.example/hook",
+    });
     if (!created.ok) throw new Error(created.message);
     const { id, secret } = created.value;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -74,51 +71,47 @@ describe("alert rule commands", () => {
       destination: "webhook",
       url: "https://a.example/hook",
     } as const;
-    const edited = await updateAlertRule(db.pool, {
+    const edited = await updateAlertRule(db.pool, operator(ADMIN), {
       id,
       version: 1,
       rule: { ...spec, agent: "refund" },
-      actor: ADMIN,
     });
     expect(edited).toMatchObject({ ok: true, value: { version: 2, secret: null } });
-    const stale = await updateAlertRule(db.pool, { id, version: 1, rule: spec, actor: ADMIN });
+    const stale = await updateAlertRule(db.pool, operator(ADMIN), { id, version: 1, rule: spec });
     expect(stale).toMatchObject({ ok: false, code: "conflict" });
-    await updateAlertRule(db.pool, {
+    await updateAlertRule(db.pool, operator(ADMIN), {
       id,
       version: 2,
       rule: { ...spec, agent: "refund", enabled: false },
-      actor: ADMIN,
     });
-    await updateAlertRule(db.pool, {
+    await updateAlertRule(db.pool, operator(ADMIN), {
       id,
       version: 3,
       rule: { ...spec, agent: "refund" },
-      actor: ADMIN,
     });
     // Becoming Slack drops the secret; becoming a webhook again gets a new one, shown once.
-    await updateAlertRule(db.pool, {
+    await updateAlertRule(db.pool, operator(ADMIN), {
       id,
       version: 4,
       rule: { ...spec, destination: "slack", url: SLACK },
-      actor: ADMIN,
     });
-    const back = await updateAlertRule(db.pool, { id, version: 5, rule: spec, actor: ADMIN });
+    const back = await updateAlertRule(db.pool, operator(ADMIN), { id, version: 5, rule: spec });
     if (!back.ok) throw new Error(back.message);
     expect(back.value.secret).toMatch(/^whsec_/);
     expect(back.value.secret).not.toBe(secret);
-    expect(await deleteAlertRule(db.pool, { id, version: 5, actor: ADMIN })).toMatchObject({
+    expect(await deleteAlertRule(db.pool, operator(ADMIN), { id, version: 5 })).toMatchObject({
       ok: false,
       code: "conflict",
     });
-    expect(await deleteAlertRule(db.pool, { id, version: 6, actor: ADMIN })).toMatchObject({
+    expect(await deleteAlertRule(db.pool, operator(ADMIN), { id, version: 6 })).toMatchObject({
       ok: true,
     });
-    expect(await deleteAlertRule(db.pool, { id, version: 6, actor: ADMIN })).toMatchObject({
+    expect(await deleteAlertRule(db.pool, operator(ADMIN), { id, version: 6 })).toMatchObject({
       ok: false,
       code: "not_found",
     });
     expect(
-      await deleteAlertRule(db.pool, { id: "not-a-uuid", version: 1, actor: ADMIN }),
+      await deleteAlertRule(db.pool, operator(ADMIN), { id: "not-a-uuid", version: 1 }),
     ).toMatchObject({ ok: false, code: "not_found" });
 
     const entries = await systemEntries("alert_rule.");
@@ -142,40 +135,33 @@ describe("alert rule commands", () => {
   });
 
   it("refuses non-http URLs and unknown fields before touching the database", async () => {
-    const bad = await createAlertRule(
-      db.pool,
-      { name: "x", kind: "dead_letter", destination: "slack", url: "file:///etc/passwd" },
-      ADMIN,
-    );
+    const bad = await createAlertRule(db.pool, operator(ADMIN), {
+      name: "x",
+      kind: "dead_letter",
+      destination: "slack",
+      url: "file:///etc/passwd",
+    });
     expect(bad).toMatchObject({ ok: false, code: "invalid" });
   });
 });
 
 describe("the alert evaluator", () => {
   it("enqueues one delivery per (rule, event), however often it runs", async () => {
-    const rule = await createAlertRule(
-      db.pool,
-      {
-        name: "refund dead",
-        kind: "dead_letter",
-        agent: "refund",
-        destination: "slack",
-        url: SLACK,
-      },
-      ADMIN,
-    );
+    const rule = await createAlertRule(db.pool, operator(ADMIN), {
+      name: "refund dead",
+      kind: "dead_letter",
+      agent: "refund",
+      destination: "slack",
+      url: SLACK,
+    });
     if (!rule.ok) throw new Error(rule.message);
-    const other = await createAlertRule(
-      db.pool,
-      {
-        name: "budget only",
-        kind: "dead_letter",
-        reason: "budget",
-        destination: "slack",
-        url: SLACK,
-      },
-      ADMIN,
-    );
+    const other = await createAlertRule(db.pool, operator(ADMIN), {
+      name: "budget only",
+      kind: "dead_letter",
+      reason: "budget",
+      destination: "slack",
+      url: SLACK,
+    });
     if (!other.ok) throw new Error(other.message);
     const refundTask = await deadLetter("refund");
     await deadLetter("invoice-reminder");
@@ -205,11 +191,12 @@ describe("the alert evaluator", () => {
   });
 
   it("an unknown outcome alerts only when it is left for a person, not when the runtime resends", async () => {
-    const rule = await createAlertRule(
-      db.pool,
-      { name: "unknown outcomes", kind: "outcome_unknown", destination: "slack", url: SLACK },
-      ADMIN,
-    );
+    const rule = await createAlertRule(db.pool, operator(ADMIN), {
+      name: "unknown outcomes",
+      kind: "outcome_unknown",
+      destination: "slack",
+      url: SLACK,
+    });
     if (!rule.ok) throw new Error(rule.message);
     const unknown = async (action: string) =>
       withTransaction(db.pool, async (client) => {
@@ -234,26 +221,23 @@ describe("the alert evaluator", () => {
     await deadLetter("refund");
     // The entry's time is kept to the millisecond: let the rule be clearly younger.
     await new Promise((r) => setTimeout(r, 5));
-    const rule = await createAlertRule(
-      db.pool,
-      { name: "later", kind: "dead_letter", destination: "slack", url: SLACK },
-      ADMIN,
-    );
+    const rule = await createAlertRule(db.pool, operator(ADMIN), {
+      name: "later",
+      kind: "dead_letter",
+      destination: "slack",
+      url: SLACK,
+    });
     if (!rule.ok) throw new Error(rule.message);
     await evaluateAlerts(db.pool);
     expect(await deliveries(rule.value.id)).toHaveLength(0);
 
-    const waiting = await createAlertRule(
-      db.pool,
-      {
-        name: "slow",
-        kind: "approval_waiting",
-        olderThanMinutes: 30,
-        destination: "slack",
-        url: SLACK,
-      },
-      ADMIN,
-    );
+    const waiting = await createAlertRule(db.pool, operator(ADMIN), {
+      name: "slow",
+      kind: "approval_waiting",
+      olderThanMinutes: 30,
+      destination: "slack",
+      url: SLACK,
+    });
     if (!waiting.ok) throw new Error(waiting.message);
     const parked = await withTransaction(db.pool, async (client) => {
       const { taskId } = await enqueueTask(client, { agent: "refund", input: {}, actor: "test" });

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { viewerFromToken } from "../../auth/viewer";
+import { operator } from "../../domain/access";
 import { hashToken } from "../../domain/api-token";
 import { createApiToken, type NewToken, revokeApiToken } from "./api-tokens";
 
@@ -18,7 +19,10 @@ async function systemEntries() {
 
 async function create(name: string, scopes: string[], actor = "user:admin@example.com") {
   // Scopes as a form sends them: plain strings, checked by the command.
-  const r = await createApiToken(t.pool, { name, scopes: scopes as NewToken["scopes"] }, actor);
+  const r = await createApiToken(t.pool, operator(actor), {
+    name,
+    scopes: scopes as NewToken["scopes"],
+  });
   if (!r.ok) throw new Error(r.message);
   return r.value;
 }
@@ -58,31 +62,35 @@ describe("createApiToken", () => {
   it("refuses unknown scopes, no scopes, bad names and a second active token of one name", async () => {
     const bad = await createApiToken(
       t.pool,
+      operator("a"),
       // @ts-expect-error: a scope from outside the type
       { name: "x", scopes: ["tasks:read", "root"] },
-      "a",
     );
     expect(bad).toMatchObject({ ok: false, code: "invalid" });
     expect(!bad.ok && bad.message).toContain("each scope must be one of");
-    expect(await createApiToken(t.pool, { name: "x", scopes: [] }, "a")).toMatchObject({
+    expect(await createApiToken(t.pool, operator("a"), { name: "x", scopes: [] })).toMatchObject({
       ok: false,
       code: "invalid",
       message: "scopes: choose at least one scope",
     });
     expect(
-      await createApiToken(t.pool, { name: "<script>", scopes: ["tasks:read"] }, "a"),
+      await createApiToken(t.pool, operator("a"), { name: "<script>", scopes: ["tasks:read"] }),
     ).toMatchObject({ ok: false, code: "invalid" });
 
     const first = await create("ci", ["tasks:read"]);
     const before = (await systemEntries()).length;
-    expect(await createApiToken(t.pool, { name: "ci", scopes: ["ledger:read"] }, "a")).toEqual({
+    expect(
+      await createApiToken(t.pool, operator("a"), { name: "ci", scopes: ["ledger:read"] }),
+    ).toEqual({
       ok: false,
       code: "conflict",
       message: 'an active token named "ci" already exists',
     });
     expect(await systemEntries()).toHaveLength(before);
     // Once revoked, the name is free again.
-    expect(await revokeApiToken(t.pool, first.id, "a")).toMatchObject({ ok: true });
+    expect(await revokeApiToken(t.pool, operator("a"), { tokenId: first.id })).toMatchObject({
+      ok: true,
+    });
     const second = await create("ci", ["ledger:read"]);
     expect(second.id).not.toBe(first.id);
     const { rows } = await t.pool.query(
@@ -95,7 +103,7 @@ describe("createApiToken", () => {
 describe("revokeApiToken", () => {
   it("revokes once with who and when; revoking again changes and records nothing", async () => {
     const created = await create("revoke-me", ["tasks:read"]);
-    expect(await revokeApiToken(t.pool, created.id, "cli:root")).toEqual({
+    expect(await revokeApiToken(t.pool, operator("cli:root"), { tokenId: created.id })).toEqual({
       ok: true,
       value: { id: created.id, revoked: true },
     });
@@ -112,7 +120,9 @@ describe("revokeApiToken", () => {
       data: { tokenId: created.id, name: "revoke-me", prefix: created.prefix },
     });
 
-    expect(await revokeApiToken(t.pool, created.id, "user:other@example.com")).toEqual({
+    expect(
+      await revokeApiToken(t.pool, operator("user:other@example.com"), { tokenId: created.id }),
+    ).toEqual({
       ok: true,
       value: { id: created.id, revoked: true },
     });
@@ -125,7 +135,7 @@ describe("revokeApiToken", () => {
   });
 
   it("says not_found for an unknown id", async () => {
-    expect(await revokeApiToken(t.pool, "no-such-token", "a")).toEqual({
+    expect(await revokeApiToken(t.pool, operator("a"), { tokenId: "no-such-token" })).toEqual({
       ok: false,
       code: "not_found",
       message: "no token no-such-token",
@@ -161,7 +171,7 @@ describe("viewerFromToken", () => {
       expect(await viewerFromToken(t.pool, malformed), malformed).toBeNull();
     }
     expect(await viewerFromToken(t.pool, created.token)).not.toBeNull();
-    await revokeApiToken(t.pool, created.id, "a");
+    await revokeApiToken(t.pool, operator("a"), { tokenId: created.id });
     expect(await viewerFromToken(t.pool, created.token)).toBeNull();
   });
 

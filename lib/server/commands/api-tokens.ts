@@ -3,9 +3,9 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { withTransaction } from "../../../db/client";
-import { SCOPES } from "../../domain/access";
+import { type Principal, SCOPES } from "../../domain/access";
 import { generateToken } from "../../domain/api-token";
-import type { CommandResult } from "../../domain/command-result";
+import { type CommandResult, conflict, refuseWithout } from "../../domain/command-result";
 import { describeIssues } from "../../domain/zod-issues";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 
@@ -33,9 +33,11 @@ export type CreatedToken = {
 
 export async function createApiToken(
   pool: pg.Pool,
+  principal: Principal,
   input: NewToken,
-  actor: string,
 ): Promise<CommandResult<CreatedToken>> {
+  const refused = refuseWithout(principal, "tokens:manage", "create API tokens");
+  if (refused) return refused;
   const parsed = newTokenSchema.safeParse(input);
   if (!parsed.success) {
     return {
@@ -51,7 +53,7 @@ export async function createApiToken(
     const inserted = await client.query(
       `insert into api_tokens (id, name, hash, prefix, scopes, created_by) values ($1, $2, $3, $4, $5, $6)
        on conflict do nothing returning id`,
-      [id, name, hash, prefix, scopes, actor],
+      [id, name, hash, prefix, scopes, principal.actor],
     );
     if (inserted.rowCount === 0) {
       return {
@@ -62,7 +64,7 @@ export async function createApiToken(
     }
     await appendLedger(client, SYSTEM_STREAM, {
       kind: "token.created",
-      actor,
+      actor: principal.actor,
       data: { tokenId: id, name, prefix, scopes },
     });
     return { ok: true as const, value: { id, name, scopes, prefix, token } };
@@ -71,9 +73,12 @@ export async function createApiToken(
 
 export async function revokeApiToken(
   pool: pg.Pool,
-  tokenId: string,
-  actor: string,
+  principal: Principal,
+  input: { tokenId: string },
 ): Promise<CommandResult<{ id: string; revoked: true }>> {
+  const refused = refuseWithout(principal, "tokens:manage", "revoke API tokens");
+  if (refused) return refused;
+  const { tokenId } = input;
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query<{
       id: string;
@@ -85,13 +90,14 @@ export async function revokeApiToken(
     if (!row)
       return { ok: false as const, code: "not_found" as const, message: `no token ${tokenId}` };
     if (row.revoked_at) return { ok: true as const, value: { id: row.id, revoked: true as const } };
-    await client.query("update api_tokens set revoked_at = now(), revoked_by = $2 where id = $1", [
-      row.id,
-      actor,
-    ]);
+    const revoked = await client.query(
+      "update api_tokens set revoked_at = now(), revoked_by = $2 where id = $1 and revoked_at is null",
+      [row.id, principal.actor],
+    );
+    if (revoked.rowCount !== 1) return conflict(`token ${row.id} changed meanwhile; try again`);
     await appendLedger(client, SYSTEM_STREAM, {
       kind: "token.revoked",
-      actor,
+      actor: principal.actor,
       data: { tokenId: row.id, name: row.name, prefix: row.prefix },
     });
     return { ok: true as const, value: { id: row.id, revoked: true as const } };

@@ -2,9 +2,10 @@
 // returned here once; the `system` stream records the rule and who, without the secret.
 import type pg from "pg";
 import { type SqlClient, withTransaction } from "../../../db/client";
+import type { Principal } from "../../domain/access";
 import { type AlertRuleInput, alertRuleSchema } from "../../domain/alerts";
 import { isWebhookSecret } from "../../domain/alerts-signature";
-import type { CommandResult } from "../../domain/command-result";
+import { type CommandResult, refuseWithout } from "../../domain/command-result";
 import { describeIssues } from "../../domain/zod-issues";
 import { ledgerView, newWebhookSecret, specColumns } from "../alerts/rules";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
@@ -18,15 +19,20 @@ export type CreatedAlertRule = {
 
 export async function createAlertRule(
   pool: pg.Pool,
+  principal: Principal,
   input: AlertRuleInput,
-  actor: string,
   /** A known secret instead of a generated one: for the demo seed, whose sink must know it. */
   opts: { secret?: string } = {},
 ): Promise<CommandResult<CreatedAlertRule>> {
-  return withTransaction(pool, (client) => insertAlertRule(client, input, actor, opts));
+  const refused = refuseWithout(principal, "alerts:write", "add alert rules");
+  if (refused) return refused;
+  return withTransaction(pool, (client) => insertAlertRule(client, input, principal.actor, opts));
 }
 
-/** The same inside the caller's transaction (the demo seed adds its rule with its other data). */
+/**
+ * The same inside the caller's transaction, unauthorized: for the demo seed, which adds its
+ * rule with its other data as the system itself. Everyone else goes through createAlertRule.
+ */
 export async function insertAlertRule(
   client: SqlClient,
   input: AlertRuleInput,

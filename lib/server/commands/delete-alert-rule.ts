@@ -2,14 +2,18 @@
 // rule gone and send nothing; the `system` stream keeps what the rule was and who removed it.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
-import type { CommandResult } from "../../domain/command-result";
+import type { Principal } from "../../domain/access";
+import { type CommandResult, refuseWithout } from "../../domain/command-result";
 import { isRuleId, ledgerView, lockRuleFor } from "../alerts/rules";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 
 export async function deleteAlertRule(
   pool: pg.Pool,
-  input: { id: string; version: number; actor: string },
+  principal: Principal,
+  input: { id: string; version: number },
 ): Promise<CommandResult<{ id: string }>> {
+  const refused = refuseWithout(principal, "alerts:write", "delete alert rules");
+  if (refused) return refused;
   if (!isRuleId(input.id)) return { ok: false, code: "not_found", message: "no such alert rule" };
   return withTransaction(pool, async (client) => {
     const locked = await lockRuleFor(client, input.id, input.version);
@@ -28,7 +32,7 @@ export async function deleteAlertRule(
     }
     await appendLedger(client, SYSTEM_STREAM, {
       kind: "alert_rule.deleted",
-      actor: input.actor,
+      actor: principal.actor,
       data: {
         before: ledgerView(input.id, current),
         after: null,

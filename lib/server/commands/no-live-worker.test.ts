@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { alertRuleFormSchema } from "../../actions/alert-rule-form";
+import { operator } from "../../domain/access";
 import { ALERT_DELIVERY_AGENT, alertRuleSchema } from "../../domain/alerts";
 import { createAlertRule } from "./create-alert-rule";
 import { evaluateAlerts } from "./evaluate-alerts";
@@ -72,17 +73,13 @@ describe("the no_live_worker rule", () => {
     await seen("fleet-1", 600);
     // The web server's delivery worker is alive, but it is not the fleet.
     await seen("web-alerts", 0, "alerts");
-    const created = await createAlertRule(
-      db.pool,
-      {
-        name: "fleet down",
-        kind: "no_live_worker",
-        silentForSeconds: 60,
-        destination: "slack",
-        url: "https://hooks.slack.example/services/T/B/x",
-      },
-      ADMIN,
-    );
+    const created = await createAlertRule(db.pool, operator(ADMIN), {
+      name: "fleet down",
+      kind: "no_live_worker",
+      silentForSeconds: 60,
+      destination: "slack",
+      url: "https://hooks.slack.example/services/T/B/x",
+    });
     if (!created.ok) throw new Error(created.message);
     const ruleId = created.value.id;
 
@@ -113,17 +110,13 @@ describe("the no_live_worker rule", () => {
   it("a silence shorter than the rule's threshold is not an outage", async () => {
     await db.pool.query("delete from workers");
     await seen("fleet-3", 30);
-    const created = await createAlertRule(
-      db.pool,
-      {
-        name: "fleet down for long",
-        kind: "no_live_worker",
-        silentForSeconds: 3_600,
-        destination: "slack",
-        url: "https://hooks.slack.example/services/T/B/y",
-      },
-      ADMIN,
-    );
+    const created = await createAlertRule(db.pool, operator(ADMIN), {
+      name: "fleet down for long",
+      kind: "no_live_worker",
+      silentForSeconds: 3_600,
+      destination: "slack",
+      url: "https://hooks.slack.example/services/T/B/y",
+    });
     if (!created.ok) throw new Error(created.message);
     await evaluateAlerts(db.pool);
     expect(await deliveries(created.value.id)).toHaveLength(0);
@@ -132,17 +125,13 @@ describe("the no_live_worker rule", () => {
   it("a fleet that never reported in is an outage too", async () => {
     await db.pool.query("delete from workers");
     await seen("web-alerts", 0, "alerts");
-    const created = await createAlertRule(
-      db.pool,
-      {
-        name: "never started",
-        kind: "no_live_worker",
-        silentForSeconds: 10,
-        destination: "slack",
-        url: "https://hooks.slack.example/services/T/B/z",
-      },
-      ADMIN,
-    );
+    const created = await createAlertRule(db.pool, operator(ADMIN), {
+      name: "never started",
+      kind: "no_live_worker",
+      silentForSeconds: 10,
+      destination: "slack",
+      url: "https://hooks.slack.example/services/T/B/z",
+    });
     if (!created.ok) throw new Error(created.message);
     await evaluateAlerts(db.pool);
     await evaluateAlerts(db.pool);

@@ -2,7 +2,8 @@
 // system stream records before, after and who.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
-import type { CommandResult } from "../../domain/command-result";
+import type { Principal } from "../../domain/access";
+import { type CommandResult, conflict, refuseWithout } from "../../domain/command-result";
 import {
   BUILT_IN_POLICY,
   type PartialRetryPolicy,
@@ -15,7 +16,6 @@ export type SetPolicyInput = {
   policy: PartialRetryPolicy;
   /** The version the admin saw; null when they saw no policy for this scope. */
   version: number | null;
-  actor: string;
 };
 
 type Row = {
@@ -39,8 +39,12 @@ const toPolicy = (r: Row): PartialRetryPolicy => ({
 
 export async function setPolicy(
   pool: pg.Pool,
+  principal: Principal,
   input: SetPolicyInput,
 ): Promise<CommandResult<{ scope: string; version: number }>> {
+  // Before the input is judged: who may not change policies learns nothing about their form.
+  const refused = refuseWithout(principal, "policies:write", "change retry policies");
+  if (refused) return refused;
   if (!/^(global|agent:[a-z][a-z0-9-]*)$/.test(input.scope)) {
     return {
       ok: false,
@@ -78,6 +82,7 @@ export async function setPolicy(
          backoff_factor = excluded.backoff_factor, backoff_max_ms = excluded.backoff_max_ms,
          attempt_timeout_ms = excluded.attempt_timeout_ms, budget = excluded.budget,
          updated_by = excluded.updated_by, updated_at = now(), version = retry_policies.version + 1
+       where retry_policies.version = $9
        returning version`,
       [
         input.scope,
@@ -87,17 +92,24 @@ export async function setPolicy(
         after.backoffMaxMs ?? null,
         after.attemptTimeoutMs ?? null,
         after.budget ?? null,
-        input.actor,
+        principal.actor,
+        input.version,
       ],
     );
+    // No row yet cannot be locked: a concurrent first save of this scope makes the insert
+    // conflict, and the guard (the version the admin saw, null for none) refuses to overwrite it.
+    const version = saved.rows[0]?.version;
+    if (saved.rowCount !== 1 || version === undefined) {
+      return conflict(`the ${input.scope} policy changed since you loaded it`);
+    }
     await appendLedger(client, SYSTEM_STREAM, {
       kind: "policy.changed",
-      actor: input.actor,
+      actor: principal.actor,
       data: { scope: input.scope, before, after },
     });
     return {
       ok: true as const,
-      value: { scope: input.scope, version: saved.rows[0]?.version ?? 1 },
+      value: { scope: input.scope, version },
     };
   });
 }

@@ -3,8 +3,9 @@
 // keeps its secret. The `system` stream records before, after and who.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
+import type { Principal } from "../../domain/access";
 import { type AlertRuleChange, alertRuleSchema } from "../../domain/alerts";
-import type { CommandResult } from "../../domain/command-result";
+import { type CommandResult, refuseWithout } from "../../domain/command-result";
 import { describeIssues } from "../../domain/zod-issues";
 import { isRuleId, ledgerView, lockRuleFor, newWebhookSecret, specColumns } from "../alerts/rules";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
@@ -15,15 +16,17 @@ export type UpdateAlertRuleInput = {
   version: number;
   /** Without a URL the rule keeps its own (the dashboard never shows it back). */
   rule: AlertRuleChange;
-  actor: string;
 };
 
 export type UpdatedAlertRule = { id: string; version: number; secret: string | null };
 
 export async function updateAlertRule(
   pool: pg.Pool,
+  principal: Principal,
   input: UpdateAlertRuleInput,
 ): Promise<CommandResult<UpdatedAlertRule>> {
+  const refused = refuseWithout(principal, "alerts:write", "change alert rules");
+  if (refused) return refused;
   if (!isRuleId(input.id)) return { ok: false, code: "not_found", message: "no such alert rule" };
   return withTransaction(pool, async (client) => {
     const locked = await lockRuleFor(client, input.id, input.version);
@@ -73,7 +76,7 @@ export async function updateAlertRule(
     const afterView = ledgerView(input.id, { ...after, secret });
     await appendLedger(client, SYSTEM_STREAM, {
       kind: changeKind(before, afterView),
-      actor: input.actor,
+      actor: principal.actor,
       data: { before, after: afterView },
     });
     return {

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { verifyPassword } from "better-auth/crypto";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { operator } from "../../domain/access";
 import { verifyLedger } from "../ledger/verify-ledger";
 import { createUser, seedDemoUsers, setUserDisabled, setUserRole } from "./users";
 
@@ -21,7 +22,11 @@ async function systemEntries(): Promise<Entry[]> {
 }
 
 async function newUser(email: string, role: "reviewer" | "ops" | "admin" = "reviewer") {
-  const r = await createUser(t.pool, { email, role, password: PASSWORD }, "user:boss@example.com");
+  const r = await createUser(t.pool, operator("user:boss@example.com"), {
+    email,
+    role,
+    password: PASSWORD,
+  });
   if (!r.ok) throw new Error(r.message);
   return r.value;
 }
@@ -38,11 +43,12 @@ async function addSession(userId: string): Promise<string> {
 describe("createUser", () => {
   it("stores the person, a hashed credential and a user.created entry with the actor", async () => {
     const before = (await systemEntries()).length;
-    const r = await createUser(
-      t.pool,
-      { email: "  Grace@Example.com ", name: "Grace", role: "ops", password: PASSWORD },
-      "user:admin@example.com",
-    );
+    const r = await createUser(t.pool, operator("user:admin@example.com"), {
+      email: "  Grace@Example.com ",
+      name: "Grace",
+      role: "ops",
+      password: PASSWORD,
+    });
     expect(r).toMatchObject({
       ok: true,
       value: { email: "grace@example.com", role: "ops", disabled: false },
@@ -85,11 +91,11 @@ describe("createUser", () => {
   it("refuses a second account for the same email in any case, writing nothing", async () => {
     await newUser("dup@example.com");
     const before = (await systemEntries()).length;
-    const again = await createUser(
-      t.pool,
-      { email: "DUP@example.com", role: "admin", password: PASSWORD },
-      "user:admin@example.com",
-    );
+    const again = await createUser(t.pool, operator("user:admin@example.com"), {
+      email: "DUP@example.com",
+      role: "admin",
+      password: PASSWORD,
+    });
     expect(again).toEqual({
       ok: false,
       code: "conflict",
@@ -103,24 +109,24 @@ describe("createUser", () => {
   });
 
   it("refuses bad input, saying which field", async () => {
-    const short = await createUser(
-      t.pool,
-      { email: "short@example.com", role: "ops", password: "too-short" },
-      "a",
-    );
+    const short = await createUser(t.pool, operator("a"), {
+      email: "short@example.com",
+      role: "ops",
+      password: "too-short",
+    });
     expect(short).toMatchObject({ ok: false, code: "invalid" });
     expect(!short.ok && short.message).toContain("password: must be at least 12 characters");
-    const email = await createUser(
-      t.pool,
-      { email: "not-an-email", role: "ops", password: PASSWORD },
-      "a",
-    );
+    const email = await createUser(t.pool, operator("a"), {
+      email: "not-an-email",
+      role: "ops",
+      password: PASSWORD,
+    });
     expect(!email.ok && email.message).toContain("email: must be an email address");
     const role = await createUser(
       t.pool,
+      operator("a"),
       // @ts-expect-error: a role from outside the type, as a form could send
       { email: "role@example.com", role: "root", password: PASSWORD },
-      "a",
     );
     expect(!role.ok && role.message).toContain("role: must be one of reviewer, ops, admin");
     const { rows } = await t.pool.query(
@@ -146,7 +152,10 @@ describe("createUser", () => {
 describe("setUserRole and setUserDisabled", () => {
   it("changes a role, recording before, after and who; the same role again records nothing", async () => {
     const u = await newUser("rolling@example.com", "reviewer");
-    const changed = await setUserRole(t.pool, u.id, "ops", "user:admin@example.com");
+    const changed = await setUserRole(t.pool, operator("user:admin@example.com"), {
+      userId: u.id,
+      role: "ops",
+    });
     expect(changed).toEqual({
       ok: true,
       value: { id: u.id, email: "rolling@example.com", role: "ops", disabled: false },
@@ -164,7 +173,9 @@ describe("setUserRole and setUserDisabled", () => {
         after: { role: "ops", disabled: false },
       },
     });
-    expect(await setUserRole(t.pool, u.id, "ops", "user:admin@example.com")).toMatchObject({
+    expect(
+      await setUserRole(t.pool, operator("user:admin@example.com"), { userId: u.id, role: "ops" }),
+    ).toMatchObject({
       ok: true,
     });
     expect(await systemEntries()).toHaveLength(entries.length);
@@ -177,7 +188,10 @@ describe("setUserRole and setUserDisabled", () => {
     await addSession(u.id);
     const kept = await addSession(other.id);
 
-    const off = await setUserDisabled(t.pool, u.id, true, "cli:root");
+    const off = await setUserDisabled(t.pool, operator("cli:root"), {
+      userId: u.id,
+      disabled: true,
+    });
     expect(off).toMatchObject({ ok: true, value: { disabled: true } });
     const sessions = await t.pool.query<{ id: string; user_id: string }>(
       "select id, user_id from sessions where user_id = any($1::text[])",
@@ -190,7 +204,10 @@ describe("setUserRole and setUserDisabled", () => {
       data: { userId: u.id, after: { disabled: true } },
     });
 
-    const on = await setUserDisabled(t.pool, u.id, false, "cli:root");
+    const on = await setUserDisabled(t.pool, operator("cli:root"), {
+      userId: u.id,
+      disabled: false,
+    });
     expect(on).toMatchObject({ ok: true, value: { disabled: false } });
     const row = await t.pool.query("select disabled from users where id = $1", [u.id]);
     expect(row.rows[0]?.disabled).toBe(false);
@@ -201,11 +218,15 @@ describe("setUserRole and setUserDisabled", () => {
   });
 
   it("says not_found for an unknown id", async () => {
-    expect(await setUserRole(t.pool, "no-such-user", "ops", "a")).toMatchObject({
+    expect(
+      await setUserRole(t.pool, operator("a"), { userId: "no-such-user", role: "ops" }),
+    ).toMatchObject({
       ok: false,
       code: "not_found",
     });
-    expect(await setUserDisabled(t.pool, "no-such-user", true, "a")).toMatchObject({
+    expect(
+      await setUserDisabled(t.pool, operator("a"), { userId: "no-such-user", disabled: true }),
+    ).toMatchObject({
       ok: false,
       code: "not_found",
     });
@@ -217,13 +238,18 @@ describe("setUserRole and setUserDisabled", () => {
     const first = await newUser("first-admin@example.com", "admin");
     const before = (await systemEntries()).length;
 
-    const demote = await setUserRole(t.pool, first.id, "reviewer", "user:first-admin@example.com");
+    const demote = await setUserRole(t.pool, operator("user:first-admin@example.com"), {
+      userId: first.id,
+      role: "reviewer",
+    });
     expect(demote).toEqual({
       ok: false,
       code: "conflict",
       message: "this is the last active admin; make another admin first",
     });
-    expect(await setUserDisabled(t.pool, first.id, true, "cli:root")).toMatchObject({
+    expect(
+      await setUserDisabled(t.pool, operator("cli:root"), { userId: first.id, disabled: true }),
+    ).toMatchObject({
       ok: false,
       code: "conflict",
     });
@@ -233,21 +259,31 @@ describe("setUserRole and setUserDisabled", () => {
 
     // A disabled second admin does not count …
     const second = await newUser("second-admin@example.com", "admin");
-    expect(await setUserDisabled(t.pool, second.id, true, "cli:root")).toMatchObject({ ok: true });
-    expect(await setUserRole(t.pool, first.id, "ops", "cli:root")).toMatchObject({
+    expect(
+      await setUserDisabled(t.pool, operator("cli:root"), { userId: second.id, disabled: true }),
+    ).toMatchObject({ ok: true });
+    expect(
+      await setUserRole(t.pool, operator("cli:root"), { userId: first.id, role: "ops" }),
+    ).toMatchObject({
       ok: false,
       code: "conflict",
     });
     // … an active one does.
-    expect(await setUserDisabled(t.pool, second.id, false, "cli:root")).toMatchObject({
+    expect(
+      await setUserDisabled(t.pool, operator("cli:root"), { userId: second.id, disabled: false }),
+    ).toMatchObject({
       ok: true,
     });
-    expect(await setUserRole(t.pool, first.id, "ops", "cli:root")).toMatchObject({
+    expect(
+      await setUserRole(t.pool, operator("cli:root"), { userId: first.id, role: "ops" }),
+    ).toMatchObject({
       ok: true,
       value: { role: "ops" },
     });
     // Now the second is the last one.
-    expect(await setUserDisabled(t.pool, second.id, true, "cli:root")).toMatchObject({
+    expect(
+      await setUserDisabled(t.pool, operator("cli:root"), { userId: second.id, disabled: true }),
+    ).toMatchObject({
       ok: false,
       code: "conflict",
     });

@@ -5,8 +5,8 @@ import { hashPassword } from "better-auth/crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { withTransaction } from "../../../db/client";
-import { ROLES, type Role } from "../../domain/access";
-import type { CommandResult } from "../../domain/command-result";
+import { operator, type Principal, ROLES, type Role } from "../../domain/access";
+import { type CommandResult, conflict, refuseWithout } from "../../domain/command-result";
 import { describeIssues } from "../../domain/zod-issues";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 
@@ -34,9 +34,12 @@ export type UserSummary = { id: string; email: string; role: Role; disabled: boo
 
 export async function createUser(
   pool: pg.Pool,
+  principal: Principal,
   input: NewUser,
-  actor: string,
 ): Promise<CommandResult<UserSummary>> {
+  // Before the input is judged or a password hashed: the refusal costs nothing.
+  const refused = refuseWithout(principal, "users:manage", "add people");
+  if (refused) return refused;
   const parsed = newUserSchema.safeParse(input);
   if (!parsed.success) {
     return {
@@ -68,7 +71,7 @@ export async function createUser(
     );
     await appendLedger(client, SYSTEM_STREAM, {
       kind: "user.created",
-      actor,
+      actor: principal.actor,
       data: { userId: id, email, name, role },
     });
     return { ok: true as const, value: { id, email, role, disabled: false } };
@@ -79,12 +82,15 @@ type UserRowLite = { id: string; email: string; role: Role; disabled: boolean };
 
 async function changeUser(
   pool: pg.Pool,
+  principal: Principal,
   userId: string,
-  actor: string,
+  what: string,
   change: (
     user: UserRowLite,
   ) => { set: Partial<Pick<UserRowLite, "role" | "disabled">>; kind: string } | { error: string },
 ): Promise<CommandResult<UserSummary>> {
+  const refused = refuseWithout(principal, "users:manage", what);
+  if (refused) return refused;
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query<UserRowLite>(
       "select id, email, role, disabled from users where id = $1 for update",
@@ -114,14 +120,17 @@ async function changeUser(
         };
       }
     }
-    await client.query(
-      "update users set role = $2, disabled = $3, updated_at = now() where id = $1",
-      [user.id, after.role, after.disabled],
+    // Locked above, so the row is as read; the guard and the count say so rather than assume it.
+    const updated = await client.query(
+      `update users set role = $2, disabled = $3, updated_at = now()
+       where id = $1 and role = $4 and disabled = $5`,
+      [user.id, after.role, after.disabled, user.role, user.disabled],
     );
+    if (updated.rowCount !== 1) return conflict(`${user.email} changed meanwhile; try again`);
     if (after.disabled) await client.query("delete from sessions where user_id = $1", [user.id]);
     await appendLedger(client, SYSTEM_STREAM, {
       kind: decided.kind,
-      actor,
+      actor: principal.actor,
       data: {
         userId: user.id,
         email: user.email,
@@ -133,16 +142,33 @@ async function changeUser(
   });
 }
 
-export function setUserRole(pool: pg.Pool, userId: string, role: Role, actor: string) {
-  return changeUser(pool, userId, actor, () => ({ set: { role }, kind: "user.role_changed" }));
+export function setUserRole(
+  pool: pg.Pool,
+  principal: Principal,
+  input: { userId: string; role: Role },
+) {
+  return changeUser(pool, principal, input.userId, "change a person's role", () => ({
+    set: { role: input.role },
+    kind: "user.role_changed",
+  }));
 }
 
 /** Disabling ends the user's sessions in the same transaction. */
-export function setUserDisabled(pool: pg.Pool, userId: string, disabled: boolean, actor: string) {
-  return changeUser(pool, userId, actor, () => ({
-    set: { disabled },
-    kind: disabled ? "user.disabled" : "user.enabled",
-  }));
+export function setUserDisabled(
+  pool: pg.Pool,
+  principal: Principal,
+  input: { userId: string; disabled: boolean },
+) {
+  return changeUser(
+    pool,
+    principal,
+    input.userId,
+    input.disabled ? "disable people" : "enable people",
+    () => ({
+      set: { disabled: input.disabled },
+      kind: input.disabled ? "user.disabled" : "user.enabled",
+    }),
+  );
 }
 
 /** Whose sign-in lock an admin lifts: an account (from every address) or an address. */
@@ -162,10 +188,12 @@ export type SignInUnlock = z.infer<typeof signInUnlockSchema>;
  */
 export async function unlockSignIn(
   pool: pg.Pool,
+  principal: Principal,
   target: SignInUnlock,
-  actor: string,
   now: Date = new Date(),
 ): Promise<CommandResult<{ scope: "account" | "address"; subject: string; at: string }>> {
+  const refused = refuseWithout(principal, "users:manage", "lift a sign-in lock");
+  if (refused) return refused;
   const parsed = signInUnlockSchema.safeParse(target);
   if (!parsed.success) {
     return { ok: false, code: "invalid", message: describeIssues(parsed.error) };
@@ -177,11 +205,11 @@ export async function unlockSignIn(
     await client.query(
       `insert into login_lock_events (event, scope, email, ip, at, actor)
        values ('reset', $1, $2, $3, $4, $5)`,
-      [scope, email, address, now, actor],
+      [scope, email, address, now, principal.actor],
     );
     await appendLedger(client, SYSTEM_STREAM, {
       kind: "sign_in.unlocked",
-      actor,
+      actor: principal.actor,
       data: { scope, ...(email !== null ? { email } : { address }) },
     });
     return {
@@ -200,9 +228,11 @@ export const DEMO_USERS: readonly { email: string; role: Role; name: string }[] 
 ];
 
 export async function seedDemoUsers(pool: pg.Pool, actor: string): Promise<number> {
+  // The seed runs with the database's own access (npm start, the e2e server).
+  const seeder = operator(actor);
   let created = 0;
   for (const u of DEMO_USERS) {
-    const r = await createUser(pool, { ...u, password: DEMO_PASSWORD }, actor);
+    const r = await createUser(pool, seeder, { ...u, password: DEMO_PASSWORD });
     if (r.ok) created++;
   }
   return created;

@@ -4,6 +4,7 @@
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { operator } from "../../domain/access";
 import { type CheckpointExport, headsDigest, statementText } from "../../domain/checkpoint";
 import { createUser } from "../commands/users";
 import { CheckpointRefused, writeCheckpointIn } from "../commands/write-checkpoint";
@@ -148,11 +149,11 @@ describe("checkpoints with a ledger key", () => {
   });
 
   it("deleting the whole system stream fails verify, with a key and without", async () => {
-    const created = await createUser(
-      t.pool,
-      { email: "kept@example.com", role: "admin", password: "a long enough password 1" },
-      "test",
-    );
+    const created = await createUser(t.pool, operator("test"), {
+      email: "kept@example.com",
+      role: "admin",
+      password: "a long enough password 1",
+    });
     expect(created.ok).toBe(true);
     await inRolledBackTransaction(async (c) => {
       await history(c, "t:a");

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { testTokenViewer, testViewer } from "../../auth/testing";
-import { AuthError } from "../../domain/access";
+import { AuthError, operator } from "../../domain/access";
 import { createApiToken } from "../commands/api-tokens";
 import { appendLedger, type NewLedgerEntry, taskStream } from "../ledger/append-ledger";
 import { CLAIM_LATENCY_QUANTILES, getMetrics, type MetricsDto } from "./get-metrics";
@@ -87,7 +87,10 @@ async function scrape(token?: string): Promise<Response> {
 }
 
 async function token(name: string, scopes: ("metrics:read" | "tasks:read")[]): Promise<string> {
-  const created = await createApiToken(t.pool, { name, scopes }, "user:admin@example.com");
+  const created = await createApiToken(t.pool, operator("user:admin@example.com"), {
+    name,
+    scopes,
+  });
   if (!created.ok) throw new Error(created.message);
   return created.value.token;
 }

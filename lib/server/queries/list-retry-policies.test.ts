@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { testTokenViewer, testViewer } from "../../auth/testing";
-import { AuthError } from "../../domain/access";
+import { AuthError, operator } from "../../domain/access";
 import { BUILT_IN_POLICY, resolvePolicy } from "../../domain/retry-policy";
 import { setPolicy } from "../commands/set-policy";
 import { listRetryPolicies, POLICY_CHANGES_LIMIT, POLICY_FIELDS } from "./list-retry-policies";
@@ -33,26 +33,23 @@ describe("listRetryPolicies", () => {
 
   it("shows the rows set through set-policy, with the level each value in force comes from", async () => {
     expect(
-      await setPolicy(t.pool, {
+      await setPolicy(t.pool, operator("admin@example.com"), {
         scope: "global",
         version: null,
-        actor: "admin@example.com",
         policy: { maxAttempts: 4, budget: 2 },
       }),
     ).toMatchObject({ ok: true });
     expect(
-      await setPolicy(t.pool, {
+      await setPolicy(t.pool, operator("ops@example.com"), {
         scope: "agent:refund",
         version: null,
-        actor: "ops@example.com",
         policy: { maxAttempts: 8, backoffInitialMs: 250 },
       }),
     ).toMatchObject({ ok: true });
     expect(
-      await setPolicy(t.pool, {
+      await setPolicy(t.pool, operator("ops@example.com"), {
         scope: "agent:refund",
         version: 1,
-        actor: "ops@example.com",
         policy: { maxAttempts: 9, backoffInitialMs: 250 },
       }),
     ).toMatchObject({ ok: true });
@@ -124,10 +121,9 @@ describe("listRetryPolicies", () => {
     for (let i = 0; i < POLICY_CHANGES_LIMIT; i++) {
       const current = await listRetryPolicies(t.db, ops);
       const row = current.agentRows.find((r) => r.agent === "refund");
-      await setPolicy(t.pool, {
+      await setPolicy(t.pool, operator(`admin${i}@example.com`), {
         scope: "agent:refund",
         version: row?.version ?? null,
-        actor: `admin${i}@example.com`,
         policy: { maxAttempts: 10 + i },
       });
     }
