@@ -8,7 +8,7 @@ import { createPool, withTransaction } from "../db/client";
 import { operator, type Role } from "../lib/domain/access";
 import type { TaskStatus } from "../lib/domain/task-states";
 import { type Agent, defineAgent, defineTool } from "../lib/sdk/define";
-import { enqueueTask } from "../lib/server/commands/enqueue-task";
+import { insertTask } from "../lib/server/commands/enqueue-task";
 import { createUser } from "../lib/server/commands/users";
 import { appendLedger } from "../lib/server/ledger/append-ledger";
 import { startWorker } from "../worker/runtime/worker";
@@ -117,7 +117,7 @@ export async function enqueue(
   policy?: Record<string, unknown>,
 ): Promise<string> {
   const { taskId } = await withTransaction(db, (client) =>
-    enqueueTask(client, { agent, input, policy, actor: "e2e" }),
+    insertTask(client, { agent, input, policy, actor: "e2e" }),
   );
   return taskId;
 }

@@ -1,6 +1,6 @@
 import { withTransaction } from "../db/client";
 import { TASK_STATUSES } from "../lib/domain/task-states";
-import { enqueueTask } from "../lib/server/commands/enqueue-task";
+import { insertTask } from "../lib/server/commands/enqueue-task";
 import { appendEntries, countTasks, expect, insertDeadTask, randomWord, test } from "./fixtures";
 
 test("task counts match the database and follow it", async ({ page, db }) => {
@@ -15,7 +15,7 @@ test("task counts match the database and follow it", async ({ page, db }) => {
   const budgetBefore = Number(await page.getByTestId("dead-budget").getAttribute("data-value"));
 
   await withTransaction(db, (client) =>
-    enqueueTask(client, { agent: "e2e-agent", input: { n: 1 }, actor: "e2e" }),
+    insertTask(client, { agent: "e2e-agent", input: { n: 1 }, actor: "e2e" }),
   );
   await insertDeadTask(db, "budget", "spent 1.2 of 1.0");
 

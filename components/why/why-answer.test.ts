@@ -8,7 +8,7 @@ import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { testTokenViewer, testViewer } from "../../lib/auth/testing";
 import { parseEnv } from "../../lib/env";
-import { enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { HIDDEN_PAYLOAD } from "../../lib/server/queries/payloads";
 import { explainWhy, whyQuerySchema } from "../../lib/server/queries/why";
@@ -55,7 +55,7 @@ describe("WhyAnswerView", () => {
       if (lookUpInvoice(`inv_page_${i}`).daysOverdue > 0) invoiceId = `inv_page_${i}`;
     }
     const { taskId } = await withTransaction(t.pool, (c) =>
-      enqueueTask(c, {
+      insertTask(c, {
         agent: "invoice-reminder",
         input: { invoiceId, customerEmail: recipient },
         actor: "token:billing",
@@ -100,7 +100,7 @@ describe("WhyAnswerView", () => {
 
   it("renders values that look like markup as text", async () => {
     const { taskId } = await withTransaction(t.pool, (c) =>
-      enqueueTask(c, {
+      insertTask(c, {
         agent: "mailer",
         input: { note: "<script>alert(1)</script>" },
         actor: "user:<b>x</b>@example.com",

@@ -1,10 +1,13 @@
 // enqueue from the user's own code. With an Agent (not just its name) the input is checked
-// against its schema first, so a bad input fails here with zod's message instead of in the
-// worker. A key makes enqueueing idempotent: the same key returns the first task.
+// against its own zod schema first, so a bad input fails here with zod's message instead of in
+// the worker; the command then checks it against the schema the workers published, if they
+// have. An agent no worker has published yet is enqueued for the worker that will: the code
+// that names it deploys it. A key makes enqueueing idempotent: the same key returns the first task.
 import type pg from "pg";
+import { operator } from "../domain/access";
 import type { PartialRetryPolicy } from "../domain/retry-policy";
 import { describeIssues } from "../domain/zod-issues";
-import { enqueueTaskWith } from "../server/commands/enqueue-task";
+import { enqueueTask } from "../server/commands/enqueue-task";
 import type { Agent } from "./define";
 
 export type EnqueueOptions = {
@@ -34,12 +37,17 @@ export async function enqueue(
     }
   }
   const agent = typeof opts.agent === "string" ? opts.agent : opts.agent.name;
-  return enqueueTaskWith(pool, {
+  const result = await enqueueTask(pool, operator(opts.actor ?? "library"), {
     agent,
     input: opts.input,
     key: opts.key,
     runAt: opts.runAt,
     policy: opts.policy,
-    actor: opts.actor ?? "library",
+    unpublished: "enqueue",
   });
+  if (result.ok) return { taskId: result.value.taskId, created: result.value.created };
+  if (result.code === "invalid") {
+    throw new InvalidTaskInputError(`invalid input for ${agent}: ${describeIssues(result.issues)}`);
+  }
+  throw new Error(`enqueue ${agent}: ${result.message}`);
 }

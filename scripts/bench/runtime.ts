@@ -4,6 +4,7 @@
 import type pg from "pg";
 import { z } from "zod";
 import { withTransaction } from "../../db/client";
+import { operator } from "../../lib/domain/access";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { enqueueTask } from "../../lib/server/commands/enqueue-task";
 import { startWorker } from "../../worker/runtime/worker";
@@ -77,12 +78,13 @@ export async function benchRuntime(
   for (let i = 0; i < tasks; i += 200) {
     await withTransaction(pool, async (c) => {
       for (let n = i; n < Math.min(tasks, i + 200); n++) {
-        await enqueueTask(c, {
+        const result = await enqueueTask(c, operator("bench"), {
           agent: "bench",
           input: { n },
-          actor: "bench",
           runAt: new Date(Date.now() + 3_600_000),
+          unpublished: "enqueue",
         });
+        if (!result.ok) throw new Error(result.message);
       }
     });
   }

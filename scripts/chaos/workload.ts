@@ -115,7 +115,12 @@ async function enqueue(pool: pg.Pool, tasks: readonly PlannedTask[]): Promise<vo
   for (let i = 0; i < tasks.length; i += 50) {
     await withTransaction(pool, async (client) => {
       for (const task of tasks.slice(i, i + 50)) {
-        await enqueueTask(client, { agent: task.agent, input: task.input, actor: HARNESS_ACTOR });
+        const result = await enqueueTask(client, operator(HARNESS_ACTOR), {
+          agent: task.agent,
+          input: task.input,
+          unpublished: "enqueue",
+        });
+        if (!result.ok) throw new Error(`enqueue ${task.agent}: ${result.message}`);
       }
     });
   }

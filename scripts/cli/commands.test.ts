@@ -10,7 +10,7 @@ import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
-import { enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { appendLedger } from "../../lib/server/ledger/append-ledger";
 
 const t = await setUpTestDatabase("cli-ops");
@@ -49,7 +49,7 @@ async function task(
   lastError: string | null = null,
 ): Promise<{ id: string; version: number }> {
   const { taskId } = await withTransaction(t.pool, (c) =>
-    enqueueTask(c, { agent, input: { to: "ada@example.com", invoiceId: "inv_1" }, actor: "test" }),
+    insertTask(c, { agent, input: { to: "ada@example.com", invoiceId: "inv_1" }, actor: "test" }),
   );
   const { rows } = await t.pool.query<{ version: number }>(
     `update tasks set status = $2, dead_reason = $3, attempts = 3, version = version + 1,

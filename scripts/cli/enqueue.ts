@@ -1,13 +1,13 @@
-// agent-ledger enqueue: start a task from a shell or a script. The input is checked against the
-// input JSON Schema the workers published for the agent (agent_catalog), so a typo is refused
-// here instead of dead-lettering later; with --key, running the same command twice enqueues once.
+// agent-ledger enqueue: start a task from a shell or a script. The command (enqueue-task.ts)
+// checks the input against the input JSON Schema the workers published for the agent
+// (agent_catalog), so a typo is refused here instead of dead-lettering later; with --key,
+// running the same command twice enqueues once.
 import { readFile } from "node:fs/promises";
-import type pg from "pg";
 import { z } from "zod";
 import { canonicalJson, toJsonValue } from "../../lib/domain/json";
 import { describeIssues } from "../../lib/domain/zod-issues";
-import { enqueueTaskWith } from "../../lib/server/commands/enqueue-task";
-import { cliActor, withAppDatabase } from "./operator";
+import { type EnqueueRefusal, enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { cliPrincipal, withAppDatabase } from "./operator";
 import {
   type Command,
   EXIT,
@@ -79,46 +79,25 @@ async function readInput(value: string | undefined): Promise<unknown> {
   }
 }
 
-type CatalogRow = { name: string; input_schema: unknown };
-
-/** The agent's published input check, or why the input cannot be enqueued. */
-async function checkAgainstCatalog(
-  pool: pg.Pool,
-  agent: string,
-  input: unknown,
-): Promise<{ ok: true } | { ok: false; exit: number; message: string }> {
-  const { rows } = await pool.query<CatalogRow>(
-    "select name, input_schema from agent_catalog order by name",
-  );
-  const entry = rows.find((r) => r.name === agent);
-  if (!entry) {
-    const known = rows.map((r) => r.name);
-    return {
-      ok: false,
-      exit: EXIT.problem,
-      message:
-        known.length === 0
-          ? `no agent "${agent}": no worker has published its agents yet (start one: agent-ledger worker)`
-          : `no agent "${agent}"; known agents: ${known.join(", ")}`,
-    };
+/** The refusal in the CLI's words, with its exit code. */
+function refusalOf(agent: string, refusal: EnqueueRefusal): { exit: number; message: string } {
+  switch (refusal.code) {
+    case "not_found":
+      return {
+        exit: EXIT.problem,
+        message:
+          refusal.known.length === 0
+            ? `no agent "${agent}": no worker has published its agents yet (start one: agent-ledger worker)`
+            : `no agent "${agent}"; known agents: ${refusal.known.join(", ")}`,
+      };
+    case "invalid":
+      return {
+        exit: EXIT.error,
+        message: `--input does not match ${agent}'s input schema: ${describeIssues(refusal.issues, "input.")}`,
+      };
+    case "forbidden":
+      return { exit: EXIT.problem, message: refusal.message };
   }
-  let schema: z.ZodType;
-  try {
-    schema = z.fromJSONSchema(entry.input_schema as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch (err) {
-    // The worker checks the input with the agent's own zod schema anyway.
-    console.error(
-      `agent-ledger enqueue: warning: ${agent}'s published input schema cannot be checked here (${(err as Error).message}); the worker will check the input`,
-    );
-    return { ok: true };
-  }
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return { ok: true };
-  return {
-    ok: false,
-    exit: EXIT.error,
-    message: `--input does not match ${agent}'s input schema: ${describeIssues(parsed.error, "input.")}`,
-  };
 }
 
 export const enqueueCommand: Command = {
@@ -149,12 +128,18 @@ export const enqueueCommand: Command = {
     }
 
     return withAppDatabase("enqueue", async (pool) => {
-      const check = await checkAgainstCatalog(pool, agent, input);
-      if (!check.ok) {
-        console.error(`agent-ledger enqueue: ${check.message}`);
-        return check.exit;
+      const outcome = await enqueueTask(pool, cliPrincipal(), { agent, input, key, runAt });
+      if (!outcome.ok) {
+        const { exit, message } = refusalOf(agent, outcome);
+        console.error(`agent-ledger enqueue: ${message}`);
+        return exit;
       }
-      const result = await enqueueTaskWith(pool, { agent, input, key, runAt, actor: cliActor() });
+      const result = outcome.value;
+      if (result.unchecked) {
+        console.error(
+          `agent-ledger enqueue: warning: ${result.unchecked}; the worker will check the input`,
+        );
+      }
       if (!result.created) {
         // The key is the caller's promise that this is the same request; hold them to it.
         const { rows } = await pool.query<{ agent: string; input: unknown }>(

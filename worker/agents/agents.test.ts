@@ -7,7 +7,7 @@ import { setUpTestDatabase } from "../../db/testing/database";
 import { operator } from "../../lib/domain/access";
 import { parseEnv } from "../../lib/env";
 import { approveTask } from "../../lib/server/commands/approve-task";
-import { enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
 import { type DemoReceivers, startDemoReceivers } from "../demo/receivers";
 import { type RunningWorker, startWorker } from "../runtime/worker";
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 async function run(agent: string, input: unknown) {
   const { taskId } = await withTransaction(t.pool, (c) =>
-    enqueueTask(c, { agent, input, actor: "test" }),
+    insertTask(c, { agent, input, actor: "test" }),
   );
   return taskId;
 }

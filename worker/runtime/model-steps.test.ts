@@ -5,7 +5,7 @@ import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
-import { enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { createScriptedModel } from "../models/scripted";
 import { type RunningWorker, startWorker } from "./worker";
 
@@ -77,7 +77,7 @@ afterAll(() => worker.stop(1_000));
 
 async function run(invoiceId: string, policy?: Record<string, unknown>) {
   const { taskId } = await withTransaction(t.pool, (c) =>
-    enqueueTask(c, { agent: "reminder", input: { invoiceId }, policy, actor: "test" }),
+    insertTask(c, { agent: "reminder", input: { invoiceId }, policy, actor: "test" }),
   );
   for (let i = 0; i < 400; i++) {
     const { rows } = await t.pool.query(

@@ -2,14 +2,17 @@
 // the retry policy): a worker running other agents, like the web server's alert-delivery
 // worker, leaves the lease to a worker that knows the agent.
 import { describe, expect, it } from "vitest";
+import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
-import { enqueueTaskWith } from "../../lib/server/commands/enqueue-task";
+import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { reapExpiredLeases } from "./reaper";
 
 const t = await setUpTestDatabase("reaper");
 
 async function crashed(agent: string): Promise<string> {
-  const { taskId } = await enqueueTaskWith(t.pool, { agent, input: {}, actor: "test" });
+  const { taskId } = await withTransaction(t.pool, (c) =>
+    insertTask(c, { agent, input: {}, actor: "test" }),
+  );
   const { rowCount } = await t.pool.query(
     `update tasks set status = 'running', attempts = 1, lease_owner = 'dead-worker',
        lease_expires_at = now() - interval '1 second'

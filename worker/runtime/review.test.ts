@@ -10,7 +10,7 @@ import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { approveTask } from "../../lib/server/commands/approve-task";
 import { cancelTask } from "../../lib/server/commands/cancel-task";
-import { enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { rejectTask } from "../../lib/server/commands/reject-task";
 import { replayTask } from "../../lib/server/commands/replay-task";
 import { resolveOutcome } from "../../lib/server/commands/resolve-outcome";
@@ -84,7 +84,7 @@ async function until(id: string, statuses: string[]): Promise<Row> {
 async function enqueue(orderId: string, held = false): Promise<string> {
   const runAt = held ? new Date(Date.now() + 3_600_000) : undefined;
   const { taskId } = await withTransaction(t.pool, (c) =>
-    enqueueTask(c, { agent: "refunder", input: { orderId }, runAt, actor: "test" }),
+    insertTask(c, { agent: "refunder", input: { orderId }, runAt, actor: "test" }),
   );
   return taskId;
 }

@@ -7,7 +7,7 @@ import { setUpTestDatabase } from "../../db/testing/database";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import { type Agent, defineAgent, defineTool } from "../../lib/sdk/define";
 import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
-import { enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
 import { type RunningWorker, startWorker } from "./worker";
 
@@ -122,7 +122,7 @@ async function enqueue(
   // A held task waits an hour, so a test can stage what an earlier crashed attempt left.
   const runAt = opts.held ? new Date(Date.now() + 3_600_000) : undefined;
   const { taskId } = await withTransaction(t.pool, (c) =>
-    enqueueTask(c, { agent, input, policy, runAt, actor: "test" }),
+    insertTask(c, { agent, input, policy, runAt, actor: "test" }),
   );
   return taskId;
 }

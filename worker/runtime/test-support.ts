@@ -5,7 +5,7 @@ import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
 import type { Agent } from "../../lib/sdk/define";
-import { enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { claimBatch } from "./claim-batch";
 import { type AttemptOutcome, runAttempt } from "./run-attempt";
 
@@ -43,7 +43,7 @@ export function runtimeTestKit(pool: pg.Pool) {
     // A held task waits an hour, so a test can stage what an earlier attempt left behind.
     const runAt = opts.held ? new Date(Date.now() + 3_600_000) : undefined;
     const { taskId } = await withTransaction(pool, (c) =>
-      enqueueTask(c, { agent, input, policy: opts.policy, runAt, actor: "test" }),
+      insertTask(c, { agent, input, policy: opts.policy, runAt, actor: "test" }),
     );
     return taskId;
   }

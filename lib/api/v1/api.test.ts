@@ -8,7 +8,7 @@ import { setUpTestDatabase } from "../../../db/testing/database";
 import { operator, type Scope } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
 import { createApiToken } from "../../server/commands/api-tokens";
-import { enqueueTask } from "../../server/commands/enqueue-task";
+import { insertTask } from "../../server/commands/enqueue-task";
 
 const t = await setUpTestDatabase("api_v1");
 process.env.DATABASE_URL = t.appUrl;
@@ -385,7 +385,7 @@ describe("reading", () => {
 
 async function deadTask(agent = "greeter"): Promise<{ id: string; version: number }> {
   const { taskId } = await withTransaction(t.pool, (c) =>
-    enqueueTask(c, { agent, input: { to: "e@example.com" }, actor: "test" }),
+    insertTask(c, { agent, input: { to: "e@example.com" }, actor: "test" }),
   );
   const { rows } = await t.pool.query<{ version: number }>(
     `update tasks set status = 'dead', dead_reason = 'exhausted', attempts = 3, version = version + 1

@@ -1,17 +1,15 @@
 // /api/v1/tasks: enqueue (idempotent with an Idempotency-Key), list, and one task with its
 // journal, effects, approvals and ledger timeline.
 import { z } from "zod";
-import { type SqlClient, withTransaction } from "../../../db/client";
-import { actorOf, type Viewer } from "../../domain/access";
+import { principalOf, type Viewer } from "../../domain/access";
 import { isoInstant } from "../../domain/instant";
 import { partialRetryPolicySchema } from "../../domain/retry-policy";
 import { issueFields } from "../../domain/zod-issues";
 import { env } from "../../env";
-import { enqueueTask } from "../../server/commands/enqueue-task";
+import { type EnqueueRefusal, enqueueTask } from "../../server/commands/enqueue-task";
 import { requestFingerprint, runIdempotent } from "../../server/commands/idempotency";
 import { getDb, getPool } from "../../server/db";
 import { getTaskDetail } from "../../server/queries/get-task-detail";
-import { agentNames, findAgent } from "../../server/queries/list-agents";
 import { timelineSearchSchema } from "../../server/queries/list-task-timeline";
 import { listTasks, taskSearchSchema } from "../../server/queries/list-tasks";
 import { BODY_PROBLEMS, defineEndpoint, Reply } from "../endpoint";
@@ -57,74 +55,55 @@ type Enqueued = z.infer<typeof enqueuedSchema>;
 
 type Stored = { status: number; body: Enqueued; headers: Record<string, string> };
 
-function principalOf(viewer: Viewer): string {
+/** Whose keys these are: per user or token id, so a renamed token keeps its keys. */
+function keyOwner(viewer: Viewer): string {
   return `${viewer.kind}:${viewer.id}`;
 }
 
-/** Compiled input schemas by their JSON text: agents are few, and compiling is not free. */
-const compiled = new Map<string, z.ZodType | null>();
-
-function compile(inputSchema: Record<string, unknown>): z.ZodType | null {
-  const text = JSON.stringify(inputSchema);
-  let schema = compiled.get(text);
-  if (schema === undefined) {
-    try {
-      schema = z.fromJSONSchema(inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
-    } catch {
-      schema = null;
+/** A refusal as the problem clients have always been answered with. */
+function problemOf(refusal: EnqueueRefusal): ApiProblem {
+  switch (refusal.code) {
+    case "not_found":
+      return new ApiProblem("unknown-agent", refusal.message, { known: refusal.known });
+    case "invalid": {
+      const errors = Object.entries(issueFields(refusal.issues, "input.")).map(
+        ([path, message]) => ({
+          in: "body",
+          path: path === "(input)" ? "input" : path,
+          message,
+        }),
+      );
+      return new ApiProblem(
+        "invalid-task-input",
+        errors.map((e) => `${e.path}: ${e.message}`).join("; "),
+        { errors },
+      );
     }
-    if (compiled.size >= 500) compiled.clear();
-    compiled.set(text, schema);
-  }
-  return schema;
-}
-
-/** The input against the agent's published JSON Schema; a schema zod cannot read is not enforced. */
-function checkInput(inputSchema: Record<string, unknown>, input: unknown): void {
-  const schema = compile(inputSchema);
-  if (!schema) return;
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const errors = Object.entries(issueFields(parsed.error, "input.")).map(([path, message]) => ({
-      in: "body",
-      path: path === "(input)" ? "input" : path,
-      message,
-    }));
-    throw new ApiProblem(
-      "invalid-task-input",
-      errors.map((e) => `${e.path}: ${e.message}`).join("; "),
-      { errors },
-    );
+    case "forbidden":
+      return new ApiProblem("forbidden", refusal.message);
   }
 }
 
-async function enqueueIn(
-  client: SqlClient,
+/** Enqueues through the command (in `client`'s transaction when given one) and shapes the reply. */
+async function enqueueFor(
+  db: Parameters<typeof enqueueTask>[0],
   body: z.output<typeof enqueueBodySchema>,
   viewer: Viewer,
 ): Promise<Stored> {
-  const agent = await findAgent(client, body.agent);
-  if (!agent) {
-    const known = await agentNames(client);
-    throw new ApiProblem(
-      "unknown-agent",
-      `no worker has published an agent named "${body.agent}"; known: ${known.length ? known.join(", ") : "none yet (start a worker)"}`,
-      { known },
-    );
-  }
-  checkInput(agent.inputSchema, body.input);
-  const actor = actorOf(viewer);
-  const { taskId } = await enqueueTask(client, {
-    agent: agent.name,
+  const principal = principalOf(viewer);
+  const result = await enqueueTask(db, principal, {
+    agent: body.agent,
     input: body.input,
     runAt: body.runAt,
     policy: body.policy,
-    actor,
   });
+  // Thrown, so that on the Idempotency-Key path the transaction rolls back and the key stays free.
+  if (!result.ok) throw problemOf(result);
+  const { taskId } = result.value;
   const location = `/api/v1/tasks/${taskId}`;
   return {
     status: 201,
-    body: { id: taskId, agent: agent.name, status: "queued", createdBy: actor, location },
+    body: { id: taskId, agent: body.agent, status: "queued", createdBy: principal.actor, location },
     headers: { location },
   };
 }
@@ -165,19 +144,19 @@ export const enqueueTaskEndpoint = defineEndpoint({
     const key = idempotencyKeyHeader.parse(request.headers.get("idempotency-key") ?? undefined);
     const pool = getPool();
     if (!key) {
-      const fresh = await withTransaction(pool, (client) => enqueueIn(client, body, viewer));
+      const fresh = await enqueueFor(pool, body, viewer);
       return new Reply(fresh.body, fresh.status, fresh.headers);
     }
     const outcome = await runIdempotent(
       pool,
       {
-        principal: principalOf(viewer),
+        principal: keyOwner(viewer),
         key,
         operation: "POST /api/v1/tasks",
         fingerprint: requestFingerprint(body),
         retentionMs: env().IDEMPOTENCY_KEY_RETENTION_HOURS * 3_600_000,
       },
-      (client) => enqueueIn(client, body, viewer),
+      (client) => enqueueFor(client, body, viewer),
     );
     switch (outcome.kind) {
       case "fresh":

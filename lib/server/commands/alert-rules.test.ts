@@ -11,7 +11,7 @@ import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { readAlertRules } from "../queries/list-alert-rules";
 import { createAlertRule } from "./create-alert-rule";
 import { deleteAlertRule } from "./delete-alert-rule";
-import { enqueueTask } from "./enqueue-task";
+import { insertTask } from "./enqueue-task";
 import { evaluateAlerts } from "./evaluate-alerts";
 import { updateAlertRule } from "./update-alert-rule";
 
@@ -30,7 +30,7 @@ async function systemEntries(kindPrefix: string) {
 /** A task of `agent` that dead-letters now (its ledger entry is what the evaluator reads). */
 async function deadLetter(agent: string, reason = "exhausted"): Promise<string> {
   return withTransaction(db.pool, async (client) => {
-    const { taskId } = await enqueueTask(client, { agent, input: {}, actor: "test" });
+    const { taskId } = await insertTask(client, { agent, input: {}, actor: "test" });
     await client.query(
       "update tasks set status = 'dead', dead_reason = $2, run_at = now() + interval '1 hour' where id = $1",
       [taskId, reason],
@@ -200,7 +200,7 @@ describe("the alert evaluator", () => {
     if (!rule.ok) throw new Error(rule.message);
     const unknown = async (action: string) =>
       withTransaction(db.pool, async (client) => {
-        const { taskId } = await enqueueTask(client, { agent: "refund", input: {}, actor: "test" });
+        const { taskId } = await insertTask(client, { agent: "refund", input: {}, actor: "test" });
         await appendLedger(client, taskStream(taskId), {
           kind: "effect.outcome_unknown",
           actor: "worker:test",
@@ -240,7 +240,7 @@ describe("the alert evaluator", () => {
     });
     if (!waiting.ok) throw new Error(waiting.message);
     const parked = await withTransaction(db.pool, async (client) => {
-      const { taskId } = await enqueueTask(client, { agent: "refund", input: {}, actor: "test" });
+      const { taskId } = await insertTask(client, { agent: "refund", input: {}, actor: "test" });
       await client.query("update tasks set status = 'awaiting_approval' where id = $1", [taskId]);
       const { rows: a } = await client.query<{ id: string }>(
         `insert into approvals (task_id, effect_key, fingerprint, tool, args, requested_at)

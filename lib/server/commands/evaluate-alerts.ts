@@ -4,6 +4,7 @@
 // with the cursor, and the key makes a second pass (or one after a crash) enqueue nothing new.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
+import { operator } from "../../domain/access";
 import {
   ALERT_DELIVERY_AGENT,
   ALERT_LEDGER_KINDS,
@@ -179,7 +180,7 @@ export async function evaluateAlerts(
       };
       for (const event of events) {
         if (!matchesRule(filter, event, now)) continue;
-        const { created } = await enqueueTask(client, {
+        const result = await enqueueTask(client, operator(ALERTS_ACTOR), {
           agent: ALERT_DELIVERY_AGENT,
           input: {
             ruleId: rule.id,
@@ -187,9 +188,12 @@ export async function evaluateAlerts(
             event: { ...event, at: event.at.toISOString() },
           },
           key: alertEnqueueKey(rule.id, event.id),
-          actor: ALERTS_ACTOR,
+          // The delivery worker may start after the evaluator: its task waits for it.
+          unpublished: "enqueue",
         });
-        if (created) enqueued++;
+        // Our own input refused by our own agent's schema is a bug: fail the pass, loudly.
+        if (!result.ok) throw new Error(`alert for rule ${rule.id}: ${result.message}`);
+        if (result.value.created) enqueued++;
       }
     }
     const next = fresh.length > 0 ? Number(fresh[fresh.length - 1]?.id ?? last) : last;

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { SqlClient } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { enqueueTask } from "./enqueue-task";
+import { insertTask } from "./enqueue-task";
 import {
   type IdempotencyScope,
   type IdempotentOutcome,
@@ -36,7 +36,7 @@ function enqueueWork(agent: string, input: unknown) {
   const counter = { runs: 0 };
   const work = async (client: SqlClient): Promise<WorkResponse> => {
     counter.runs++;
-    const { taskId } = await enqueueTask(client, { agent, input, actor: "token:billing" });
+    const { taskId } = await insertTask(client, { agent, input, actor: "token:billing" });
     return {
       status: 201,
       body: { taskId, agent, createdAt: new Date("2030-01-01T00:00:00Z") },
@@ -181,7 +181,7 @@ describe("runIdempotent", () => {
     const counter = { runs: 0 };
     const work = async (client: SqlClient): Promise<WorkResponse> => {
       counter.runs++;
-      const { taskId } = await enqueueTask(client, {
+      const { taskId } = await insertTask(client, {
         agent: "burst-agent",
         input: body.input,
         actor: "token:billing",
@@ -267,7 +267,7 @@ describe("runIdempotent", () => {
   it("stores nothing when the work throws, and the key can be used again", async () => {
     const key = randomUUID();
     const failing = async (client: SqlClient): Promise<WorkResponse> => {
-      await enqueueTask(client, { agent: "throw-agent", input: {}, actor: "token:billing" });
+      await insertTask(client, { agent: "throw-agent", input: {}, actor: "token:billing" });
       throw new Error("provider down");
     };
     await expect(runIdempotent(t.pool, scope(key, {}), failing)).rejects.toThrow("provider down");
@@ -283,7 +283,7 @@ describe("runIdempotent", () => {
   it("does not store a 4xx (its writes are rolled back) unless the work asks to", async () => {
     const key = randomUUID();
     const refusing = async (client: SqlClient): Promise<WorkResponse> => {
-      await enqueueTask(client, { agent: "refuse-agent", input: {}, actor: "token:billing" });
+      await insertTask(client, { agent: "refuse-agent", input: {}, actor: "token:billing" });
       return { status: 422, body: { type: "unknown-agent" } };
     };
     const refused = await runIdempotent(t.pool, scope(key, {}), refusing);

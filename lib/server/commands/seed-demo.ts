@@ -1,8 +1,11 @@
 // The embedded demo's starting data: a global retry policy, an alert rule for the demo webhook
 // sink and a realistic mix of tasks for the example agents. Runs once per database (a
-// `demo.seeded` entry marks it).
+// `demo.seeded` entry marks it). `npm start` seeds before its worker has published the agents,
+// so nothing is checked then; seeded later (agent-ledger seed against a running fleet), a task
+// the published schema refuses (the deliberately bad refund) is left out and counted.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
+import { operator } from "../../domain/access";
 import { DEMO_WEBHOOK_SECRET, DEMO_WEBHOOK_URL } from "../../env";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 import { insertAlertRule } from "./create-alert-rule";
@@ -133,13 +136,22 @@ export async function seedDemo(pool: pg.Pool): Promise<{ seeded: boolean }> {
       { secret: DEMO_WEBHOOK_SECRET },
     );
     if (!rule.ok) throw new Error(`the demo alert rule: ${rule.message}`);
+    const seeder = operator(SEED_ACTOR);
+    let refused = 0;
     for (const [i, task] of DEMO_TASKS.entries()) {
-      await enqueueTask(client, { ...task, key: `demo-seed-${i}`, actor: SEED_ACTOR });
+      const result = await enqueueTask(client, seeder, {
+        ...task,
+        key: `demo-seed-${i}`,
+        unpublished: "enqueue",
+      });
+      if (result.ok) continue;
+      if (result.code !== "invalid") throw new Error(`the demo task ${i}: ${result.message}`);
+      refused++;
     }
     await appendLedger(client, SYSTEM_STREAM, {
       kind: "demo.seeded",
       actor: SEED_ACTOR,
-      data: { tasks: DEMO_TASKS.length },
+      data: { tasks: DEMO_TASKS.length - refused, ...(refused > 0 ? { refused } : {}) },
     });
     return { seeded: true };
   });

@@ -11,7 +11,7 @@ import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
 import { readApprovalReviews, readReviewState } from "../queries/get-review-state";
 import { approveTask } from "./approve-task";
 import { cancelTask } from "./cancel-task";
-import { enqueueTask } from "./enqueue-task";
+import { insertTask } from "./enqueue-task";
 import { rejectTask } from "./reject-task";
 import { replayTask } from "./replay-task";
 import { resolveOutcome } from "./resolve-outcome";
@@ -42,7 +42,7 @@ async function task(
   status: "dead" | "awaiting_approval",
 ): Promise<{ id: string; version: number }> {
   const { taskId } = await withTransaction(t.pool, (c) =>
-    enqueueTask(c, { agent, input: {}, actor: "test" }),
+    insertTask(c, { agent, input: {}, actor: "test" }),
   );
   const { rows } = await t.pool.query<{ version: number }>(
     `update tasks set status = $2, dead_reason = $3, attempts = 3, version = version + 1

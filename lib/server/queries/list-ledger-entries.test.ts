@@ -5,7 +5,7 @@ import { setUpTestDatabase } from "../../../db/testing/database";
 import { testTokenViewer, testViewer } from "../../auth/testing";
 import { AuthError } from "../../domain/access";
 import { sha256Hex } from "../../domain/hash";
-import { enqueueTask } from "../commands/enqueue-task";
+import { insertTask } from "../commands/enqueue-task";
 import { appendLedger } from "../ledger/append-ledger";
 import {
   decodeLedgerCursor,
@@ -152,7 +152,7 @@ describe("listLedgerPage", () => {
 
   beforeAll(async () => {
     const enqueue = (agent: string, actor: string) =>
-      withTransaction(t.pool, (c) => enqueueTask(c, { agent, input: { n: 1 }, actor }));
+      withTransaction(t.pool, (c) => insertTask(c, { agent, input: { n: 1 }, actor }));
     taskA1 = (await enqueue("invoice-reminder", "token:ci")).taskId;
     const taskA2 = (await enqueue("invoice-reminder", "user:ops@example.com")).taskId;
     taskR1 = (await enqueue("refund", "token:ci")).taskId;

@@ -15,7 +15,7 @@ import { testTokenViewer, testViewer } from "../../auth/testing";
 import { operator } from "../../domain/access";
 import { parseEnv } from "../../env";
 import { approveTask } from "../commands/approve-task";
-import { enqueueTask } from "../commands/enqueue-task";
+import { insertTask } from "../commands/enqueue-task";
 import { resolveOutcome } from "../commands/resolve-outcome";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { HIDDEN_PAYLOAD } from "./payloads";
@@ -50,7 +50,7 @@ afterAll(async () => {
 
 async function run(agent: string, input: unknown): Promise<string> {
   const { taskId } = await withTransaction(t.pool, (c) =>
-    enqueueTask(c, { agent, input, actor: "token:billing" }),
+    insertTask(c, { agent, input, actor: "token:billing" }),
   );
   return taskId;
 }
