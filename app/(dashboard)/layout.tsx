@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { QueryProvider } from "../../components/live/query-provider";
 import { SidebarNav } from "../../components/shell/sidebar-nav";
 import { UserMenu } from "../../components/shell/user-menu";
 import { pageViewer } from "../../lib/auth/page";
@@ -45,7 +46,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           tabIndex={-1}
           className="min-w-0 px-4 py-6 focus:outline-none sm:px-6 lg:px-10 lg:py-8"
         >
-          <div className="mx-auto max-w-7xl">{children}</div>
+          <div className="mx-auto max-w-7xl">
+            <QueryProvider>{children}</QueryProvider>
+          </div>
         </main>
       </div>
     </>

@@ -1,8 +1,9 @@
 "use client";
 // What every review control shares: run a server action in a transition, refresh the page's
-// server data after a success, and say what happened (errors are announced; a 409 tells the
+// server data and its live queries after a success, and say what happened (errors are announced; a 409 tells the
 // loser who changed the task and offers a reload). Dialogs are native <dialog>s: modal, focus
 // kept inside, Escape closes.
+import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useId, useRef, useState, useTransition } from "react";
 import type { ActionResult } from "../../lib/auth/guard";
@@ -23,6 +24,7 @@ type Action<I, T> = (input: I) => Promise<ActionResult<T>>;
 /** One action at a time; `feedback` is the last outcome. */
 export function useReview() {
   const router = useRouter();
+  const queries = useQueryClient();
   const [feedback, setFeedback] = useState<Feedback | null>(null);
   const [pending, startTransition] = useTransition();
   function run<I, T>(
@@ -47,6 +49,8 @@ export function useReview() {
         setFeedback({ ok: true, message });
         onOk?.(result.value, message);
         router.refresh();
+        // Live screens re-read at once rather than at their next poll.
+        void queries.invalidateQueries({ queryKey: ["screen"] });
       } else {
         setFeedback({
           ok: false,

@@ -473,6 +473,15 @@ export const MATRIX: readonly MatrixRow[] = [
     scope: "outcomes:resolve",
   },
 
+  // Route handlers: what live dashboard screens poll (the page's own query, as JSON).
+  {
+    target: "GET /api/screens/tasks",
+    does: "reads the tasks list a live page shows",
+    call: { kind: "route", path: "/api/screens/tasks?status=dead" },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+
   // Route handlers: operations.
   {
     target: "GET /api/metrics",

@@ -244,7 +244,9 @@ export function scanSource(root = ROOT): SourceScan {
       for (const ex of exportsOf(source)) {
         if (!(HTTP_METHODS as readonly string[]).includes(ex.name)) continue;
         const call = describeCall(ex.init);
-        let scope = call?.callee === "guardRoute" ? call.scope : undefined;
+        // guardRoute("scope", …) and screenRoute({ scope, … }) (a live screen's reads) declare it.
+        let scope =
+          call?.callee === "guardRoute" || call?.callee === "screenRoute" ? call.scope : undefined;
         if (call?.callee === "route" && call.argName) {
           // An /api/v1 endpoint: its definition declares method, path and scope.
           const endpoint = endpoints.get(call.argName);

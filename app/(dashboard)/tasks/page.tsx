@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { TasksTable } from "../../../components/tasks/tasks-table";
-import { EmptyState } from "../../../components/ui/empty-state";
+import { LiveTasks } from "../../../components/tasks/live-tasks";
 import { TASK_STATUS_LABEL } from "../../../components/ui/labels";
 import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
@@ -34,7 +33,8 @@ function tasksHref(params: { status?: TaskStatus; before?: string }): string {
 
 export default async function TasksPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const viewer = await pageViewer("tasks:read");
-  const parsed = parseSearchParams(taskSearchSchema, await searchParams);
+  const raw = await searchParams;
+  const parsed = parseSearchParams(taskSearchSchema, raw);
   const header = (
     <PageHeader
       title="Tasks"
@@ -100,18 +100,20 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
           {statusLabel ? `${statusLabel} tasks` : "All tasks"}
           {search.before ? <span className="font-normal text-slate-600"> (older page)</span> : null}
         </h2>
-        {page.tasks.length === 0 ? (
-          <EmptyState title={search.before ? "No older tasks" : "No tasks match"}>
-            {statusLabel
+        <LiveTasks
+          initial={page}
+          params={{
+            status: search.status,
+            before: typeof raw.before === "string" ? raw.before : undefined,
+          }}
+          caption={`Tasks, newest first, up to ${TASKS_PAGE_SIZE} per page`}
+          empty={{
+            title: search.before ? "No older tasks" : "No tasks match",
+            body: statusLabel
               ? `No task is ${statusLabel.toLowerCase()} right now.`
-              : "Tasks appear here as soon as they are enqueued, from the CLI or the HTTP API."}
-          </EmptyState>
-        ) : (
-          <TasksTable
-            tasks={page.tasks}
-            caption={`Tasks, newest first, up to ${TASKS_PAGE_SIZE} per page`}
-          />
-        )}
+              : "Tasks appear here as soon as they are enqueued, from the CLI or the HTTP API.",
+          }}
+        />
         <nav aria-label="Task pages" className="mt-4 flex flex-wrap gap-2">
           {search.before ? (
             <Link href={tasksHref({ status: search.status })} className={linkClass}>

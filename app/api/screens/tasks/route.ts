@@ -1,0 +1,11 @@
+import { screenRoute } from "../../../../lib/api/screen-route";
+import { getDb } from "../../../../lib/server/db";
+import { listTasks, taskSearchSchema } from "../../../../lib/server/queries/list-tasks";
+
+export const dynamic = "force-dynamic";
+
+export const GET = screenRoute({
+  scope: "tasks:read",
+  search: taskSearchSchema,
+  read: (viewer, search) => listTasks(getDb(), viewer, search),
+});
