@@ -24,6 +24,12 @@ export const tasks = pgTable(
     deadReason: text("dead_reason", { enum: DEAD_REASONS }),
     /** Attempts started so far; compared with the resolved policy's maxAttempts. */
     attempts: integer("attempts").notNull().default(0),
+    /**
+     * Attempts spent before the current attempt budget started: a resume or replay gives a fresh
+     * budget but the attempt numbers keep counting, so the retry decisions use
+     * `attempts - attempt_base` and the screens and /why the cumulative number.
+     */
+    attemptBase: integer("attempt_base").notNull().default(0),
     /** Task-level retry policy override (partial), the first level of policy resolution. */
     policy: jsonb("policy"),
     runAt: timestamp("run_at", { withTimezone: true }).notNull().defaultNow(),
@@ -53,6 +59,7 @@ export const tasks = pgTable(
       sql`(${t.status} = 'running') = (${t.leaseOwner} is not null and ${t.leaseExpiresAt} is not null)`,
     ),
     check("tasks_attempts_check", sql`${t.attempts} >= 0`),
+    check("tasks_attempt_base_check", sql`${t.attemptBase} between 0 and ${t.attempts}`),
     check("tasks_version_check", sql`${t.version} >= 1`),
     uniqueIndex("tasks_enqueue_key_idx").on(t.enqueueKey),
     // Claim the next runnable task: the partial index holds only claimable rows.

@@ -1,0 +1,2 @@
+ALTER TABLE "tasks" ADD COLUMN "attempt_base" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "tasks" ADD CONSTRAINT "tasks_attempt_base_check" CHECK ("tasks"."attempt_base" between 0 and "tasks"."attempts");
