@@ -67,7 +67,7 @@ beforeAll(async () => {
 afterAll(() => worker.stop(1_000));
 
 describe("approve a dead task", () => {
-  it("resumes from the last completed step with a fresh attempt budget", async () => {
+  it("resumes from the last completed step with a fresh attempt budget; attempt numbers keep counting", async () => {
     failures.set("a1", 5);
     const id = await kit.enqueue("resumer", { id: "a1" });
     const dead = await kit.settle(id);
@@ -84,14 +84,19 @@ describe("approve a dead task", () => {
       value: { id, status: "queued", version: dead.version + 1 },
     });
 
-    // Two more failures fit only in a fresh budget: the old count would end it at once.
+    // Two more failures fit only in a fresh budget: the old count would end it at once. The
+    // number goes on (4, 5, 6), so the page says "after 6 attempts" and /why lists 1 to 6.
     const done = await kit.settle(id);
     expect(done).toMatchObject({
       status: "succeeded",
-      attempts: 3,
+      attempts: 6,
       result: { sent: "hello a1" },
     });
-    expect(attemptsSeen.get("a1")).toEqual([1, 2, 3, 1, 2, 3]);
+    const { rows: budget } = await t.pool.query("select attempt_base from tasks where id = $1", [
+      id,
+    ]);
+    expect(budget).toEqual([{ attempt_base: 3 }]);
+    expect(attemptsSeen.get("a1")).toEqual([1, 2, 3, 4, 5, 6]);
     expect(count("compose:a1")).toBe(1);
     expect(count("send:a1")).toBe(1);
 
@@ -115,9 +120,9 @@ describe("approve a dead task", () => {
     });
     const after = all.slice(review + 1);
     expect(after.filter((e) => e.kind === "attempt.started").map((e) => e.data)).toEqual([
-      expect.objectContaining({ attempt: 1 }),
-      expect.objectContaining({ attempt: 2 }),
-      expect.objectContaining({ attempt: 3 }),
+      expect.objectContaining({ attempt: 4 }),
+      expect.objectContaining({ attempt: 5 }),
+      expect.objectContaining({ attempt: 6 }),
     ]);
     for (const kind of ["step.completed", "effect.started", "effect.deduplicated"]) {
       expect(after.map((e) => e.kind)).not.toContain(kind);

@@ -79,7 +79,10 @@ export async function loadPolicy(
 
 export type FailureDecision = { outcome: FailOutcome; retryable: boolean };
 
-/** What a failed attempt (the `attempts`-th) leads to under `policy`. */
+/**
+ * What a failed attempt leads to under `policy`; `attempts` counts the current budget only (a
+ * resume or replay starts a new one), not the task's cumulative attempt number.
+ */
 export function decideFailure(
   err: unknown,
   attempts: number,

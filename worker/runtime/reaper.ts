@@ -30,7 +30,7 @@ export async function reapExpiredLeases(
       };
       const decision = decideFailure(
         new Error(error.message),
-        task.attempts,
+        task.attempts - task.attempt_base,
         policy,
         random(),
         new Date(),

@@ -181,7 +181,7 @@ async function recordOutcome(
     const error = serializeError(err);
     const decision = decideFailure(
       err,
-      task.attempts,
+      task.attempts - task.attempt_base,
       policy,
       (deps.random ?? Math.random)(),
       new Date(),

@@ -10,7 +10,10 @@ export type ClaimedTask = {
   id: string;
   agent: string;
   input: JsonValue;
+  /** The attempt number, counted across resumes and replays (what screens and /why show). */
   attempts: number;
+  /** Attempts before the current budget: `attempts - attempt_base` is what the policy limits. */
+  attempt_base: number;
   policy: JsonValue | null;
   cost: number;
 };
@@ -37,7 +40,7 @@ export async function claimTasks(
                lease_expires_at = now() + $3 * interval '1 millisecond',
                version = t.version + 1, updated_at = now(), status_changed_at = now()
            from candidates c where t.id = c.id
-           returning t.id, t.agent, t.input, t.attempts, t.policy, t.cost`,
+           returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost`,
     values: [limit, worker, leaseMs, agents],
   });
   return rows;
@@ -134,7 +137,7 @@ export async function requeueTask(
   const { rowCount } = await client.query({
     name: "runtime_requeue_task",
     text: `update tasks set status = 'queued', run_at = coalesce($3::timestamptz, now()),
-             attempts = greatest(attempts - 1, 0), lease_owner = null, lease_expires_at = null,
+             attempts = greatest(attempts - 1, attempt_base), lease_owner = null, lease_expires_at = null,
              version = version + 1, updated_at = now(), status_changed_at = now()
            where id = $1 and lease_owner = $2 and status = 'running'`,
     values: [id, worker, runAt?.toISOString() ?? null],
@@ -158,11 +161,11 @@ export type ExpiredLease = {
   id: string;
   agent: string;
   attempts: number;
+  attempt_base: number;
   policy: JsonValue | null;
   lease_owner: string;
 };
 
-/** Locks up to `limit` tasks whose worker stopped renewing its lease (it crashed). */
 /**
  * Expired leases of the agents this worker runs: only a worker with an agent's code knows the
  * retry policy that code sets, so only such a worker decides its crashed attempts.
@@ -174,7 +177,7 @@ export async function lockExpiredLeases(
 ): Promise<ExpiredLease[]> {
   const { rows } = await client.query<ExpiredLease>({
     name: "runtime_lock_expired",
-    text: `select id, agent, attempts, policy, lease_owner from tasks
+    text: `select id, agent, attempts, attempt_base, policy, lease_owner from tasks
            where status = 'running' and lease_expires_at < now() and agent = any($1)
            order by lease_expires_at
            limit $2
@@ -203,7 +206,7 @@ export async function parkForApproval(
 ): Promise<boolean> {
   const { rowCount } = await client.query({
     name: "runtime_park_task",
-    text: `update tasks set status = 'awaiting_approval', attempts = greatest(attempts - 1, 0),
+    text: `update tasks set status = 'awaiting_approval', attempts = greatest(attempts - 1, attempt_base),
              lease_owner = null, lease_expires_at = null,
              version = version + 1, updated_at = now(), status_changed_at = now()
            where id = $1 and lease_owner = $2 and status = 'running'`,

@@ -111,7 +111,8 @@ export async function bumpTask(
 
 /**
  * Back to the queue after a review decision, on the version the reviewer acted on (the task
- * row is locked by lockTaskFor). `freshAttempts` gives the task a new attempt budget.
+ * row is locked by lockTaskFor). `freshAttempts` gives the task a new attempt budget: the budget
+ * starts at the attempts made so far, and the attempt numbers keep counting from there.
  */
 export async function requeueReviewed(
   client: SqlClient,
@@ -122,7 +123,7 @@ export async function requeueReviewed(
     client,
     task,
     `status = 'queued', dead_reason = null, run_at = now(),
-       attempts = case when $3 then 0 else attempts end, status_changed_at = now()`,
+       attempt_base = case when $3 then attempts else attempt_base end, status_changed_at = now()`,
     [freshAttempts],
   );
 }
