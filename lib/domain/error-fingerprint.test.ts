@@ -3,6 +3,9 @@ import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { errorFingerprint, fingerprintSqlExpression } from "./error-fingerprint";
 
+// The SQL side runs on a real database: the same message must get the same fingerprint there.
+const t = await setUpTestDatabase("error_fingerprint");
+
 const CORPUS = [
   "refund re_123 failed: 502",
   "refund re_9 failed: 503",
@@ -60,9 +63,7 @@ describe("errorFingerprint", () => {
   });
 });
 
-describe("error_fingerprint in SQL", async () => {
-  const t = await setUpTestDatabase("error_fingerprint");
-
+describe("error_fingerprint in SQL", () => {
   it("is the expression fingerprintSqlExpression builds from the same rules", () => {
     const migration = readFileSync(
       new URL("../../db/migrations/0009_error_fingerprint.sql", import.meta.url),
