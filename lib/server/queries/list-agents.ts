@@ -2,7 +2,6 @@
 // tools and their flags. The web app never loads agent code.
 import type pg from "pg";
 import { z } from "zod";
-import type { SqlClient } from "../../../db/client";
 import { requireScope, type Viewer } from "../../domain/access";
 
 export const catalogToolSchema = z.object({
@@ -61,20 +60,4 @@ export async function listAgents(pool: pg.Pool, viewer: Viewer | null): Promise<
   requireScope(viewer, "tasks:read");
   const { rows } = await pool.query<Row>(`select ${COLUMNS} from agent_catalog order by name`);
   return rows.map(toDto);
-}
-
-/** One agent for enqueueing (no scope check: the caller holds tasks:enqueue). */
-export async function findAgent(client: SqlClient, name: string): Promise<AgentDto | null> {
-  const { rows } = await client.query<Row>(`select ${COLUMNS} from agent_catalog where name = $1`, [
-    name,
-  ]);
-  return rows[0] ? toDto(rows[0]) : null;
-}
-
-/** Names only, for "did you mean" messages. */
-export async function agentNames(client: SqlClient): Promise<string[]> {
-  const { rows } = await client.query<{ name: string }>(
-    "select name from agent_catalog order by name",
-  );
-  return rows.map((r) => r.name);
 }
