@@ -2,6 +2,7 @@ import { expect, test } from "./fixtures";
 
 const SECTIONS = [
   { name: "Overview", path: "/", heading: "Overview" },
+  { name: "Inbox", path: "/inbox", heading: "Inbox" },
   { name: "Tasks", path: "/tasks", heading: "Tasks" },
   { name: "Dead letters", path: "/dead-letters", heading: "Dead letters" },
   { name: "Approvals", path: "/approvals", heading: "Approvals" },
@@ -36,7 +37,7 @@ test("the shell has landmarks, a skip link and the navigation", async ({ page })
 });
 
 test("every navigation link leads to a page that renders", async ({ page }) => {
-  // Eighteen page loads, each reading the session and its page's data.
+  // Twenty-two page loads, each reading the session and its page's data.
   test.slow();
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));

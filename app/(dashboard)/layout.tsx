@@ -12,8 +12,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   // pageViewer keeps ?next= when it sends a stale or missing session to sign-in.
   const viewer = await pageViewer("tasks:read");
   if (viewer.kind !== "user") return null;
+  // The sidebar is inside the provider too: its inbox count is a live query.
   return (
-    <>
+    <QueryProvider>
       <a
         href="#main"
         className="sr-only z-50 rounded-md bg-white px-4 py-2 font-medium text-slate-900 shadow focus:not-sr-only focus:fixed focus:top-3 focus:left-3"
@@ -46,11 +47,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           tabIndex={-1}
           className="min-w-0 px-4 py-6 focus:outline-none sm:px-6 lg:px-10 lg:py-8"
         >
-          <div className="mx-auto max-w-7xl">
-            <QueryProvider>{children}</QueryProvider>
-          </div>
+          <div className="mx-auto max-w-7xl">{children}</div>
         </main>
       </div>
-    </>
+    </QueryProvider>
   );
 }

@@ -1,8 +1,11 @@
 // The dashboard's sections, in the order the sidebar lists them.
 import type { Scope } from "../../lib/domain/access";
 
-/** `scope`: shown only to people who have it (the page checks again). */
-export type NavItem = { href: string; label: string; scope: Scope };
+/**
+ * `scope`: shown only to people who have it (the page checks again). `count`: a live number
+ * beside the link (the inbox's "waiting for you").
+ */
+export type NavItem = { href: string; label: string; scope: Scope; count?: "inbox" };
 export type NavGroup = { label: string; items: NavItem[] };
 
 export const NAV_GROUPS: NavGroup[] = [
@@ -10,6 +13,7 @@ export const NAV_GROUPS: NavGroup[] = [
     label: "Operate",
     items: [
       { href: "/", label: "Overview", scope: "tasks:read" },
+      { href: "/inbox", label: "Inbox", scope: "tasks:read", count: "inbox" },
       { href: "/tasks", label: "Tasks", scope: "tasks:read" },
       { href: "/dead-letters", label: "Dead letters", scope: "tasks:read" },
       { href: "/approvals", label: "Approvals", scope: "tasks:read" },

@@ -1,7 +1,9 @@
 "use client";
-// The sidebar's links. A client component only to read the current path for aria-current.
+// The sidebar's links. A client component to read the current path for aria-current; the
+// inbox link carries its live count (InboxCount).
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { InboxCount } from "./inbox-count";
 import { isCurrent, visibleGroups } from "./nav-items";
 
 export function SidebarNav({ scopes }: { scopes: string[] }) {
@@ -23,7 +25,7 @@ export function SidebarNav({ scopes }: { scopes: string[] }) {
                 {group.items.map((item) => {
                   const current = isCurrent(item.href, pathname);
                   return (
-                    <li key={item.href} className="shrink-0">
+                    <li key={item.href} className="relative shrink-0">
                       <Link
                         href={item.href}
                         aria-current={current ? "page" : undefined}
@@ -34,7 +36,12 @@ export function SidebarNav({ scopes }: { scopes: string[] }) {
                         }`}
                       >
                         {item.label}
+                        {/* Room for the count, which sits beside the link (not in its name). */}
+                        {item.count ? (
+                          <span aria-hidden="true" className="inline-block w-10" />
+                        ) : null}
                       </Link>
+                      {item.count === "inbox" ? <InboxCount /> : null}
                     </li>
                   );
                 })}

@@ -481,6 +481,20 @@ export const MATRIX: readonly MatrixRow[] = [
     scope: "tasks:read",
     readOnly: true,
   },
+  {
+    target: "GET /api/screens/inbox",
+    does: "reads the inbox a live page shows (and the task page's 'Next in inbox')",
+    call: { kind: "route", path: "/api/screens/inbox?kind=dead_letter" },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
+    target: "GET /api/screens/inbox-counts",
+    does: "reads the sidebar's inbox counts",
+    call: { kind: "route", path: "/api/screens/inbox-counts" },
+    scope: "tasks:read",
+    readOnly: true,
+  },
 
   // Route handlers: operations.
   {

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { InboxNext } from "../../../../components/inbox/inbox-next";
 import { TaskReviewPanel } from "../../../../components/review/task-review-panel";
 import { EffectsList } from "../../../../components/tasks/effects-list";
 import { JsonView } from "../../../../components/tasks/json-view";
@@ -110,6 +111,7 @@ export default async function TaskPage({ params, searchParams }: Props) {
   return (
     <>
       <Breadcrumb current={short} />
+      <InboxNext taskId={task.id} />
       <PageHeader
         title={`Task ${short}`}
         description={

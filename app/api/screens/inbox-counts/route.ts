@@ -1,0 +1,13 @@
+// The sidebar's inbox counts, polled on every dashboard page: indexed counts only.
+import { z } from "zod";
+import { screenRoute } from "../../../../lib/api/screen-route";
+import { getPool } from "../../../../lib/server/db";
+import { countInbox } from "../../../../lib/server/queries/list-inbox";
+
+export const dynamic = "force-dynamic";
+
+export const GET = screenRoute({
+  scope: "tasks:read",
+  search: z.object({}),
+  read: (viewer) => countInbox(getPool(), viewer),
+});

@@ -1,0 +1,37 @@
+"use client";
+// The inbox's number beside its link, on every page: what the viewer can move on now ("waiting
+// for you"), or, for a role that only reads, everything waiting. Polled while the tab is visible
+// and re-read at once after an action; the counts are indexed, never a list.
+import type { InboxCountsDto } from "../../lib/server/queries/list-inbox";
+import { useLiveQuery } from "../live/use-live-query";
+
+export function InboxCount() {
+  // Seeded empty: the layout renders no data of its own, so the first read is on mount.
+  const live = useLiveQuery<InboxCountsDto | null>({
+    screen: "inbox-counts",
+    initialData: null,
+  });
+  const counts = live.data;
+  if (!counts) return null;
+  const mine = counts.forYouTotal > 0 || counts.total === 0;
+  const n = mine ? counts.forYouTotal : counts.total;
+  const title = `${counts.total} waiting in all: ${counts.waiting.dead_letter} dead letters, ${counts.waiting.unknown_outcome} unknown outcomes, ${counts.waiting.approval} approvals, ${counts.waiting.confirmation} second-reviewer confirmations`;
+  return (
+    <span
+      data-testid="inbox-count"
+      data-count={n}
+      title={title}
+      className={`pointer-events-none absolute top-1/2 right-2 -translate-y-1/2 rounded-full px-2 py-0.5 text-xs font-semibold tabular-nums ${
+        n === 0
+          ? "bg-slate-700 text-slate-200"
+          : mine
+            ? "bg-amber-300 text-slate-950"
+            : "bg-slate-600 text-white"
+      }`}
+    >
+      <span className="sr-only">Inbox: </span>
+      {n.toLocaleString("en-US")}
+      <span className="sr-only">{mine ? " waiting for you" : " waiting"}</span>
+    </span>
+  );
+}

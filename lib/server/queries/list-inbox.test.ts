@@ -1,0 +1,194 @@
+// The inbox against real PostgreSQL: each waiting task once, under its most specific kind,
+// oldest first; "needs you" from the task-actions table and the two-person rule; counts that
+// agree with the list. Rows are staged directly, each case stating what it needs.
+import { beforeEach, describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "../../../db/testing/database";
+import { testTokenViewer, testViewer } from "../../auth/testing";
+import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
+import { countInbox, inboxSearchSchema, listInbox } from "./list-inbox";
+
+const t = await setUpTestDatabase("inbox");
+const alice = testViewer("reviewer", "alice@example.com");
+const bob = testViewer("reviewer", "bob@example.com");
+const ops = testViewer("ops");
+
+// Each case starts from an empty inbox (tasks stay: the ledger may name them).
+beforeEach(async () => {
+  await t.ownerPool.query("delete from review_requests; delete from approvals");
+  await t.ownerPool.query(
+    "update tasks set status = 'cancelled', dead_reason = null where status in ('dead', 'awaiting_approval')",
+  );
+});
+
+/** A task in `status`, waiting since `minutesAgo`. */
+async function task(
+  status: "dead" | "awaiting_approval" | "queued" | "succeeded",
+  minutesAgo: number,
+  reason: string | null = status === "dead" ? "exhausted" : null,
+): Promise<{ id: string; version: number }> {
+  const { rows } = await t.pool.query<{ id: string; version: number }>(
+    `insert into tasks (agent, input, status, dead_reason, last_error, status_changed_at, version, created_by)
+     values ('payer', '{}', $1, $2, $3::jsonb, now() - make_interval(mins => $4), 3, 'test')
+     returning id, version`,
+    [
+      status,
+      reason,
+      status === "dead" ? JSON.stringify({ message: "card declined" }) : null,
+      minutesAgo,
+    ],
+  );
+  const row = rows[0];
+  if (!row) throw new Error("no task");
+  return row;
+}
+
+async function approval(
+  taskId: string,
+  opts: { money?: boolean; firstBy?: string; minutesAgo?: number } = {},
+) {
+  const args = { amount: 50_000 };
+  await t.pool.query(
+    `insert into approvals (task_id, effect_key, fingerprint, tool, args, money, first_approved_by, first_approved_at)
+     values ($1, $2, $3, 'refund', $4, $5, $6::text, case when $6::text is null then null else now() - make_interval(mins => $7) end)`,
+    [
+      taskId,
+      deriveEffectKey(taskId, "refund", { n: 1 }),
+      payloadFingerprint(args),
+      JSON.stringify(args),
+      opts.money ?? false,
+      opts.firstBy ?? null,
+      opts.minutesAgo ?? 0,
+    ],
+  );
+}
+
+async function request(
+  taskId: string,
+  version: number,
+  by: string,
+  minutesAgo: number,
+  action: "replay" | "approve" = "replay",
+) {
+  await t.pool.query(
+    `insert into review_requests (task_id, action, params, task_version, requested_by, requested_at)
+     values ($1, $2, $3, $4, $5, now() - make_interval(mins => $6))`,
+    [taskId, action, JSON.stringify({ fromStep: 2 }), version, by, minutesAgo],
+  );
+}
+
+describe("listInbox", () => {
+  it("is empty, with zero counts, when nothing waits", async () => {
+    await task("queued", 5);
+    await task("succeeded", 5);
+    const inbox = await listInbox(t.pool, alice, {});
+    expect(inbox.items).toEqual([]);
+    expect(inbox.counts.total).toBe(0);
+    expect(inbox.counts.forYouTotal).toBe(0);
+  });
+
+  it("lists each waiting task once under its most specific kind, oldest first", async () => {
+    const deadLetter = await task("dead", 50);
+    const unknown = await task("dead", 40, "outcome_unknown");
+    const parked = await task("awaiting_approval", 30);
+    await approval(parked.id);
+    const requested = await task("dead", 60);
+    await request(requested.id, requested.version, "user:alice@example.com", 20);
+    const firstYes = await task("awaiting_approval", 70);
+    await approval(firstYes.id, { money: true, firstBy: "user:alice@example.com", minutesAgo: 10 });
+    await task("queued", 100);
+
+    const inbox = await listInbox(t.pool, bob, {});
+    expect(inbox.items.map((i) => [i.kind, i.taskId])).toEqual([
+      ["dead_letter", deadLetter.id],
+      ["unknown_outcome", unknown.id],
+      ["approval", parked.id],
+      ["confirmation", requested.id],
+      ["confirmation", firstYes.id],
+    ]);
+    expect(inbox.items[0]).toMatchObject({
+      lastError: "card declined",
+      deadReason: "exhausted",
+      actions: expect.arrayContaining(["resume", "reject", "replay", "resolve"]),
+      needsYou: true,
+    });
+    // Cancel is an admin's stop, not triage: the inbox never offers it.
+    expect(inbox.items[0]?.actions).not.toContain("cancel");
+    expect(inbox.items[0]?.waitedSeconds).toBeGreaterThanOrEqual(50 * 60 - 5);
+    expect(inbox.items[0]?.waitedSeconds).toBeLessThan(51 * 60);
+    expect(inbox.items[2]).toMatchObject({
+      tool: "refund",
+      actions: expect.arrayContaining(["approve", "reject"]),
+    });
+    // A confirmation waits from the first reviewer's yes, not from when the task parked.
+    expect(inbox.items[3]).toMatchObject({
+      firstBy: "user:alice@example.com",
+      request: { action: "replay", fromStep: 2 },
+      needsYou: true,
+    });
+    expect(inbox.items[4]).toMatchObject({
+      firstBy: "user:alice@example.com",
+      request: { action: "approve", fromStep: null },
+      tool: "refund",
+      needsYou: true,
+    });
+    expect(inbox.counts).toEqual({
+      waiting: { confirmation: 2, approval: 1, unknown_outcome: 1, dead_letter: 1 },
+      total: 5,
+      forYou: { confirmation: 2, approval: 1, unknown_outcome: 1, dead_letter: 1 },
+      forYouTotal: 5,
+    });
+    expect(inbox.matching).toBe(5);
+  });
+
+  it("the first reviewer is not needed for their own request; ops may act on nothing", async () => {
+    const requested = await task("dead", 60);
+    await request(requested.id, requested.version, "user:alice@example.com", 20);
+    const other = await task("dead", 30);
+
+    const mine = await listInbox(t.pool, alice, {});
+    expect(mine.items.map((i) => [i.taskId, i.needsYou])).toEqual([
+      [other.id, true],
+      [requested.id, false],
+    ]);
+    expect(mine.counts.forYou).toMatchObject({ confirmation: 0, dead_letter: 1 });
+    expect(mine.counts.forYouTotal).toBe(1);
+
+    const read = await listInbox(t.pool, ops, {});
+    expect(read.items.every((i) => !i.needsYou && i.actions.length === 0)).toBe(true);
+    expect(read.counts.total).toBe(2);
+    expect(read.counts.forYouTotal).toBe(0);
+    expect(await countInbox(t.pool, ops)).toEqual(read.counts);
+    expect(await countInbox(t.pool, alice)).toEqual(mine.counts);
+  });
+
+  it("a request made on an older version of the task no longer counts: it is a dead letter again", async () => {
+    const dead = await task("dead", 60);
+    await request(dead.id, dead.version - 1, "user:alice@example.com", 20);
+    const inbox = await listInbox(t.pool, bob, {});
+    expect(inbox.items).toEqual([expect.objectContaining({ kind: "dead_letter", firstBy: null })]);
+    expect(inbox.counts.waiting).toMatchObject({ confirmation: 0, dead_letter: 1 });
+  });
+
+  it("filters by kind; the filter comes from the address through its schema", async () => {
+    await task("dead", 50);
+    const unknown = await task("dead", 40, "outcome_unknown");
+    const parked = await task("awaiting_approval", 30);
+    await approval(parked.id);
+
+    const only = await listInbox(t.pool, bob, inboxSearchSchema.parse({ kind: "unknown_outcome" }));
+    expect(only.items.map((i) => i.taskId)).toEqual([unknown.id]);
+    expect(only.matching).toBe(1);
+    expect(only.kind).toBe("unknown_outcome");
+    expect(only.counts.total).toBe(3);
+    expect(inboxSearchSchema.safeParse({ kind: "everything" }).success).toBe(false);
+  });
+});
+
+describe("listInbox authorization", () => {
+  it("refuses without a viewer (401) and without tasks:read (403)", async () => {
+    await expect(listInbox(t.pool, null, {})).rejects.toMatchObject({ status: 401 });
+    await expect(
+      countInbox(t.pool, testTokenViewer(["ledger:read"], "reader")),
+    ).rejects.toMatchObject({ status: 403 });
+  });
+});

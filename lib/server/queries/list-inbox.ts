@@ -1,0 +1,276 @@
+// The inbox: everything waiting for a person, in one list, oldest first — dead letters,
+// approvals, second-reviewer confirmations (a pending two-person request or a money approval
+// with its first yes) and unknown outcomes — and the cheap counts the sidebar shows on every
+// page. Each task is in the inbox once, under the most specific kind: a dead task someone asked
+// to replay waits for a confirmation, not for triage. What the viewer may do comes from the
+// task-actions table; waits from the database clock.
+import type pg from "pg";
+import { z } from "zod";
+import { type Principal, principalOf, requireScope, type Viewer } from "../../domain/access";
+import { allowedActions, allowedNames, type TaskAction } from "../../domain/task-actions";
+import type { DeadReason, TaskStatus } from "../../domain/task-states";
+
+export const INBOX_KINDS = ["confirmation", "approval", "unknown_outcome", "dead_letter"] as const;
+export type InboxKind = (typeof INBOX_KINDS)[number];
+
+/** The most items one read returns; the counts say how many more there are. */
+export const INBOX_LIMIT = 100;
+
+export const inboxSearchSchema = z.object({
+  kind: z
+    .enum(INBOX_KINDS, {
+      error: `must be one of ${INBOX_KINDS.join(", ")} (or left out for everything).`,
+    })
+    .optional(),
+});
+export type InboxSearch = z.output<typeof inboxSearchSchema>;
+
+export type InboxItemDto = {
+  kind: InboxKind;
+  taskId: string;
+  agent: string;
+  status: TaskStatus;
+  deadReason: DeadReason | null;
+  /** The last error's message (up to 300 characters), for dead letters. */
+  lastError: string | null;
+  /** The gated tool, for approvals and money approvals. */
+  tool: string | null;
+  /** For a confirmation: who asked first, and for what. */
+  firstBy: string | null;
+  request: { action: "replay" | "approve"; fromStep: number | null } | null;
+  /** ISO 8601, UTC: since when it has waited for a person. */
+  since: string;
+  waitedSeconds: number;
+  /** The review actions the viewer may take now (never cancel: that is not triage). */
+  actions: TaskAction[];
+  /**
+   * The viewer can move it on: for a confirmation, they may confirm and are not the one who
+   * asked; otherwise they may take one of `actions`.
+   */
+  needsYou: boolean;
+};
+
+export type InboxCountsDto = {
+  /** Everything waiting, per kind and in all. */
+  waiting: Record<InboxKind, number>;
+  total: number;
+  /** What the viewer can move on, per kind and in all (the sidebar's number). */
+  forYou: Record<InboxKind, number>;
+  forYouTotal: number;
+};
+
+export type InboxDto = {
+  items: InboxItemDto[];
+  /** How many match the filter; more than items.length when past INBOX_LIMIT. */
+  matching: number;
+  counts: InboxCountsDto;
+  kind: InboxKind | null;
+  asOf: string;
+};
+
+/** The task action a second reviewer's confirmation is (what the first one asked for). */
+function confirmAction(
+  request: { action: "replay" | "approve" } | null,
+  status: TaskStatus,
+): TaskAction {
+  if (request?.action === "replay") return "replay";
+  return status === "dead" ? "resume" : "approve";
+}
+
+function reviewActions(status: TaskStatus, principal: Principal): TaskAction[] {
+  return allowedNames(allowedActions({ status }, principal)).filter((a) => a !== "cancel");
+}
+
+function needsYou(
+  kind: InboxKind,
+  status: TaskStatus,
+  firstBy: string | null,
+  request: { action: "replay" | "approve" } | null,
+  principal: Principal,
+): boolean {
+  if (kind !== "confirmation") return reviewActions(status, principal).length > 0;
+  if (firstBy === principal.actor) return false;
+  return allowedActions({ status }, principal)[confirmAction(request, status)].allowed;
+}
+
+/**
+ * Confirmations: pending requests on the task's current version (an older one no longer
+ * counts), and pending money approvals with a first yes on tasks without such a request. Small
+ * by nature (each is a person's half-done decision) and read from partial indexes.
+ */
+const CONFIRMATIONS = `
+  requests as (
+    select r.task_id, r.requested_by as first_by, r.requested_at as since, r.action,
+           case when jsonb_typeof(r.params -> 'fromStep') = 'number'
+                then (r.params ->> 'fromStep')::int end as from_step,
+           null::text as tool
+    from review_requests r join tasks t on t.id = r.task_id and t.version = r.task_version
+    where r.status = 'pending'
+  ),
+  first_yes as (
+    select distinct on (a.task_id) a.task_id, a.first_approved_by as first_by,
+           a.first_approved_at as since, 'approve'::text as action, null::int as from_step, a.tool
+    from approvals a
+    where a.status = 'pending' and a.first_approved_by is not null
+      and not exists (select 1 from requests q where q.task_id = a.task_id)
+    order by a.task_id, a.first_approved_at, a.id
+  ),
+  confirmations as (select * from requests union all select * from first_yes)`;
+
+type ItemRow = {
+  kind: InboxKind;
+  task_id: string;
+  agent: string;
+  status: TaskStatus;
+  dead_reason: DeadReason | null;
+  last_error: string | null;
+  tool: string | null;
+  first_by: string | null;
+  action: "replay" | "approve" | null;
+  from_step: number | null;
+  since: Date;
+  waited: number;
+};
+
+const ITEMS = `
+  with ${CONFIRMATIONS},
+  items as (
+    select 'confirmation' as kind, t.id as task_id, t.agent, t.status, t.dead_reason,
+           left(coalesce(t.last_error ->> 'message', t.last_error #>> '{}'), 300) as last_error,
+           c.tool, c.first_by, c.action, c.from_step, c.since
+    from confirmations c join tasks t on t.id = c.task_id
+    where t.status in ('dead', 'awaiting_approval')
+    union all
+    select case when t.dead_reason = 'outcome_unknown' then 'unknown_outcome' else 'dead_letter' end,
+           t.id, t.agent, t.status, t.dead_reason,
+           left(coalesce(t.last_error ->> 'message', t.last_error #>> '{}'), 300),
+           null, null, null, null, t.status_changed_at
+    from tasks t
+    where t.status = 'dead' and not exists (select 1 from confirmations c where c.task_id = t.id)
+    union all
+    select 'approval', t.id, t.agent, t.status, t.dead_reason, null,
+           (select a.tool from approvals a where a.task_id = t.id and a.status = 'pending'
+            order by a.requested_at, a.id limit 1),
+           null, null, null, t.status_changed_at
+    from tasks t
+    where t.status = 'awaiting_approval'
+      and not exists (select 1 from confirmations c where c.task_id = t.id)
+  )
+  select *, extract(epoch from now() - since)::float8 as waited from items
+  where $1::text is null or kind = $1::text
+  order by since, task_id
+  limit $2`;
+
+/** Everything waiting, oldest first, with what the viewer may do about each. */
+export async function listInbox(
+  pool: pg.Pool,
+  viewer: Viewer | null,
+  search: InboxSearch,
+): Promise<InboxDto> {
+  const principal = principalOf(requireScope(viewer, "tasks:read"));
+  const client = await pool.connect();
+  try {
+    // One snapshot: the list and its counts agree.
+    await client.query("begin isolation level repeatable read read only");
+    const { rows } = await client.query<ItemRow>(ITEMS, [search.kind ?? null, INBOX_LIMIT]);
+    const counts = await readCounts(client, principal);
+    const { rows: now } = await client.query<{ now: Date }>("select now()");
+    const items = rows.map((r): InboxItemDto => {
+      const request =
+        r.kind === "confirmation" && r.action
+          ? { action: r.action, fromStep: r.action === "replay" ? r.from_step : null }
+          : null;
+      return {
+        kind: r.kind,
+        taskId: r.task_id,
+        agent: r.agent,
+        status: r.status,
+        deadReason: r.dead_reason,
+        lastError: r.last_error,
+        tool: r.tool,
+        firstBy: r.first_by,
+        request,
+        since: r.since.toISOString(),
+        waitedSeconds: Math.max(0, r.waited),
+        actions: reviewActions(r.status, principal),
+        needsYou: needsYou(r.kind, r.status, r.first_by, request, principal),
+      };
+    });
+    return {
+      items,
+      matching: search.kind ? counts.waiting[search.kind] : counts.total,
+      counts,
+      kind: search.kind ?? null,
+      asOf: (now[0]?.now ?? new Date()).toISOString(),
+    };
+  } finally {
+    await client.query("rollback").catch(() => undefined);
+    client.release();
+  }
+}
+
+/** The sidebar's counts: for every page, so indexed counts only, never a list. */
+export async function countInbox(pool: pg.Pool, viewer: Viewer | null): Promise<InboxCountsDto> {
+  const principal = principalOf(requireScope(viewer, "tasks:read"));
+  const client = await pool.connect();
+  try {
+    await client.query("begin isolation level repeatable read read only");
+    return await readCounts(client, principal);
+  } finally {
+    await client.query("rollback").catch(() => undefined);
+    client.release();
+  }
+}
+
+const zero = (): Record<InboxKind, number> => ({
+  confirmation: 0,
+  approval: 0,
+  unknown_outcome: 0,
+  dead_letter: 0,
+});
+
+/**
+ * Dead and parked tasks are counted from their partial indexes (tasks_dead_idx,
+ * tasks_status_created_idx); the few confirmations are read as rows and taken out of the kind
+ * their task would otherwise be counted under.
+ */
+async function readCounts(client: pg.PoolClient, principal: Principal): Promise<InboxCountsDto> {
+  const dead = await client.query<{ unknown: boolean; n: number }>(
+    `select dead_reason = 'outcome_unknown' as unknown, count(*)::int as n
+     from tasks where status = 'dead' group by 1`,
+  );
+  const parked = await client.query<{ n: number }>(
+    "select count(*)::int as n from tasks where status = 'awaiting_approval'",
+  );
+  const confirmations = await client.query<{
+    status: TaskStatus;
+    unknown: boolean;
+    first_by: string;
+    action: "replay" | "approve";
+  }>(
+    `with ${CONFIRMATIONS}
+     select t.status, coalesce(t.dead_reason = 'outcome_unknown', false) as unknown, c.first_by, c.action
+     from confirmations c join tasks t on t.id = c.task_id
+     where t.status in ('dead', 'awaiting_approval')`,
+  );
+
+  const waiting = zero();
+  for (const r of dead.rows) waiting[r.unknown ? "unknown_outcome" : "dead_letter"] += r.n;
+  waiting.approval = parked.rows[0]?.n ?? 0;
+  const forYou = zero();
+  for (const r of confirmations.rows) {
+    const otherwise: InboxKind =
+      r.status === "awaiting_approval" ? "approval" : r.unknown ? "unknown_outcome" : "dead_letter";
+    waiting[otherwise] -= 1;
+    waiting.confirmation += 1;
+    if (needsYou("confirmation", r.status, r.first_by, r, principal)) forYou.confirmation += 1;
+  }
+  // Whether the viewer may act on a dead or parked task depends on the status alone.
+  for (const kind of ["dead_letter", "unknown_outcome"] as const) {
+    if (reviewActions("dead", principal).length > 0) forYou[kind] = waiting[kind];
+  }
+  if (reviewActions("awaiting_approval", principal).length > 0) forYou.approval = waiting.approval;
+
+  const sum = (r: Record<InboxKind, number>) => INBOX_KINDS.reduce((n, k) => n + r[k], 0);
+  return { waiting, total: sum(waiting), forYou, forYouTotal: sum(forYou) };
+}
