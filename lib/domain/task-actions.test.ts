@@ -31,6 +31,7 @@ const EXPECTED: Record<TaskAction, Partial<Record<TaskStatus, Scope[]>>> = {
     dead: ["approvals:decide", "deadLetters:review"],
   },
   replay: { dead: ["deadLetters:review"], awaiting_approval: ["deadLetters:review"] },
+  correct: { dead: ["deadLetters:review"] },
   resolve: { dead: ["outcomes:resolve"] },
   cancel: {
     queued: ["tasks:cancel"],
@@ -106,6 +107,7 @@ describe("the task-actions table", () => {
       "resume",
       "reject",
       "replay",
+      "correct",
       "resolve",
       "cancel",
       "withdraw",

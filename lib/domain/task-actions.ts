@@ -11,6 +11,7 @@ export const TASK_ACTIONS = [
   "resume",
   "reject",
   "replay",
+  "correct",
   "resolve",
   "cancel",
   "withdraw",
@@ -50,6 +51,15 @@ export const TASK_ACTION_RULES: Readonly<Record<TaskAction, Rule>> = {
   replay: {
     verb: "replay",
     needs: { dead: ["deadLetters:review"], awaiting_approval: ["deadLetters:review"] },
+    twoPerson: true,
+  },
+  /**
+   * A dead task's input is corrected (it must pass the agent's schema) and the task replays
+   * with it; the correction is a ledger entry with before and after, never an edit.
+   */
+  correct: {
+    verb: "correct the input of",
+    needs: { dead: ["deadLetters:review"] },
     twoPerson: true,
   },
   /** A reviewer records whether an effect with an unknown outcome happened. */

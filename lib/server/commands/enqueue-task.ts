@@ -78,41 +78,63 @@ async function checkAndInsert(
   principal: Principal,
   request: EnqueueRequest,
 ): Promise<EnqueueOutcome> {
+  const checked = await checkAgentInput(client, request.agent, request.input, request.unpublished);
+  if (!checked.ok) return checked;
+  const value = await insertTask(client, { ...request, actor: principal.actor });
+  return {
+    ok: true,
+    value: checked.unchecked ? { ...value, unchecked: checked.unchecked } : value,
+  };
+}
+
+export type InputCheck =
+  | { ok: true; unchecked?: string }
+  | Exclude<EnqueueRefusal, { code: "forbidden" }>;
+
+/**
+ * Whether `input` matches the JSON Schema the agent's workers published: the one check for a
+ * new task's input and for a reviewer's corrected one. `unpublished` as in EnqueueRequest.
+ */
+export async function checkAgentInput(
+  client: SqlClient,
+  agent: string,
+  input: unknown,
+  unpublished: EnqueueRequest["unpublished"] = "refuse",
+): Promise<InputCheck> {
   const { rows } = await client.query<{ name: string; input_schema: unknown }>(
     "select name, input_schema from agent_catalog order by name",
   );
-  const published = rows.find((r) => r.name === request.agent);
-  let unchecked: string | undefined;
+  const published = rows.find((r) => r.name === agent);
   if (!published) {
-    if (request.unpublished !== "enqueue") {
+    if (unpublished !== "enqueue") {
       const known = rows.map((r) => r.name);
       return {
         ok: false,
         code: "not_found",
-        message: `no worker has published an agent named "${request.agent}"; known: ${known.length ? known.join(", ") : "none yet (start a worker)"}`,
+        message: `no worker has published an agent named "${agent}"; known: ${known.length ? known.join(", ") : "none yet (start a worker)"}`,
         known,
       };
     }
-    unchecked = `no worker has published ${request.agent} yet`;
-  } else {
-    const schema = compile(published.input_schema);
-    if (schema instanceof Error) {
-      // The worker checks the input with the agent's own zod schema anyway.
-      unchecked = `${request.agent}'s published input schema cannot be checked here (${schema.message})`;
-    } else {
-      const parsed = schema.safeParse(request.input);
-      if (!parsed.success) {
-        return {
-          ok: false,
-          code: "invalid",
-          message: `the input does not match ${request.agent}'s input schema: ${describeIssues(parsed.error, "input.")}`,
-          issues: parsed.error,
-        };
-      }
-    }
+    return { ok: true, unchecked: `no worker has published ${agent} yet` };
   }
-  const value = await insertTask(client, { ...request, actor: principal.actor });
-  return { ok: true, value: unchecked ? { ...value, unchecked } : value };
+  const schema = compile(published.input_schema);
+  if (schema instanceof Error) {
+    // The worker checks the input with the agent's own zod schema anyway.
+    return {
+      ok: true,
+      unchecked: `${agent}'s published input schema cannot be checked here (${schema.message})`,
+    };
+  }
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      code: "invalid",
+      message: `the input does not match ${agent}'s input schema: ${describeIssues(parsed.error, "input.")}`,
+      issues: parsed.error,
+    };
+  }
+  return { ok: true };
 }
 
 /** Compiled input schemas by their JSON text: agents are few, and compiling is not free. */

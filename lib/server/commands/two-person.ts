@@ -7,6 +7,7 @@ import type pg from "pg";
 import type { SqlClient } from "../../../db/client";
 import type { Principal } from "../../domain/access";
 import { type CommandResult, conflict } from "../../domain/command-result";
+import { canonicalJson, type JsonValue } from "../../domain/json";
 import type { ReviewAction, ReviewPreview } from "../../domain/replay-plan";
 import type { TaskStatus } from "../../domain/task-states";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
@@ -30,8 +31,10 @@ export type ReviewOutcome = {
   waitingFor: SecondReviewer | null;
 };
 
-const describeRequest = (r: { action: ReviewAction; fromStep: number }) =>
-  r.action === "replay" ? `a replay from step ${r.fromStep}` : "resuming the task";
+const describeRequest = (r: { action: ReviewAction; fromStep: number }, corrected: boolean) =>
+  r.action === "approve"
+    ? "resuming the task"
+    : `a replay from step ${r.fromStep}${corrected ? " with a corrected input" : ""}`;
 
 /**
  * Withdraws the task's pending request because something else changed the task (reject,
@@ -68,7 +71,9 @@ export type Gate =
 
 /**
  * Decides whether a replay or resume runs now. The caller holds the task row lock (lockTaskFor)
- * and has checked the version. Records the request (first person) or the confirmation.
+ * and has checked the version. Records the request (first person) or the confirmation. A replay
+ * with a corrected input (`correction`) is a request of its own: only the same correction
+ * confirms it, and a plain replay never confirms a corrected one (or the reverse).
  */
 export async function twoPersonGate(
   client: SqlClient,
@@ -77,6 +82,7 @@ export async function twoPersonGate(
   fromStep: number,
   preview: ReviewPreview,
   actor: string,
+  correction?: { input: JsonValue; data: JsonValue },
 ): Promise<Gate> {
   let pending = await pendingRequestOf(client, task.id, true);
   if (pending && pending.taskVersion !== task.version) {
@@ -90,11 +96,18 @@ export async function twoPersonGate(
   }
   if (pending) {
     const at = pending.requestedAt.toISOString();
-    if (pending.action !== action || (action === "replay" && pending.fromStep !== fromStep)) {
+    const asked = pending.input;
+    const described = describeRequest(pending, asked !== null);
+    if (
+      pending.action !== action ||
+      (action === "replay" && pending.fromStep !== fromStep) ||
+      (asked === null ? null : canonicalJson(asked)) !==
+        (correction ? canonicalJson(correction.input) : null)
+    ) {
       return {
         run: false,
         result: conflict(
-          `${pending.requestedBy} asked for ${describeRequest(pending)} at ${at}, waiting for a second reviewer: confirm that request or withdraw it first`,
+          `${pending.requestedBy} asked for ${described} at ${at}, waiting for a second reviewer: confirm that request or withdraw it first`,
         ),
       };
     }
@@ -102,7 +115,7 @@ export async function twoPersonGate(
       return {
         run: false,
         result: conflict(
-          `a second, different reviewer must confirm: you asked for ${describeRequest(pending)} at ${at}`,
+          `a second, different reviewer must confirm: you asked for ${described} at ${at}`,
         ),
       };
     }
@@ -121,7 +134,13 @@ export async function twoPersonGate(
   const { rows } = await client.query<{ id: number; requested_at: Date }>(
     `insert into review_requests (task_id, action, params, task_version, requested_by)
      values ($1, $2, $3, $4, $5) returning id, requested_at`,
-    [task.id, action, JSON.stringify({ fromStep, preview }), task.version, actor],
+    [
+      task.id,
+      action,
+      JSON.stringify({ fromStep, preview, ...(correction ? { input: correction.input } : {}) }),
+      task.version,
+      actor,
+    ],
   );
   const row = rows[0];
   if (!row) throw new Error("review request insert returned no row");
@@ -137,6 +156,7 @@ export async function twoPersonGate(
       reasons: preview.reasons,
       rerun: preview.rerun,
       effects: preview.effects,
+      ...(correction ? { correction: correction.data } : {}),
     },
   });
   return {

@@ -4,6 +4,7 @@
 // the pure functions of lib/domain/replay-plan.
 import { z } from "zod";
 import type { SqlClient } from "../../../db/client";
+import type { JsonValue } from "../../domain/json";
 import {
   planReplay,
   planReview,
@@ -112,9 +113,11 @@ export type PendingRequest = {
   taskVersion: number;
   requestedBy: string;
   requestedAt: Date;
+  /** The corrected input a replay request carries (fix the input and replay); null otherwise. */
+  input: JsonValue | null;
 };
 
-const paramsSchema = z.looseObject({ fromStep: z.number().int() });
+const paramsSchema = z.looseObject({ fromStep: z.number().int(), input: z.json().optional() });
 
 /** The task's pending review request, locked when `lock` (callers hold the task row too). */
 export async function pendingRequestOf(
@@ -144,5 +147,6 @@ export async function pendingRequestOf(
     taskVersion: r.task_version,
     requestedBy: r.requested_by,
     requestedAt: r.requested_at,
+    input: params.success ? (params.data.input ?? null) : null,
   };
 }

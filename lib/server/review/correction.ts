@@ -1,0 +1,54 @@
+// What "fix the input and replay" would do, read inside the caller's transaction: the replay
+// preview from the chosen step, the input's changes, and for each effect from that step whether
+// its key is expected to change (and so act) or stay (and deduplicate). The correction command
+// records exactly this; the task screen shows it before the reviewer confirms.
+import type { SqlClient } from "../../../db/client";
+import { type CorrectionPlan, planCorrection } from "../../domain/correction-plan";
+import type { JsonValue } from "../../domain/json";
+import type { ReviewPreview } from "../../domain/replay-plan";
+import { reviewPreview } from "./preview";
+
+export type CorrectionPreview = ReviewPreview & { correction: CorrectionPlan };
+
+export async function correctionPreview(
+  client: SqlClient,
+  task: { id: string; agent: string; input: JsonValue },
+  after: JsonValue,
+  fromStep: number,
+): Promise<CorrectionPreview> {
+  const preview = await reviewPreview(client, task, "replay", fromStep);
+  const { rows } = await client.query<{
+    step: number;
+    tool: string;
+    key: string;
+    status: "succeeded" | "failed" | "started";
+    intent: JsonValue;
+  }>(
+    `select step_seq as step, tool, key, status, intent from effects
+     where task_id = $1 and step_seq >= $2 order by step_seq, created_at, key`,
+    [task.id, fromStep],
+  );
+  const correction = planCorrection(task.id, task.input, after, rows);
+  // An effect whose key changes is a new effect: it acts, and if it moves money two people
+  // must agree, whatever the plain replay would have said about its old key.
+  const changed = new Set(correction.effects.filter((e) => e.outcome === "act").map((e) => e.key));
+  const effects = preview.effects.map((e) =>
+    changed.has(e.key) && !e.acts ? { ...e, acts: true } : e,
+  );
+  const reasons = [...preview.reasons];
+  for (const e of correction.effects) {
+    const money = preview.moneyTools.includes(e.tool);
+    if (money && e.keyChanges) {
+      reasons.push(
+        `${e.tool} (step ${e.step}) moves money and its intent changes with the input: a new key, it acts`,
+      );
+    }
+  }
+  return {
+    ...preview,
+    effects,
+    reasons: [...new Set(reasons)],
+    twoPerson: reasons.length > 0,
+    correction,
+  };
+}
