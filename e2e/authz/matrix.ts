@@ -482,6 +482,13 @@ export const MATRIX: readonly MatrixRow[] = [
     readOnly: true,
   },
   {
+    target: "GET /api/screens/dead-letters",
+    does: "reads the dead-letter groups and filtered list a live page shows",
+    call: { kind: "route", path: "/api/screens/dead-letters?reason=exhausted" },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
     target: "GET /api/screens/inbox",
     does: "reads the inbox a live page shows (and the task page's 'Next in inbox')",
     call: { kind: "route", path: "/api/screens/inbox?kind=dead_letter" },

@@ -1,119 +1,186 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Card } from "../../../components/ui/card";
-import { Duration } from "../../../components/ui/duration";
-import { EmptyState } from "../../../components/ui/empty-state";
-import { DEAD_REASON_HINT, DEAD_REASON_LABEL } from "../../../components/ui/labels";
+import { deadLettersHref } from "../../../components/dead-letters/href";
+import { LiveDeadLetters } from "../../../components/dead-letters/live-dead-letters";
+import { DEAD_REASON_LABEL } from "../../../components/ui/labels";
+import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
 import { Stat } from "../../../components/ui/stat";
-import { Table, Td, Th } from "../../../components/ui/table";
-import { Timestamp } from "../../../components/ui/timestamp";
 import { pageViewer } from "../../../lib/auth/page";
+import { DEAD_REASONS } from "../../../lib/domain/task-states";
 import { getDb } from "../../../lib/server/db";
-import { listDeadLetters } from "../../../lib/server/queries/list-dead-letters";
+import { readDeadLettersScreen } from "../../../lib/server/queries/dead-letters-screen";
+import {
+  parseSearchParams,
+  type SearchParams,
+} from "../../../lib/server/queries/parse-search-params";
+import {
+  DEAD_AGES,
+  type DeadAge,
+  deadLetterSearchSchema,
+  filterParams,
+} from "../../../lib/server/review/dead-letter-filter";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Dead letters" };
 
-export default async function DeadLettersPage() {
+const linkClass =
+  "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50";
+const fieldClass =
+  "mt-1 w-48 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-xs";
+const labelClass = "block text-sm font-medium text-slate-800";
+
+export default async function DeadLettersPage({
+  searchParams,
+}: {
+  searchParams: Promise<SearchParams>;
+}) {
   const viewer = await pageViewer("tasks:read");
-  const dead = await listDeadLetters(getDb(), viewer);
-  const open = dead.groups.filter((g) => g.count > 0);
+  const raw = await searchParams;
+  const parsed = parseSearchParams(deadLetterSearchSchema, raw);
+  const header = (
+    <PageHeader
+      title="Dead letters"
+      description="Tasks that stopped retrying and wait for a person: grouped by why they stopped, then by error. Pick a group to list its tasks and act on them together."
+    />
+  );
+  if (!parsed.ok) {
+    return (
+      <>
+        {header}
+        <InvalidAddressNotice
+          title="This dead-letters address is not valid."
+          errors={parsed.errors}
+          resetHref="/dead-letters"
+          resetLabel="Show every dead letter"
+        />
+      </>
+    );
+  }
+  const search = parsed.data;
+  const { before, ...filter } = search;
+  const params = filterParams(filter);
+  const screen = await readDeadLettersScreen(getDb(), viewer, search);
+  const filtered = Object.keys(params).length > 0;
 
   return (
     <>
-      <PageHeader
-        title="Dead letters"
-        description="Tasks that stopped retrying and wait for a person: grouped by why they stopped, then by error."
-        aside={
-          <>
-            As of <Timestamp iso={dead.asOf} />
-          </>
-        }
-      />
+      {header}
       <ul className="mb-6 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6">
-        {dead.groups.map((g) => (
+        {screen.groups.groups.map((g) => (
           <li key={g.reason}>
             <Stat
               label={DEAD_REASON_LABEL[g.reason]}
               value={g.count}
               tone="bad"
-              href={g.count > 0 ? `#reason-${g.reason}` : undefined}
+              href={g.count > 0 ? deadLettersHref({ reason: g.reason }) : undefined}
               testId={`dead-letters-${g.reason}`}
             />
           </li>
         ))}
       </ul>
 
-      {open.length === 0 ? (
-        <EmptyState title="No dead letters">
-          When a task runs out of attempts, fails in a way retrying cannot fix, times out, goes over
-          budget or leaves a side effect with an unknown outcome, it stops here for triage instead
-          of retrying forever.
-        </EmptyState>
-      ) : (
-        <div className="space-y-6">
-          {open.map((g) => (
-            <Card
-              key={g.reason}
-              id={`reason-${g.reason}`}
-              title={`${DEAD_REASON_LABEL[g.reason]} · ${g.count.toLocaleString("en-US")}`}
-              description={DEAD_REASON_HINT[g.reason]}
-              action={
-                g.oldestAgeSeconds !== null ? (
-                  <span className="text-slate-700">
-                    Oldest waiting <Duration seconds={g.oldestAgeSeconds} />
-                  </span>
-                ) : null
-              }
+      <search aria-label="Filter dead letters">
+        <form method="get" action="/dead-letters" className="mb-6 flex flex-wrap items-end gap-3">
+          <div>
+            <label htmlFor="dl-reason" className={labelClass}>
+              Reason
+            </label>
+            <select
+              id="dl-reason"
+              name="reason"
+              defaultValue={filter.reason ?? ""}
+              className={fieldClass}
             >
-              <Table caption={`Errors of dead tasks with reason ${DEAD_REASON_LABEL[g.reason]}`}>
-                <thead>
-                  <tr>
-                    <Th>Error</Th>
-                    <Th align="right">Tasks</Th>
-                    <Th>Dead since</Th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-slate-100">
-                  {g.errors.map((e) => (
-                    <tr key={e.message ?? ""}>
-                      <Td>
-                        {e.message ? (
-                          <span className="line-clamp-3 break-words">{e.message}</span>
-                        ) : (
-                          <span className="text-slate-600">No error recorded</span>
-                        )}
-                      </Td>
-                      <Td align="right">{e.count}</Td>
-                      <Td>
-                        <Timestamp iso={e.oldestAt} />
-                      </Td>
-                    </tr>
-                  ))}
-                  {g.otherErrors > 0 ? (
-                    <tr>
-                      <Td>
-                        <span className="text-slate-600">Other errors</span>
-                      </Td>
-                      <Td align="right">{g.otherErrors}</Td>
-                      <Td>{null}</Td>
-                    </tr>
-                  ) : null}
-                </tbody>
-              </Table>
-            </Card>
-          ))}
-          <p className="text-sm text-slate-600">
-            To resume, replay or reject a dead task, open it from the{" "}
-            <Link href="/tasks?status=dead" className="font-medium text-sky-800 underline">
-              list of dead tasks
+              <option value="">Any reason</option>
+              {DEAD_REASONS.map((r) => (
+                <option key={r} value={r}>
+                  {DEAD_REASON_LABEL[r]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="dl-fingerprint" className={labelClass}>
+              Error group
+            </label>
+            <input
+              id="dl-fingerprint"
+              name="fingerprint"
+              defaultValue={filter.fingerprint ?? ""}
+              placeholder="refund <id> failed: <n>"
+              className={`${fieldClass} w-72`}
+            />
+          </div>
+          <div>
+            <label htmlFor="dl-agent" className={labelClass}>
+              Agent
+            </label>
+            <input
+              id="dl-agent"
+              name="agent"
+              defaultValue={filter.agent ?? ""}
+              className={fieldClass}
+            />
+          </div>
+          <div>
+            <label htmlFor="dl-tool" className={labelClass}>
+              Tool
+            </label>
+            <input
+              id="dl-tool"
+              name="tool"
+              defaultValue={filter.tool ?? ""}
+              className={fieldClass}
+            />
+          </div>
+          <div>
+            <label htmlFor="dl-age" className={labelClass}>
+              Dead for
+            </label>
+            <select id="dl-age" name="age" defaultValue={filter.age ?? ""} className={fieldClass}>
+              <option value="">Any time</option>
+              {(Object.keys(DEAD_AGES) as DeadAge[]).map((a) => (
+                <option key={a} value={a}>
+                  {DEAD_AGES[a].label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button
+            type="submit"
+            className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
+          >
+            Filter
+          </button>
+          {filtered ? (
+            <Link href="/dead-letters" className={linkClass}>
+              Clear filter
             </Link>
-            : its page previews what a replay would do, which effects would act and which move money
-            (those need two reviewers).
-          </p>
-        </div>
-      )}
+          ) : null}
+        </form>
+      </search>
+
+      <LiveDeadLetters
+        initial={screen}
+        params={{ ...params, before: typeof raw.before === "string" ? raw.before : undefined }}
+        filtered={filtered}
+      />
+      <nav aria-label="Dead-letter pages" className="mt-4 flex flex-wrap gap-2">
+        {before ? (
+          <Link href={deadLettersHref(params)} className={linkClass}>
+            Most recent
+          </Link>
+        ) : null}
+        {screen.list.olderBefore ? (
+          <Link
+            href={deadLettersHref({ ...params, before: screen.list.olderBefore })}
+            className={linkClass}
+          >
+            Older dead letters
+          </Link>
+        ) : null}
+      </nav>
     </>
   );
 }

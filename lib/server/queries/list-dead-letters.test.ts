@@ -36,7 +36,11 @@ describe("listDeadLetters", () => {
     expect(d.total).toBe(6 + ERRORS_PER_REASON + 2);
     const timeout = d.groups.find((g) => g.reason === "timeout");
     expect(timeout?.count).toBe(6);
-    expect(timeout?.errors[0]).toMatchObject({ message: "took too long", count: 3 });
+    expect(timeout?.errors[0]).toMatchObject({
+      fingerprint: "took too long",
+      message: "took too long",
+      count: 3,
+    });
     expect(timeout?.errors.map((e) => e.message)).toEqual(
       expect.arrayContaining(["socket hang up", "a bare string error", null]),
     );

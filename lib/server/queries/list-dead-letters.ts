@@ -1,19 +1,24 @@
-// The dead-letter triage screen: dead tasks grouped by reason, then by error message, with how
-// long the oldest has waited. Ages come from the database clock, not the web server's.
+// The dead-letter triage screen's groups: dead tasks by reason, then by error fingerprint (the
+// message with ids, numbers and quoted values normalised, lib/domain/error-fingerprint), with
+// counts, the oldest and newest, and a sample message. Ages come from the database clock.
 import { type SQL, sql } from "drizzle-orm";
 import { tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import { DEAD_REASONS, type DeadReason } from "../../domain/task-states";
+import { errorMessageSql, fingerprintSql } from "../review/dead-letter-filter";
 import type { DbReader } from "./db-reader";
 
 /** Error groups shown per reason; the rest are summed into `otherErrors`. */
 export const ERRORS_PER_REASON = 5;
 
 export type DeadLetterErrorDto = {
-  /** First 300 characters of the error message; null when the task recorded no error. */
+  /** The error fingerprint the group is; "" when the tasks recorded no error. */
+  fingerprint: string;
+  /** One of the group's messages (first 300 characters); null when no error was recorded. */
   message: string | null;
   count: number;
   oldestAt: string;
+  newestAt: string;
 };
 
 export type DeadLetterGroupDto = {
@@ -40,6 +45,7 @@ const iso = (expr: SQL) =>
 
 type ErrorRow = {
   reason: DeadReason;
+  fingerprint: string;
   message: string | null;
   count: number;
   oldest_at: string;
@@ -57,7 +63,8 @@ export async function listDeadLetters(
   const { rows } = await db.execute<ErrorRow>(sql`
     with grouped as (
       select ${tasks.deadReason} as reason,
-             left(coalesce(${tasks.lastError} ->> 'message', ${tasks.lastError} #>> '{}'), 300) as message,
+             ${fingerprintSql} as fingerprint,
+             left(min(${errorMessageSql}), 300) as message,
              count(*)::int as count,
              min(${tasks.statusChangedAt}) as oldest,
              max(${tasks.statusChangedAt}) as newest
@@ -65,7 +72,7 @@ export async function listDeadLetters(
       where ${tasks.status} = 'dead'
       group by 1, 2
     )
-    select reason, message, count,
+    select reason, fingerprint, message, count,
            ${iso(sql`oldest`)} as oldest_at,
            ${iso(sql`newest`)} as newest_at,
            extract(epoch from now() - oldest)::float8 as oldest_age_seconds,
@@ -92,7 +99,13 @@ export async function listDeadLetters(
       oldestAt: oldest?.oldest_at ?? null,
       oldestAgeSeconds: oldest === undefined ? null : Math.max(0, oldest.oldest_age_seconds),
       newestAt: newest,
-      errors: shown.map((r) => ({ message: r.message, count: r.count, oldestAt: r.oldest_at })),
+      errors: shown.map((r) => ({
+        fingerprint: r.fingerprint,
+        message: r.message,
+        count: r.count,
+        oldestAt: r.oldest_at,
+        newestAt: r.newest_at,
+      })),
       otherErrors: count - shown.reduce((sum, r) => sum + r.count, 0),
     };
   });

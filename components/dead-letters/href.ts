@@ -1,0 +1,18 @@
+// Addresses of the dead-letter screen: a filter (and page) as /dead-letters?…
+export type DeadLetterLink = {
+  reason?: string;
+  fingerprint?: string;
+  agent?: string;
+  tool?: string;
+  age?: string;
+  before?: string;
+};
+
+export function deadLettersHref(params: DeadLetterLink): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === "string" && value !== "") query.set(name, value);
+  }
+  const text = query.toString();
+  return text ? `/dead-letters?${text}#dead-letter-list` : "/dead-letters";
+}

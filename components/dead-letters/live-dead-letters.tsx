@@ -1,0 +1,64 @@
+"use client";
+// The dead-letter screen, live: the groups and the filtered list, seeded from the server render
+// and re-read while the tab is visible. Rows are keyed by task id, so a task that leaves the
+// dead state disappears from its place without moving the reviewer's scroll.
+import type { DeadLettersScreenDto } from "../../lib/server/queries/dead-letters-screen";
+import { LiveStatus } from "../live/live-status";
+import { type ScreenParams, useLiveQuery } from "../live/use-live-query";
+import { EmptyState } from "../ui/empty-state";
+import { DeadLetterGroups } from "./dead-letter-groups";
+import { DeadTaskTable } from "./dead-task-table";
+
+export function LiveDeadLetters({
+  initial,
+  params,
+  filtered,
+}: {
+  initial: DeadLettersScreenDto;
+  params: ScreenParams;
+  /** A filter is set: the list is titled by it. */
+  filtered: boolean;
+}) {
+  const live = useLiveQuery<DeadLettersScreenDto>({
+    screen: "dead-letters",
+    params,
+    initialData: initial,
+  });
+  const { groups, list } = live.data;
+  return (
+    <div className="space-y-6">
+      <LiveStatus
+        updatedAt={live.dataUpdatedAt}
+        fetching={live.isFetching}
+        error={live.error}
+        onRefresh={() => void live.refetch()}
+      />
+      {groups.total === 0 ? (
+        <EmptyState title="No dead letters">
+          When a task runs out of attempts, fails in a way retrying cannot fix, times out, goes over
+          budget or leaves a side effect with an unknown outcome, it stops here for triage instead
+          of retrying forever.
+        </EmptyState>
+      ) : (
+        <DeadLetterGroups groups={groups} />
+      )}
+      <section
+        id="dead-letter-list"
+        aria-labelledby="dead-letter-list-heading"
+        className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-5"
+      >
+        <h2 id="dead-letter-list-heading" className="mb-3 text-base font-semibold text-slate-900">
+          {filtered ? "Dead tasks matching this filter" : "All dead tasks"} ·{" "}
+          <span data-testid="dead-letters-matching">{list.matching.toLocaleString("en-US")}</span>
+        </h2>
+        {list.tasks.length === 0 ? (
+          <EmptyState title="No dead task matches">
+            Nothing dead matches this filter right now.
+          </EmptyState>
+        ) : (
+          <DeadTaskTable tasks={list.tasks} caption="Dead tasks, most recently dead first" />
+        )}
+      </section>
+    </div>
+  );
+}
