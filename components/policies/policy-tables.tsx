@@ -1,8 +1,10 @@
-// Retry-policy rows and what is in force per agent. A row leaves a field empty to let it fall
-// through to the next level; the in-force table names the level each value comes from.
+// Retry-policy rows, what each agent's code declares and what is in force per agent. A row
+// leaves a field empty to let it fall through to the next level; the in-force table names the
+// level each value comes from.
 import type {
   AgentPolicyDto,
   PolicyRowDto,
+  PolicySource,
   PolicyValuesDto,
 } from "../../lib/server/queries/list-retry-policies";
 import { POLICY_FIELDS } from "../../lib/server/queries/list-retry-policies";
@@ -89,11 +91,51 @@ export function AgentRowsTable({ rows }: { rows: PolicyRowDto[] }) {
   );
 }
 
-const SOURCE_CLASS = {
+const SOURCE_CLASS: Record<PolicySource, string> = {
+  task: "text-sky-800",
   agent: "text-sky-800",
+  code: "text-violet-800",
   global: "text-slate-600",
   "built-in": "text-amber-800",
-} as const;
+};
+
+/** What each published agent's code declares; a field it leaves out falls through to global. */
+export function CodeTable({ agents }: { agents: AgentPolicyDto[] }) {
+  return (
+    <Table caption="Retry policy declared in each agent's code, as its workers published it">
+      <thead>
+        <tr>
+          <Th>Agent</Th>
+          {POLICY_FIELDS.map((f) => (
+            <Th key={f} align="right">
+              {POLICY_FIELD_LABEL[f]}
+            </Th>
+          ))}
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {agents.map((a) => (
+          <tr key={a.agent} data-code-agent={a.agent}>
+            <Td mono>
+              <span className="whitespace-nowrap">{a.agent}</span>
+            </Td>
+            {POLICY_FIELDS.map((f) => (
+              <Td key={f} align="right">
+                {a.code?.[f] == null ? (
+                  <span className="text-slate-500">not set</span>
+                ) : (
+                  <span data-field={f} className="font-medium text-slate-900">
+                    {formatPolicyValue(f, a.code[f])}
+                  </span>
+                )}
+              </Td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}
 
 export function InForceTable({ agents }: { agents: AgentPolicyDto[] }) {
   return (

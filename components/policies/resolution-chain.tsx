@@ -1,12 +1,17 @@
-// How a task's retry policy is resolved: the first level that sets a field wins.
+// How a task's retry policy is resolved: the first level that sets a field wins. The same order
+// as lib/domain/retry-policy's POLICY_LEVELS, which the worker and this screen resolve through.
 const LEVELS = [
   {
     name: "Task override",
     detail: "Set when the task is enqueued; the task page shows it.",
   },
   {
-    name: "Agent",
-    detail: "The agent:<name> row below, over any defaults the agent declares in its code.",
+    name: "Agent row",
+    detail: "The agent:<name> override below, set by an admin here.",
+  },
+  {
+    name: "Agent code",
+    detail: "The defaults the agent declares in its code, as its workers publish them at start.",
   },
   { name: "Global", detail: "The global row below: every field is set." },
   { name: "Built-in", detail: "Agent Ledger's own defaults, used before any global row exists." },
@@ -14,7 +19,7 @@ const LEVELS = [
 
 export function ResolutionChain() {
   return (
-    <ol aria-label="Resolution order, first match wins" className="grid gap-3 md:grid-cols-4">
+    <ol aria-label="Resolution order, first match wins" className="grid gap-3 md:grid-cols-5">
       {LEVELS.map((level, i) => (
         <li
           key={level.name}

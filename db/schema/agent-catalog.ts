@@ -1,16 +1,22 @@
 import { jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import type { JsonValue } from "../../lib/domain/json";
 
 /**
  * What the workers run, published by each worker at start: agent names, their input JSON
- * Schemas and their tools' flags. The web app never loads agent code; it reads this table to
- * show input forms, list agents in the API and apply the two-person rule to `money` tools.
+ * Schemas, their tools' flags and the retry policy their code declares. The web app never loads
+ * agent code; it reads this table to show input forms, list agents in the API, apply the
+ * two-person rule to `money` tools and show which retry policy is in force.
  */
 export const agentCatalog = pgTable("agent_catalog", {
   name: text("name").primaryKey(),
   inputSchema: jsonb("input_schema").notNull(),
   /** [{ name, money, providerIdempotent, requiresApproval, sensitive }] */
   tools: jsonb("tools").notNull(),
-  policy: jsonb("policy"),
+  /**
+   * The retry policy the agent's code declares (a partial policy: the fields it sets), or null.
+   * It sits between the admin's agent row and the global row when a policy is resolved.
+   */
+  policy: jsonb("policy").$type<JsonValue>(),
   publishedBy: text("published_by").notNull(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });

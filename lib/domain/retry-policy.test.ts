@@ -1,6 +1,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BUILT_IN_POLICY, backoffDelayMs, type RetryPolicy, resolvePolicy } from "./retry-policy";
+import {
+  BUILT_IN_POLICY,
+  backoffDelayMs,
+  inheritedBy,
+  POLICY_FIELDS,
+  POLICY_LEVELS,
+  type PolicyLevels,
+  policyFieldChanges,
+  type RetryPolicy,
+  resolvePolicy,
+  resolvePolicyWithSources,
+} from "./retry-policy";
 
 describe("resolvePolicy", () => {
   it("takes each field from the first level that sets it: task, agent, global, built-in", () => {
@@ -23,6 +34,118 @@ describe("resolvePolicy", () => {
     expect(
       resolvePolicy({ task: { maxAttempts: undefined }, agent: null, global: { budget: null } }),
     ).toEqual(BUILT_IN_POLICY);
+  });
+});
+
+describe("resolvePolicyWithSources", () => {
+  // The refund agent's code sets 6 attempts and a 500 ms first backoff; the demo's global row
+  // sets every field.
+  const demo: PolicyLevels = {
+    code: { maxAttempts: 6, backoffInitialMs: 500 },
+    global: { ...BUILT_IN_POLICY, budget: 1 },
+  };
+
+  it("puts the agent's code between its row and the global row", () => {
+    expect(POLICY_LEVELS).toEqual(["task", "agent", "code", "global", "built-in"]);
+    const fromCode = resolvePolicyWithSources(demo);
+    expect(fromCode.policy.maxAttempts).toBe(6);
+    expect(fromCode.sources.maxAttempts).toBe("code");
+    expect(fromCode.policy.backoffInitialMs).toBe(500);
+    expect(fromCode.sources.backoffInitialMs).toBe("code");
+    expect(fromCode.sources.backoffFactor).toBe("global");
+    expect(fromCode.policy.budget).toBe(1);
+
+    const overridden = resolvePolicyWithSources({ ...demo, agent: { maxAttempts: 3 } });
+    expect(overridden.policy.maxAttempts).toBe(3);
+    expect(overridden.sources.maxAttempts).toBe("agent");
+    expect(overridden.sources.backoffInitialMs).toBe("code");
+
+    const task = resolvePolicyWithSources({
+      ...demo,
+      agent: { maxAttempts: 3 },
+      task: { maxAttempts: 1 },
+    });
+    expect([task.policy.maxAttempts, task.sources.maxAttempts]).toEqual([1, "task"]);
+  });
+
+  it("names built-in for every field no level sets", () => {
+    const none = resolvePolicyWithSources({ code: {}, global: null });
+    expect(none.policy).toEqual(BUILT_IN_POLICY);
+    for (const f of POLICY_FIELDS) expect(none.sources[f]).toBe("built-in");
+  });
+
+  it("agrees with resolvePolicy, and each value is the one its named level sets", () => {
+    const partial = fc.record(
+      {
+        maxAttempts: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
+        backoffInitialMs: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: undefined }),
+        backoffFactor: fc.option(fc.double({ min: 1, max: 100, noNaN: true }), { nil: undefined }),
+        budget: fc.option(fc.option(fc.double({ min: 0, max: 10, noNaN: true })), {
+          nil: undefined,
+        }),
+      },
+      { requiredKeys: [] },
+    );
+    const level = fc.option(partial, { nil: undefined });
+    fc.assert(
+      fc.property(level, level, level, level, (task, agent, code, global) => {
+        const levels: PolicyLevels = { task, agent, code, global };
+        const { policy, sources } = resolvePolicyWithSources(levels);
+        expect(resolvePolicy(levels)).toEqual(policy);
+        for (const f of POLICY_FIELDS) {
+          const source = sources[f];
+          const expected = source === "built-in" ? BUILT_IN_POLICY[f] : levels[source]?.[f];
+          expect(policy[f]).toBe(expected);
+          // No level above the named one sets the field.
+          for (const above of POLICY_LEVELS.slice(0, POLICY_LEVELS.indexOf(source))) {
+            if (above !== "built-in") expect(levels[above]?.[f] ?? null).toBeNull();
+          }
+        }
+      }),
+    );
+  });
+});
+
+describe("inheritedBy", () => {
+  it("is what an empty field of that level falls through to", () => {
+    const levels: PolicyLevels = {
+      agent: { maxAttempts: 3, attemptTimeoutMs: 9_000 },
+      code: { maxAttempts: 6 },
+      global: { maxAttempts: 5, attemptTimeoutMs: 30_000 },
+    };
+    const forRow = inheritedBy("agent", levels);
+    expect([forRow.policy.maxAttempts, forRow.sources.maxAttempts]).toEqual([6, "code"]);
+    expect([forRow.policy.attemptTimeoutMs, forRow.sources.attemptTimeoutMs]).toEqual([
+      30_000,
+      "global",
+    ]);
+    const forGlobal = inheritedBy("global", levels);
+    expect(forGlobal.policy).toEqual(BUILT_IN_POLICY);
+    expect(forGlobal.sources.maxAttempts).toBe("built-in");
+  });
+});
+
+describe("policyFieldChanges", () => {
+  it("lists each changed field before → after, in screen order, null where the row did not set it", () => {
+    expect(
+      policyFieldChanges(
+        { maxAttempts: 6, backoffInitialMs: 500 },
+        { maxAttempts: 3, backoffInitialMs: 500, budget: 2 },
+      ),
+    ).toEqual([
+      { field: "maxAttempts", before: 6, after: 3 },
+      { field: "budget", before: null, after: 2 },
+    ]);
+    expect(policyFieldChanges(null, { maxAttempts: 4 })).toEqual([
+      { field: "maxAttempts", before: null, after: 4 },
+    ]);
+    expect(policyFieldChanges({ maxAttempts: 4 }, { maxAttempts: 4 })).toEqual([]);
+  });
+
+  it("cannot read entries of another shape", () => {
+    expect(policyFieldChanges(null, null)).toBeNull();
+    expect(policyFieldChanges({ maxAttempts: "many" }, { maxAttempts: 4 })).toBeNull();
+    expect(policyFieldChanges(null, [1, 2])).toBeNull();
   });
 });
 

@@ -1,8 +1,10 @@
-// A worker publishes what it runs at start: each agent's input JSON Schema and its tools'
-// flags. The web app never imports agent code; it reads agent_catalog to list agents, show
-// input forms and apply the two-person rule to tools that move money.
+// A worker publishes what it runs at start: each agent's input JSON Schema, its tools' flags and
+// the retry policy its code declares. The web app never imports agent code; it reads
+// agent_catalog to list agents, show input forms, apply the two-person rule to tools that move
+// money and show which retry policy is in force (the code's sits under the admin's agent row).
 import { z } from "zod";
 import type { SqlClient } from "../../db/client";
+import { type PartialRetryPolicy, partialRetryPolicySchema } from "../../lib/domain/retry-policy";
 import type { Agent } from "../../lib/sdk/define";
 
 export type CatalogTool = {
@@ -18,7 +20,8 @@ export type CatalogEntry = {
   name: string;
   inputSchema: unknown;
   tools: CatalogTool[];
-  policy: unknown;
+  /** Only the fields the code sets; null when it declares no policy. */
+  policy: PartialRetryPolicy | null;
 };
 
 function inputSchemaOf(agent: Agent): unknown {
@@ -28,6 +31,22 @@ function inputSchemaOf(agent: Agent): unknown {
     // A schema JSON Schema cannot express (e.g. a transform-only type) is published as "any".
     return {};
   }
+}
+
+/**
+ * The code's policy as the schema reads it. A policy out of bounds (maxAttempts 0, a negative
+ * backoff) stops the worker at start: it would otherwise run tasks under values no admin can see
+ * or correct on the policies screen.
+ */
+function codePolicyOf(agent: Agent): PartialRetryPolicy | null {
+  if (agent.policy === undefined) return null;
+  const parsed = partialRetryPolicySchema.safeParse(agent.policy);
+  if (!parsed.success) {
+    throw new Error(
+      `agent ${agent.name} declares an invalid retry policy: ${z.prettifyError(parsed.error)}`,
+    );
+  }
+  return parsed.data;
 }
 
 export function catalogEntry(agent: Agent): CatalogEntry {
@@ -42,7 +61,7 @@ export function catalogEntry(agent: Agent): CatalogEntry {
       requiresApproval: typeof t.requiresApproval === "function",
       sensitive: [...(t.sensitive ?? [])],
     })),
-    policy: agent.policy ?? null,
+    policy: codePolicyOf(agent),
   };
 }
 

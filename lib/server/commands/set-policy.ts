@@ -7,6 +7,7 @@ import { type CommandResult, conflict, refuseWithout } from "../../domain/comman
 import {
   BUILT_IN_POLICY,
   type PartialRetryPolicy,
+  POLICY_SCOPE,
   partialRetryPolicySchema,
 } from "../../domain/retry-policy";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
@@ -45,7 +46,7 @@ export async function setPolicy(
   // Before the input is judged: who may not change policies learns nothing about their form.
   const refused = refuseWithout(principal, "policies:write", "change retry policies");
   if (refused) return refused;
-  if (!/^(global|agent:[a-z][a-z0-9-]*)$/.test(input.scope)) {
+  if (!POLICY_SCOPE.test(input.scope)) {
     return {
       ok: false,
       code: "invalid",

@@ -112,9 +112,82 @@ describe("listRetryPolicies", () => {
       ["agent:refund", "ops@example.com"],
       ["global", "admin@example.com"],
     ]);
-    expect(p.changes[0]?.before).toEqual({ maxAttempts: 8, backoffInitialMs: 250 });
-    expect(p.changes[0]?.after).toEqual({ maxAttempts: 9, backoffInitialMs: 250 });
-    expect(p.changes[2]?.before).toBeNull();
+    // Field by field, before → after: only what changed.
+    expect(p.changes[0]).toMatchObject({
+      created: false,
+      fields: [{ field: "maxAttempts", before: 8, after: 9 }],
+      data: null,
+    });
+    expect(p.changes[1]).toMatchObject({
+      created: true,
+      fields: [
+        { field: "maxAttempts", before: null, after: 8 },
+        { field: "backoffInitialMs", before: null, after: 250 },
+      ],
+    });
+    expect(p.changes[2]?.created).toBe(true);
+    // A first global row sets every field (the built-in values where the admin left them).
+    expect(p.changes[2]?.fields?.map((f) => [f.field, f.before])).toEqual(
+      POLICY_FIELDS.map((f) => [f, null]),
+    );
+  });
+
+  it("puts what the agent's code declares (its published catalog entry) between its row and global", async () => {
+    await t.pool.query(
+      `insert into agent_catalog (name, input_schema, tools, policy, published_by)
+       values ('coder', '{}', '[]', '{"maxAttempts": 6, "backoffInitialMs": 500}', 'w1'),
+              ('refund', '{}', '[]', '{"maxAttempts": 7, "attemptTimeoutMs": 9000}', 'w1'),
+              ('odd', '{}', '[]', '{"maxAttempts": 0}', 'w1')`,
+    );
+    const p = await listRetryPolicies(t.db, ops);
+    const coder = p.inForce.find((a) => a.agent === "coder");
+    expect(coder?.hasRow).toBe(false);
+    expect(coder?.code).toEqual({
+      maxAttempts: 6,
+      backoffInitialMs: 500,
+      backoffFactor: null,
+      backoffMaxMs: null,
+      attemptTimeoutMs: null,
+      budget: null,
+    });
+    expect(coder?.fields.maxAttempts).toEqual({ value: 6, source: "code" });
+    expect(coder?.fields.backoffInitialMs).toEqual({ value: 500, source: "code" });
+    expect(coder?.fields.backoffFactor.source).toBe("global");
+    // An empty field of a new coder row would fall through to the code's 6.
+    expect(coder?.inherited.maxAttempts).toEqual({ value: 6, source: "code" });
+
+    // refund's admin row (9 attempts) wins over its code (7); its code's timeout over global.
+    const refund = p.inForce.find((a) => a.agent === "refund");
+    expect(refund?.fields.maxAttempts).toEqual({ value: 9, source: "agent" });
+    expect(refund?.fields.attemptTimeoutMs).toEqual({ value: 9_000, source: "code" });
+    expect(refund?.inherited.maxAttempts).toEqual({ value: 7, source: "code" });
+    expect(refund?.inherited.backoffFactor.source).toBe("global");
+
+    // A published policy out of bounds is not shown as if it applied.
+    const odd = p.inForce.find((a) => a.agent === "odd");
+    expect(odd?.code).toBeNull();
+    expect(odd?.fields.maxAttempts.source).toBe("global");
+
+    // The global row's empty fields would fall to the built-in defaults.
+    expect(p.globalInherited.maxAttempts).toEqual({
+      value: BUILT_IN_POLICY.maxAttempts,
+      source: "built-in",
+    });
+
+    // The same rule the worker applies, levels named as the worker passes them.
+    for (const a of p.inForce) {
+      const row = p.agentRows.find((r) => r.agent === a.agent);
+      const strip = (v: Record<string, number | null> | null | undefined) =>
+        v ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null)) : null;
+      const expected = resolvePolicy({
+        agent: strip(row?.values),
+        code: strip(a.code),
+        global: strip(p.global?.values),
+      });
+      expect(Object.fromEntries(POLICY_FIELDS.map((f) => [f, a.fields[f].value]))).toEqual(
+        expected,
+      );
+    }
   });
 
   it(`lists only the ${POLICY_CHANGES_LIMIT} latest changes`, async () => {

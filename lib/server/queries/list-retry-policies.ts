@@ -1,31 +1,32 @@
-// The retry-policies screen: the global row, the per-agent rows, the built-in floor, what is in
-// force for each agent the database knows of (and which level each value comes from), and the
-// latest policy changes from the ledger.
+// The retry-policies screen: the global row, the per-agent rows, the defaults each agent's code
+// declares (as its workers published them in agent_catalog), what is in force for every agent
+// the database knows of with the level each value comes from, and the latest policy changes
+// from the ledger, field by field.
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { ledgerEntries, retryPolicies, tasks } from "../../../db/schema";
+import { agentCatalog, ledgerEntries, retryPolicies, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import {
   BUILT_IN_POLICY,
+  inheritedBy,
   type PartialRetryPolicy,
+  POLICY_FIELDS,
+  type PolicyField,
+  type PolicyFieldChange,
+  type PolicyLevel,
+  type PolicyLevels,
+  partialRetryPolicySchema,
+  policyFieldChanges,
+  type ResolvedPolicy,
   type RetryPolicy,
-  resolvePolicy,
+  resolvePolicyWithSources,
 } from "../../domain/retry-policy";
 
-export const POLICY_CHANGES_LIMIT = 10;
+export { POLICY_FIELDS, type PolicyField };
 
-/** Fields in the order screens show them. */
-export const POLICY_FIELDS = [
-  "maxAttempts",
-  "backoffInitialMs",
-  "backoffFactor",
-  "backoffMaxMs",
-  "attemptTimeoutMs",
-  "budget",
-] as const satisfies readonly (keyof RetryPolicy)[];
-export type PolicyField = (typeof POLICY_FIELDS)[number];
+export const POLICY_CHANGES_LIMIT = 20;
 
 /** One level's values: null where the level does not set the field (it falls through). */
 export type PolicyValuesDto = Record<PolicyField, number | null>;
@@ -41,13 +42,19 @@ export type PolicyRowDto = {
   updatedAt: string;
 };
 
-export type PolicySource = "agent" | "global" | "built-in";
+export type PolicySource = PolicyLevel;
+
+export type PolicyCellDto = { value: number | null; source: PolicySource };
 
 export type AgentPolicyDto = {
   agent: string;
   hasRow: boolean;
+  /** What the agent's code declares, as a worker last published it; null when none has. */
+  code: PolicyValuesDto | null;
   /** The value in force and the level it comes from. A null budget means unlimited. */
-  fields: Record<PolicyField, { value: number | null; source: PolicySource }>;
+  fields: Record<PolicyField, PolicyCellDto>;
+  /** What an empty field of this agent's row falls through to (its code, global, built-in). */
+  inherited: Record<PolicyField, PolicyCellDto>;
 };
 
 export type PolicyChangeDto = {
@@ -56,16 +63,22 @@ export type PolicyChangeDto = {
   actor: string;
   /** Null when the entry's data does not have the shape set-policy writes. */
   scope: string | null;
-  before: JsonValue | null;
-  after: JsonValue | null;
+  /** True when the scope had no row before this change. */
+  created: boolean;
+  /** The fields that changed, before → after (null: the row did not set it); null if unreadable. */
+  fields: PolicyFieldChange[] | null;
+  /** The entry's data as written when its fields cannot be read; null otherwise. */
+  data: JsonValue | null;
 };
 
 export type RetryPoliciesDto = {
   builtIn: RetryPolicy;
   global: PolicyRowDto | null;
+  /** What an empty field of the global row falls through to: the built-in defaults. */
+  globalInherited: Record<PolicyField, PolicyCellDto>;
   /** `agent:<name>` rows, by agent name. */
   agentRows: PolicyRowDto[];
-  /** Every agent with a row or with tasks, by name. */
+  /** Every agent with a row, with tasks or published by a worker, by name. */
   inForce: AgentPolicyDto[];
   /** Newest first, up to POLICY_CHANGES_LIMIT. */
   changes: PolicyChangeDto[];
@@ -93,7 +106,11 @@ function values(row: PolicyRow): PolicyValuesDto {
   };
 }
 
-function toPartial(v: PolicyValuesDto | undefined): PartialRetryPolicy | null {
+function toValues(p: PartialRetryPolicy): PolicyValuesDto {
+  return Object.fromEntries(POLICY_FIELDS.map((f) => [f, p[f] ?? null])) as PolicyValuesDto;
+}
+
+function toPartial(v: PolicyValuesDto | null | undefined): PartialRetryPolicy | null {
   if (!v) return null;
   return Object.fromEntries(Object.entries(v).filter(([, value]) => value !== null));
 }
@@ -109,29 +126,10 @@ function toRowDto(row: PolicyRow): PolicyRowDto {
   };
 }
 
-/** Values through resolvePolicy (the rule the worker applies), the level through the same order. */
-function inForce(
-  agent: string,
-  agentRow: PolicyRowDto | undefined,
-  global: PolicyRowDto | null,
-): AgentPolicyDto {
-  const resolved = resolvePolicy({
-    agent: toPartial(agentRow?.values),
-    global: toPartial(global?.values),
-  });
-  const source = (field: PolicyField): PolicySource =>
-    agentRow?.values[field] != null
-      ? "agent"
-      : global?.values[field] != null
-        ? "global"
-        : "built-in";
-  return {
-    agent,
-    hasRow: agentRow !== undefined,
-    fields: Object.fromEntries(
-      POLICY_FIELDS.map((f) => [f, { value: resolved[f], source: source(f) }]),
-    ) as AgentPolicyDto["fields"],
-  };
+function cells(of: ResolvedPolicy): Record<PolicyField, PolicyCellDto> {
+  return Object.fromEntries(
+    POLICY_FIELDS.map((f) => [f, { value: of.policy[f], source: of.sources[f] }]),
+  ) as Record<PolicyField, PolicyCellDto>;
 }
 
 export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<RetryPoliciesDto> {
@@ -139,6 +137,10 @@ export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<
   return db.transaction(
     async (tx) => {
       const rows = await tx.select().from(retryPolicies).orderBy(asc(retryPolicies.scope));
+      const catalog = await tx
+        .select({ name: agentCatalog.name, policy: agentCatalog.policy })
+        .from(agentCatalog)
+        .orderBy(asc(agentCatalog.name));
 
       // Distinct agents by walking tasks_agent_created_idx one agent at a time (a loose index
       // scan), so the cost grows with the number of agents, not of tasks.
@@ -174,26 +176,58 @@ export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<
         .map(toRowDto)
         .sort((a, b) => (a.agent ?? "").localeCompare(b.agent ?? ""));
       const byAgent = new Map(agentRows.map((r) => [r.agent ?? "", r]));
+      // A published policy the domain schema refuses is not what the worker applies either
+      // (its own copy failed the same check at definition), so it is shown as no code policy.
+      const codeOf = new Map(
+        catalog.map((c) => {
+          const parsed = partialRetryPolicySchema.safeParse(c.policy ?? {});
+          return [c.name, parsed.success && c.policy !== null ? toValues(parsed.data) : null];
+        }),
+      );
       const names = [
-        ...new Set([...byAgent.keys(), ...agentsWithTasks.rows.map((r) => r.agent)]),
+        ...new Set([
+          ...byAgent.keys(),
+          ...codeOf.keys(),
+          ...agentsWithTasks.rows.map((r) => r.agent),
+        ]),
       ].sort((a, b) => a.localeCompare(b));
+
+      const inForce = names.map((agent): AgentPolicyDto => {
+        const row = byAgent.get(agent);
+        const code = codeOf.get(agent) ?? null;
+        const levels: PolicyLevels = {
+          agent: toPartial(row?.values),
+          code: toPartial(code),
+          global: toPartial(global?.values),
+        };
+        return {
+          agent,
+          hasRow: row !== undefined,
+          code,
+          fields: cells(resolvePolicyWithSources(levels)),
+          inherited: cells(inheritedBy("agent", levels)),
+        };
+      });
 
       return {
         builtIn: { ...BUILT_IN_POLICY },
         global,
+        globalInherited: cells(resolvePolicyWithSources({})),
         agentRows,
-        inForce: names.map((name) => inForce(name, byAgent.get(name), global)),
-        changes: changeRows.map((c) => {
+        inForce,
+        changes: changeRows.map((c): PolicyChangeDto => {
           const data = changeDataSchema.safeParse(c.data);
+          const fields = data.success
+            ? policyFieldChanges(data.data.before, data.data.after)
+            : null;
           return {
             id: c.id,
             at: c.at.toISOString(),
             actor: c.actor,
             scope: data.success ? data.data.scope : null,
-            before: data.success ? ((data.data.before ?? null) as JsonValue | null) : null,
-            after: data.success
-              ? ((data.data.after ?? null) as JsonValue | null)
-              : (c.data as JsonValue),
+            created: data.success && (data.data.before ?? null) === null,
+            fields,
+            data: fields ? null : (c.data as JsonValue),
           };
         }),
         asOf: clock.rows[0]?.as_of ?? new Date().toISOString(),

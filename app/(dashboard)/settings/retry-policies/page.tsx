@@ -1,15 +1,16 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { PolicyChanges } from "../../../../components/policies/policy-changes";
+import { AddOverride, EditPolicy } from "../../../../components/policies/policy-editor";
 import {
   AgentRowsTable,
+  CodeTable,
   InForceTable,
   PolicyValues,
   RowMeta,
 } from "../../../../components/policies/policy-tables";
 import { ResolutionChain } from "../../../../components/policies/resolution-chain";
 import { ReviewAnnouncer } from "../../../../components/review/announcer";
-import { AddOverride, EditPolicy } from "../../../../components/review/policy-editor";
 import { Card } from "../../../../components/ui/card";
 import { EmptyState } from "../../../../components/ui/empty-state";
 import { PageHeader } from "../../../../components/ui/page-header";
@@ -28,8 +29,11 @@ export default async function RetryPoliciesPage() {
   const viewer = await pageViewer("tasks:read");
   const policies = await listRetryPolicies(getDb(), viewer);
   const writes = can(viewer, "policies:write");
-  const withRow = new Set(policies.agentRows.map((r) => r.agent));
-  const withoutRow = policies.inForce.map((a) => a.agent).filter((a) => !withRow.has(a));
+  const inheritedOf = new Map(policies.inForce.map((a) => [a.agent, a.inherited]));
+  const withoutRow = policies.inForce
+    .filter((a) => !a.hasRow)
+    .map((a) => ({ agent: a.agent, inherited: a.inherited }));
+  const published = policies.inForce.filter((a) => a.code !== null);
 
   return (
     <>
@@ -78,6 +82,7 @@ export default async function RetryPoliciesPage() {
                   label="the global policy"
                   version={policies.global?.version ?? null}
                   values={policies.global?.values ?? null}
+                  inherited={policies.globalInherited}
                 />
               </div>
             </ReviewAnnouncer>
@@ -96,12 +101,11 @@ export default async function RetryPoliciesPage() {
         <Card
           id="agents"
           title="Agent overrides"
-          description="Rows scoped to one agent. An empty field inherits from the global policy."
+          description="Rows scoped to one agent. An empty field inherits from the agent's code, then the global policy."
         >
           {policies.agentRows.length === 0 ? (
             <EmptyState title="No agent overrides">
-              Every agent follows the global policy, apart from defaults an agent declares in its
-              own code.
+              Every agent follows the defaults its code declares, then the global policy.
             </EmptyState>
           ) : (
             <AgentRowsTable rows={policies.agentRows} />
@@ -116,6 +120,7 @@ export default async function RetryPoliciesPage() {
                     label={r.agent ?? r.scope}
                     version={r.version}
                     values={r.values}
+                    inherited={inheritedOf.get(r.agent ?? "") ?? policies.globalInherited}
                   />
                 ))}
                 <AddOverride agents={withoutRow} />
@@ -127,21 +132,29 @@ export default async function RetryPoliciesPage() {
         <Card
           id="in-force"
           title="In force per agent"
-          description="Agents with tasks or an override, resolved agent → global → built-in. A task's own override still wins for that task."
+          description="Agents with tasks, an override or a published catalog entry, resolved agent row → agent code → global → built-in. A task's own override still wins for that task."
         >
           {policies.inForce.length === 0 ? (
             <EmptyState title="No agents yet">
-              Agents appear here once they have tasks or an override.
+              Agents appear here once a worker publishes them, they have tasks or an override.
             </EmptyState>
           ) : (
-            <>
-              <InForceTable agents={policies.inForce} />
-              <p className="mt-3 text-xs text-slate-600">
-                Defaults an agent declares in its code sit between its row and the global policy.
-                The dashboard cannot read agent code, so a field shown as global or built-in may be
-                set there instead.
-              </p>
-            </>
+            <InForceTable agents={policies.inForce} />
+          )}
+        </Card>
+
+        <Card
+          id="code"
+          title="Declared in agent code"
+          description="What each agent's code sets, as its workers published it at start. An admin's agent row overrides it without a deploy."
+        >
+          {published.length === 0 ? (
+            <EmptyState title="No agent published yet">
+              A worker publishes its agents, and the retry policy their code declares, when it
+              starts. Until one has, values from code cannot be shown.
+            </EmptyState>
+          ) : (
+            <CodeTable agents={published} />
           )}
         </Card>
 
@@ -155,8 +168,8 @@ export default async function RetryPoliciesPage() {
 
         <Card
           id="changes"
-          title="Recent changes"
-          description="From the ledger's system stream, newest first."
+          title="Change history"
+          description="Each policy.changed entry in the ledger's system stream, newest first, field by field: before → after."
           action={
             <Link href="/ledger?kind=policy.changed" className={linkClass}>
               All policy changes

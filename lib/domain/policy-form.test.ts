@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { type PolicyFormInput, policyFormSchema } from "./policy-form";
+
+const parse = (input: PolicyFormInput) => policyFormSchema.safeParse(input);
+const errors = (input: PolicyFormInput) => {
+  const r = parse(input);
+  if (r.success) throw new Error(`expected a refusal, parsed ${JSON.stringify(r.data)}`);
+  return Object.fromEntries(r.error.issues.map((i) => [i.path.join("."), i.message]));
+};
+
+describe("policyFormSchema", () => {
+  it("takes durations in seconds and hands the command milliseconds; empty fields are not set", () => {
+    const r = parse({
+      scope: "agent:refund",
+      version: "",
+      maxAttempts: "3",
+      backoffInitialSeconds: "0.5",
+      backoffFactor: "",
+      backoffMaxSeconds: "600",
+      attemptTimeoutSeconds: " ",
+      budget: "",
+    });
+    expect(r.success && r.data).toEqual({
+      scope: "agent:refund",
+      version: null,
+      policy: { maxAttempts: 3, backoffInitialMs: 500, backoffMaxMs: 600_000 },
+    });
+  });
+
+  it("makes an empty global budget unlimited and requires the global row's other fields", () => {
+    const full = {
+      scope: "global",
+      version: "4",
+      maxAttempts: "5",
+      backoffInitialSeconds: "1",
+      backoffFactor: "2",
+      backoffMaxSeconds: "60",
+      attemptTimeoutSeconds: "60",
+      budget: "",
+    };
+    const r = parse(full);
+    expect(r.success && r.data).toEqual({
+      scope: "global",
+      version: 4,
+      policy: {
+        maxAttempts: 5,
+        backoffInitialMs: 1_000,
+        backoffFactor: 2,
+        backoffMaxMs: 60_000,
+        attemptTimeoutMs: 60_000,
+        budget: null,
+      },
+    });
+    expect(errors({ ...full, backoffMaxSeconds: "" })).toEqual({
+      backoffMaxSeconds: "the global policy sets every field",
+    });
+  });
+
+  it("words every refusal in the form's units", () => {
+    expect(
+      errors({
+        scope: "agent:refund",
+        maxAttempts: "2.5",
+        backoffInitialSeconds: "-1",
+        backoffFactor: "0.5",
+        backoffMaxSeconds: "604801",
+        attemptTimeoutSeconds: "0",
+        budget: "lots",
+      }),
+    ).toEqual({
+      maxAttempts: "must be a whole number",
+      backoffInitialSeconds: "must be at least 0 s",
+      backoffFactor: "must be at least 1",
+      backoffMaxSeconds: "must be at most 604,800 s",
+      attemptTimeoutSeconds: "must be at least 0.001 s",
+      budget: "must be a number",
+    });
+    expect(errors({ scope: "agent:refund", backoffInitialSeconds: "1.2345" })).toEqual({
+      backoffInitialSeconds: "must have at most 3 decimals (whole milliseconds)",
+    });
+    expect(errors({ scope: "agent:Refund!" })).toEqual({
+      scope: 'must be "global" or "agent:<name>"',
+    });
+  });
+});
