@@ -2,6 +2,7 @@ export * from "./agent-catalog";
 export * from "./alert-rules";
 export * from "./approvals";
 export * from "./auth";
+export * from "./bulk-actions";
 export * from "./effects";
 export * from "./idempotency-keys";
 export * from "./ledger";

@@ -1,0 +1,36 @@
+// Bulk actions over dead letters: the vocabulary the database checks (actions, statuses,
+// per-task outcomes) and which per-task action of lib/domain/task-actions each one runs. A bulk
+// action is that per-task core run over a frozen set, never rules of its own.
+import type { TaskAction } from "./task-actions";
+
+export const BULK_ACTIONS = ["resume", "reject", "replay", "cancel"] as const;
+export type BulkAction = (typeof BULK_ACTIONS)[number];
+
+/** The per-task action each bulk action runs, with the same checks as one task's button. */
+export const BULK_TASK_ACTION: Readonly<Record<BulkAction, TaskAction>> = {
+  resume: "resume",
+  reject: "reject",
+  replay: "replay",
+  cancel: "cancel",
+};
+
+/**
+ * awaiting_second: a money bulk frozen by one reviewer, waiting for a different one to confirm
+ * the whole set; running: members are being acted on; done: every member has an outcome.
+ */
+export const BULK_STATUSES = ["awaiting_second", "running", "done"] as const;
+export type BulkStatus = (typeof BULK_STATUSES)[number];
+
+/**
+ * What happened to one member: done (the action changed the task), waiting (it now waits for a
+ * second reviewer of its own), taken (another reviewer acted on it first), refused (the
+ * per-task checks said no: state, scope, step), failed (an error; the message says which).
+ */
+export const MEMBER_OUTCOMES = ["done", "waiting", "taken", "refused", "failed"] as const;
+export type MemberOutcome = (typeof MEMBER_OUTCOMES)[number];
+
+export const MEMBER_STATUSES = ["pending", "finished"] as const;
+export type MemberStatus = (typeof MEMBER_STATUSES)[number];
+
+/** Most tasks one bulk action freezes: a bigger outage is triaged in more than one go. */
+export const MAX_BULK_MEMBERS = 10_000;
