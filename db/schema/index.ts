@@ -6,6 +6,7 @@ export * from "./bulk-actions";
 export * from "./effects";
 export * from "./idempotency-keys";
 export * from "./ledger";
+export * from "./ledger-verifications";
 export * from "./retry-policies";
 export * from "./review-requests";
 export * from "./steps";
