@@ -194,7 +194,7 @@ type Rule = {
   /** Files the rule constrains. */
   applies: (from: string) => boolean;
   /** True when this import breaks it. */
-  breaks: (to: string, from: string) => boolean;
+  breaks: (to: string) => boolean;
 };
 
 const DB_IMPORTERS = ["lib/server", "lib/auth", "worker", "scripts", "web", "db", "e2e"];
@@ -232,15 +232,6 @@ export const RULES: Rule[] = [
   },
 ];
 
-/**
- * Cycles the lead is removing as part of issue 11, each named with why it is still here.
- * An allowance that no longer matches a cycle fails the check too, so it cannot linger.
- */
-export const KNOWN_CYCLES: { folders: string[]; why: string }[] = [];
-
-const sameSet = (a: string[], b: string[]) =>
-  a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
-
 /** Each problem as a readable paragraph; empty when the layering holds. */
 export function checkLayering(imports: Import[]): string[] {
   const problems: string[] = [];
@@ -248,7 +239,7 @@ export function checkLayering(imports: Import[]): string[] {
     if (!imp.to) problems.push(`${imp.from}: import "${imp.specifier}" names no file`);
   }
   for (const { rule, applies, breaks } of RULES) {
-    const offending = imports.filter((i) => i.to && applies(i.from) && breaks(i.to, i.from));
+    const offending = imports.filter((i) => i.to && applies(i.from) && breaks(i.to));
     if (offending.length > 0) {
       problems.push(
         [
@@ -262,7 +253,6 @@ export function checkLayering(imports: Import[]): string[] {
   const plain = new Map([...graph].map(([folder, edges]) => [folder, [...edges.keys()]]));
   const found = cycles(plain);
   for (const cycle of found) {
-    if (KNOWN_CYCLES.some((k) => sameSet(k.folders, cycle))) continue;
     const lines = [`folders import each other: ${cycle.join(" ↔ ")}`];
     for (const a of cycle) {
       for (const [b, via] of graph.get(a) ?? []) {
@@ -272,13 +262,6 @@ export function checkLayering(imports: Import[]): string[] {
       }
     }
     problems.push(lines.join("\n"));
-  }
-  for (const known of KNOWN_CYCLES) {
-    if (!found.some((c) => sameSet(c, known.folders))) {
-      problems.push(
-        `KNOWN_CYCLES allows ${known.folders.join(" ↔ ")}, which is no longer a cycle: delete it`,
-      );
-    }
   }
   return problems;
 }
