@@ -18,9 +18,12 @@ import { INBOX_FROM_PARAM, inboxHref, itemHref, KIND_LABEL, KIND_PLURAL } from "
 
 const fromSchema = z.enum([...INBOX_KINDS, "all"]);
 
-/** The next item after `index` (-1: from the top), preferring what the viewer can move on. */
-export function nextItem(items: readonly InboxItemDto[], index: number): InboxItemDto | null {
-  const rest = items.slice(index + 1);
+/**
+ * The next item after `index` (-1: from the top), going round to the oldest past the end, and
+ * preferring what the viewer can move on; never the item at `index` itself.
+ */
+function nextItem(items: readonly InboxItemDto[], index: number): InboxItemDto | null {
+  const rest = [...items.slice(index + 1), ...items.slice(0, Math.max(0, index))];
   return rest.find((i) => i.needsYou) ?? rest[0] ?? null;
 }
 
