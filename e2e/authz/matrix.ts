@@ -482,6 +482,13 @@ export const MATRIX: readonly MatrixRow[] = [
     readOnly: true,
   },
   {
+    target: "GET /api/screens/overview",
+    does: "reads the overview (counts, charts, oldest waiting) a live page shows",
+    call: { kind: "route", path: "/api/screens/overview?window=7d" },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
     target: "GET /api/screens/dead-letters",
     does: "reads the dead-letter groups and filtered list a live page shows",
     call: { kind: "route", path: "/api/screens/dead-letters?reason=exhausted" },

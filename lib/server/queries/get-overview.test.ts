@@ -14,16 +14,20 @@ const hex = (c: string) => c.repeat(64);
 
 describe("getOverview", () => {
   it("lists every status, reason and effect state with zeros on an empty database", async () => {
-    const o = await getOverview(t.db, ops);
+    const o = await getOverview(t.pool, ops);
     expect(o.tasksByStatus.map((s) => s.status)).toEqual([...TASK_STATUSES]);
     expect(o.tasksByStatus.every((s) => s.count === 0)).toBe(true);
     expect(o.deadByReason.map((r) => r.reason)).toEqual([...DEAD_REASONS]);
-    expect(o.effectsByStatus.map((e) => [e.status, e.count])).toEqual([
-      ["started", 0],
-      ["succeeded", 0],
-      ["failed", 0],
+    expect(o.effectsByStatus.map((e) => [e.status, e.count, e.approximate])).toEqual([
+      ["started", 0, false],
+      ["succeeded", 0, false],
+      ["failed", 0, false],
     ]);
-    expect(o.ledger).toEqual({ entries: 0, streams: 0, latestAt: null });
+    expect(o.ledger).toEqual({
+      entries: { count: 0, approximate: false },
+      streams: { count: 0, approximate: false },
+      latestAt: null,
+    });
     expect(o.latestEntries).toEqual([]);
     expect(Number.isNaN(Date.parse(o.asOf))).toBe(false);
   });
@@ -56,7 +60,7 @@ describe("getOverview", () => {
       await appendLedger(client, `task:${taskId}`, { kind: "task.enqueued", actor: "api", taskId });
     });
 
-    const o = await getOverview(t.db, ops);
+    const o = await getOverview(t.pool, ops);
     const byStatus = Object.fromEntries(o.tasksByStatus.map((s) => [s.status, s.count]));
     expect(byStatus).toEqual({
       queued: 2,
@@ -68,7 +72,7 @@ describe("getOverview", () => {
       rejected: 0,
       cancelled: 0,
     });
-    expect(o.tasksTotal).toBe(7);
+    expect(o.tasksTotal).toEqual({ count: 7, approximate: false });
     expect(Object.fromEntries(o.deadByReason.map((r) => [r.reason, r.count]))).toMatchObject({
       budget: 2,
       outcome_unknown: 1,
@@ -80,8 +84,8 @@ describe("getOverview", () => {
       failed: 0,
     });
     expect(o.effectsOutcomeUnknown).toBe(1);
-    expect(o.ledger.entries).toBe(3);
-    expect(o.ledger.streams).toBe(2);
+    expect(o.ledger.entries).toEqual({ count: 3, approximate: false });
+    expect(o.ledger.streams).toEqual({ count: 2, approximate: false });
     expect(o.ledger.latestAt).toBe(o.latestEntries[0]?.at);
     expect(o.latestEntries.map((e) => e.kind)).toEqual([
       "task.enqueued",
@@ -98,18 +102,21 @@ describe("getOverview", () => {
         Array.from({ length: 12 }, () => ({ kind: "note.added", actor: "t" })),
       ),
     );
-    const o = await getOverview(t.db, ops);
+    const o = await getOverview(t.pool, ops);
     expect(o.latestEntries).toHaveLength(10);
     const ids = o.latestEntries.map((e) => e.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
-    expect(o.ledger.entries).toBe(15);
+    expect(o.ledger.entries.count).toBe(15);
   });
 });
 
 describe("getOverview authorization", () => {
   it("refuses without a viewer (401) and without tasks:read (403)", async () => {
-    await expect(getOverview(t.db, null)).rejects.toMatchObject({ name: "AuthError", status: 401 });
-    const denied = getOverview(t.db, testTokenViewer(["ledger:read"], "reader"));
+    await expect(getOverview(t.pool, null)).rejects.toMatchObject({
+      name: "AuthError",
+      status: 401,
+    });
+    const denied = getOverview(t.pool, testTokenViewer(["ledger:read"], "reader"));
     await expect(denied).rejects.toBeInstanceOf(AuthError);
     await expect(denied).rejects.toMatchObject({
       status: 403,
@@ -118,17 +125,17 @@ describe("getOverview authorization", () => {
   });
 
   it("leaves the latest entries out for a viewer who may not read the ledger, counts kept", async () => {
-    const o = await getOverview(t.db, testTokenViewer(["tasks:read"]));
+    const o = await getOverview(t.pool, testTokenViewer(["tasks:read"]));
     expect(o.ledgerHidden).toBe(true);
     expect(o.latestEntries).toEqual([]);
-    expect(o.ledger.entries).toBe(15);
-    const full = await getOverview(t.db, testViewer("reviewer"));
+    expect(o.ledger.entries.count).toBe(15);
+    const full = await getOverview(t.pool, testViewer("reviewer"));
     expect(full.ledgerHidden).toBe(false);
     expect(full.latestEntries).toHaveLength(10);
   });
 
   it("counts live fleet workers and the newest sighting; stopped, silent and web alert workers are not live", async () => {
-    expect((await getOverview(t.db, ops)).workers).toEqual({ live: 0, lastSeenAt: null });
+    expect((await getOverview(t.pool, ops)).workers).toEqual({ live: 0, lastSeenAt: null });
     await t.pool.query(
       `insert into workers (id, host, pid, role, agents, last_seen_at, stopped_at) values
          ('o-live', 'h', 1, 'worker', '{}', now(), null),
@@ -139,7 +146,7 @@ describe("getOverview authorization", () => {
     const { rows } = await t.pool.query<{ at: Date }>(
       "select last_seen_at as at from workers where id = 'o-live'",
     );
-    const o = await getOverview(t.db, ops, { leaseMs: 30_000 });
+    const o = await getOverview(t.pool, ops, { leaseMs: 30_000 });
     expect(o.workers).toEqual({ live: 1, lastSeenAt: rows[0]?.at.toISOString() });
   });
 });

@@ -1,9 +1,19 @@
-// The overview screen: every count it shows, read in one read-only snapshot so the numbers on
-// the page agree with each other (a task moving to `dead` mid-read cannot be counted twice).
-import { count, max, sql } from "drizzle-orm";
-import type { Db } from "../../../db/client";
-import { effects, ledgerEntries, ledgerStreams, tasks, workers } from "../../../db/schema";
+// The overview screen: counts, charts over a chosen window and the oldest item waiting for a
+// person, read in one read-only snapshot so the numbers on the page agree with each other (a
+// task moving to `dead` mid-read cannot be counted twice). Nothing here scans a table that
+// grows with history: see table-counts.ts, get-overview-series.ts and get-oldest-waiting.ts.
+import { drizzle } from "drizzle-orm/node-postgres";
+import type pg from "pg";
+import { z } from "zod";
+import { withTransaction } from "../../../db/client";
+import * as schema from "../../../db/schema";
 import { can, requireScope, type Viewer } from "../../domain/access";
+import {
+  DEFAULT_OVERVIEW_WINDOW,
+  OVERVIEW_WINDOWS,
+  type OverviewWindowName,
+  overviewWindow,
+} from "../../domain/overview-window";
 import {
   DEAD_REASONS,
   type DeadReason,
@@ -12,20 +22,35 @@ import {
   TASK_STATUSES,
   type TaskStatus,
 } from "../../domain/task-states";
+import { readOldestWaiting, type WaitingDto } from "./get-oldest-waiting";
+import { type OverviewSeriesDto, readOverviewSeries } from "./get-overview-series";
 import { type LedgerEntryDto, listLedgerEntries } from "./list-ledger-entries";
+import { type Counted, countEffects, countLedger, countTasks } from "./table-counts";
 
 export const OVERVIEW_LATEST_ENTRIES = 10;
 
+/** The overview's address: `/?window=7d`. The API route parses the same. */
+export const overviewSearchSchema = z.object({
+  window: z
+    .enum(OVERVIEW_WINDOWS, { error: `must be one of: ${OVERVIEW_WINDOWS.join(", ")}.` })
+    .default(DEFAULT_OVERVIEW_WINDOW),
+});
+export type OverviewSearch = z.output<typeof overviewSearchSchema>;
+
 export type OverviewDto = {
-  /** Every status, in lifecycle order, zeros included. */
-  tasksByStatus: { status: TaskStatus; count: number }[];
-  tasksTotal: number;
-  /** Every dead-letter reason, zeros included. */
+  /** Every status, in lifecycle order, zeros included; large ones may be estimates. */
+  tasksByStatus: ({ status: TaskStatus } & Counted)[];
+  tasksTotal: Counted;
+  /** Every dead-letter reason, zeros included. Always exact. */
   deadByReason: { reason: DeadReason; count: number }[];
-  effectsByStatus: { status: EffectStatus; count: number }[];
+  effectsByStatus: ({ status: EffectStatus } & Counted)[];
   /** `started` effects whose lease ran out without a result: someone must find out what happened. */
   effectsOutcomeUnknown: number;
-  ledger: { entries: number; streams: number; latestAt: string | null };
+  ledger: { entries: Counted; streams: Counted; latestAt: string | null };
+  /** Charts over the chosen window. */
+  series: OverviewSeriesDto;
+  /** The oldest item per kind of wait for a person. */
+  waiting: WaitingDto[];
   /** Newest first; empty when the viewer may not read the ledger (`ledgerHidden`). */
   latestEntries: LedgerEntryDto[];
   /** The viewer lacks `ledger:read`; the counts above are still shown. */
@@ -40,89 +65,68 @@ export type OverviewDto = {
 };
 
 export async function getOverview(
-  db: Db,
+  pool: pg.Pool,
   viewer: Viewer | null,
-  opts: { leaseMs?: number } = {},
+  opts: { leaseMs?: number; window?: OverviewWindowName } = {},
 ): Promise<OverviewDto> {
   const leaseMs = opts.leaseMs ?? 30_000;
   const reader = requireScope(viewer, "tasks:read");
   const readsLedger = can(reader, "ledger:read");
-  return db.transaction(
-    async (tx) => {
-      const taskRows = await tx
-        .select({ status: tasks.status, deadReason: tasks.deadReason, count: count() })
-        .from(tasks)
-        .groupBy(tasks.status, tasks.deadReason);
+  return withTransaction(pool, async (client) => {
+    await client.query("set transaction isolation level repeatable read, read only");
+    const clock = await client.query<{ now: Date }>("select now() as now");
+    const asOf = clock.rows[0]?.now ?? new Date();
 
-      const effectRows = await tx
-        .select({
-          status: effects.status,
-          count: count(),
-          outcomeUnknown:
-            sql<number>`count(*) filter (where ${effects.leaseExpiresAt} < now())`.mapWith(Number),
-        })
-        .from(effects)
-        .groupBy(effects.status);
+    const taskCounts = await countTasks(client);
+    const effectCounts = await countEffects(client);
+    const ledger = await countLedger(client);
+    const series = await readOverviewSeries(
+      client,
+      overviewWindow(opts.window ?? DEFAULT_OVERVIEW_WINDOW, asOf),
+    );
+    const waiting = await readOldestWaiting(client, {
+      dead: taskCounts.byStatus.dead.count,
+      outcomeUnknown: effectCounts.outcomeUnknown,
+    });
+    const fleet = await client.query<{ live: number; last_seen_at: Date | null }>({
+      text: `select count(*) filter (where stopped_at is null
+                                       and last_seen_at > now() - $1 * interval '1 millisecond')::int as live,
+                    max(last_seen_at) as last_seen_at
+               from workers where role = 'worker'`,
+      values: [leaseMs],
+    });
+    // The ledger listing is drizzle; on this client it reads the same snapshot.
+    const latest = readsLedger
+      ? (await listLedgerEntries(drizzle(client, { schema }), reader, {}, OVERVIEW_LATEST_ENTRIES))
+          .entries
+      : [];
 
-      const [totals] = await tx
-        .select({
-          entries: count(),
-          latestAt: max(ledgerEntries.at),
-          streams: sql<number>`(select count(*) from ${ledgerStreams})`.mapWith(Number),
-          asOf: sql<Date>`now()`.mapWith(ledgerEntries.at),
-        })
-        .from(ledgerEntries);
-
-      const [fleet] = await tx
-        .select({
-          live: sql<number>`count(*) filter (where ${workers.stoppedAt} is null and ${workers.lastSeenAt} > now() - ${leaseMs} * interval '1 millisecond')`.mapWith(
-            Number,
-          ),
-          lastSeenAt: max(workers.lastSeenAt),
-        })
-        .from(workers)
-        .where(sql`${workers.role} = 'worker'`);
-
-      const latest = readsLedger
-        ? (await listLedgerEntries(tx, reader, {}, OVERVIEW_LATEST_ENTRIES)).entries
-        : [];
-
-      const byStatus = new Map<string, number>();
-      const byReason = new Map<string, number>();
-      for (const row of taskRows) {
-        byStatus.set(row.status, (byStatus.get(row.status) ?? 0) + row.count);
-        if (row.deadReason)
-          byReason.set(row.deadReason, (byReason.get(row.deadReason) ?? 0) + row.count);
-      }
-      const byEffect = new Map(effectRows.map((r) => [r.status, r.count]));
-      const tasksByStatus = TASK_STATUSES.map((status) => ({
+    return {
+      tasksByStatus: TASK_STATUSES.map((status) => ({ status, ...taskCounts.byStatus[status] })),
+      tasksTotal: taskCounts.total,
+      deadByReason: DEAD_REASONS.map((reason) => ({
+        reason,
+        count: taskCounts.deadByReason[reason],
+      })),
+      effectsByStatus: EFFECT_STATUSES.map((status) => ({
         status,
-        count: byStatus.get(status) ?? 0,
-      }));
-
-      return {
-        tasksByStatus,
-        tasksTotal: tasksByStatus.reduce((sum, s) => sum + s.count, 0),
-        deadByReason: DEAD_REASONS.map((reason) => ({ reason, count: byReason.get(reason) ?? 0 })),
-        effectsByStatus: EFFECT_STATUSES.map((status) => ({
-          status,
-          count: byEffect.get(status) ?? 0,
-        })),
-        effectsOutcomeUnknown: effectRows.find((r) => r.status === "started")?.outcomeUnknown ?? 0,
-        ledger: {
-          entries: totals?.entries ?? 0,
-          streams: totals?.streams ?? 0,
-          latestAt: totals?.latestAt?.toISOString() ?? null,
-        },
-        latestEntries: latest,
-        ledgerHidden: !readsLedger,
-        workers: {
-          live: fleet?.live ?? 0,
-          lastSeenAt: fleet?.lastSeenAt?.toISOString() ?? null,
-        },
-        asOf: (totals?.asOf ?? new Date()).toISOString(),
-      };
-    },
-    { isolationLevel: "repeatable read", accessMode: "read only" },
-  );
+        ...effectCounts.byStatus[status],
+      })),
+      effectsOutcomeUnknown: effectCounts.outcomeUnknown,
+      ledger: {
+        entries: ledger.entries,
+        streams: ledger.streams,
+        latestAt: ledger.latestAt?.toISOString() ?? null,
+      },
+      series,
+      waiting,
+      latestEntries: latest,
+      ledgerHidden: !readsLedger,
+      workers: {
+        live: fleet.rows[0]?.live ?? 0,
+        lastSeenAt: fleet.rows[0]?.last_seen_at?.toISOString() ?? null,
+      },
+      asOf: asOf.toISOString(),
+    };
+  });
 }
