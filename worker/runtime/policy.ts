@@ -48,7 +48,10 @@ export async function loadPolicyRows(
   return rows;
 }
 
-/** Task override → agent policy (the admin's row over the agent's code) → global → built-in. */
+/**
+ * Task override → agent row → agent code → global → built-in, through the same resolution the
+ * retry-policies screen shows (it reads the code's policy from agent_catalog).
+ */
 export function resolveTaskPolicy(
   rows: readonly PolicyRow[],
   agentName: string,
@@ -56,13 +59,10 @@ export function resolveTaskPolicy(
   taskPolicy: unknown,
 ): RetryPolicy {
   const task = partialRetryPolicySchema.safeParse(taskPolicy ?? {});
-  const agentRow = fromRow(rows.find((r) => r.scope === `agent:${agentName}`));
   return resolvePolicy({
     task: task.success ? task.data : null,
-    agent: {
-      ...agentCodePolicy,
-      ...Object.fromEntries(Object.entries(agentRow ?? {}).filter(([, v]) => v !== undefined)),
-    },
+    agent: fromRow(rows.find((r) => r.scope === `agent:${agentName}`)),
+    code: agentCodePolicy,
     global: fromRow(rows.find((r) => r.scope === "global")),
   });
 }
