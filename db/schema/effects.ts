@@ -38,7 +38,7 @@ export const effects = pgTable(
     index("effects_task_idx").on(t.taskId, t.stepSeq),
     // Find in-flight effects whose lease ran out (outcome unknown).
     index("effects_started_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'started'`),
-    index("effects_tool_created_idx").on(t.tool, t.createdAt.desc()),
+    index("effects_tool_created_idx").on(t.tool, t.createdAt.desc().nullsFirst()),
   ],
 );
 

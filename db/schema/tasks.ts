@@ -68,11 +68,19 @@ export const tasks = pgTable(
     index("tasks_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
     // Dead letters by reason and age.
     index("tasks_dead_idx")
-      .on(t.deadReason, t.statusChangedAt.desc(), t.id.desc())
+      .on(t.deadReason, t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.status} = 'dead'`),
-    index("tasks_status_created_idx").on(t.status, t.createdAt.desc(), t.id.desc()),
-    index("tasks_agent_created_idx").on(t.agent, t.createdAt.desc(), t.id.desc()),
-    index("tasks_created_idx").on(t.createdAt.desc(), t.id.desc()),
+    index("tasks_status_created_idx").on(
+      t.status,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+    index("tasks_agent_created_idx").on(
+      t.agent,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+    index("tasks_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
   ],
 );
 
