@@ -39,6 +39,16 @@ export const effects = pgTable(
     // Find in-flight effects whose lease ran out (outcome unknown).
     index("effects_started_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'started'`),
     index("effects_tool_created_idx").on(t.tool, t.createdAt.desc().nullsFirst()),
+    // "Why did it send that?" by recipient, Message-ID or refund id (lib/server/queries/why.ts):
+    // the paths the email and payment tools record, so a lookup is an index probe per path.
+    index("effects_args_to_idx").on(sql`lower(${t.args} ->> 'to')`),
+    index("effects_intent_to_idx").on(sql`lower(${t.intent} ->> 'to')`),
+    // The few effects addressed to several recipients: their list is searched row by row.
+    index("effects_args_to_list_idx")
+      .on(t.createdAt)
+      .where(sql`jsonb_typeof(${t.args} -> 'to') = 'array'`),
+    index("effects_message_id_idx").on(sql`(${t.result} ->> 'messageId')`),
+    index("effects_refund_id_idx").on(sql`(${t.result} ->> 'refundId')`),
   ],
 );
 

@@ -209,10 +209,12 @@ function matching({ by, value: v }: WhyQuery): SQL {
     case "taskId":
       return sql`task_id = ${v}`;
     case "recipient":
+      // Each arm is one index (effects_args_to_idx, effects_intent_to_idx, and the partial
+      // effects_args_to_list_idx over the few effects with a list of recipients), so the
+      // planner ORs three small bitmaps instead of reading every effect.
       return sql`(lower(args ->> 'to') = ${v} or lower(intent ->> 'to') = ${v}
-        or exists (select 1 from jsonb_array_elements_text(
-             case when jsonb_typeof(args -> 'to') = 'array' then args -> 'to' else '[]'::jsonb end) as r
-           where lower(r) = ${v}))`;
+        or (jsonb_typeof(args -> 'to') = 'array'
+            and exists (select 1 from jsonb_array_elements_text(args -> 'to') as r where lower(r) = ${v})))`;
     case "messageId": {
       const local = v.slice(0, v.lastIndexOf("@")).toLowerCase();
       return sql`(result ->> 'messageId' in (${`<${v}>`}, ${v})
