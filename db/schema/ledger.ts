@@ -60,6 +60,16 @@ export const ledgerEntries = pgTable(
     index("ledger_entries_at_idx").on(t.at.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index("ledger_entries_task_idx").on(t.taskId, t.id).where(sql`${t.taskId} is not null`),
     index("ledger_entries_key_idx").on(t.key, t.id).where(sql`${t.key} is not null`),
+    // Newest first by actor, and within one task: the ledger's actor and task filters walk
+    // these instead of sorting every match (a long task has tens of thousands of entries).
+    index("ledger_entries_actor_at_idx").on(
+      t.actor,
+      t.at.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+    index("ledger_entries_task_at_idx")
+      .on(t.taskId, t.at.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.taskId} is not null`),
   ],
 );
 

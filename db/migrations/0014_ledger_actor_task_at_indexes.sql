@@ -1,0 +1,2 @@
+CREATE INDEX "ledger_entries_actor_at_idx" ON "ledger_entries" USING btree ("actor","at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "ledger_entries_task_at_idx" ON "ledger_entries" USING btree ("task_id","at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "ledger_entries"."task_id" is not null;
