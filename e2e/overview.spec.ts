@@ -3,6 +3,12 @@ import { TASK_STATUSES } from "../lib/domain/task-states";
 import { insertTask } from "../lib/server/commands/enqueue-task";
 import { appendEntries, countTasks, expect, insertDeadTask, randomWord, test } from "./fixtures";
 
+/** The rows of a chart's "Show the numbers" table (one per interval). */
+function chartRows(page: import("@playwright/test").Page, testId: string) {
+  // CSS, not roles: the table sits in a closed <details> until someone opens it.
+  return page.getByTestId(testId).locator("table tbody tr");
+}
+
 test("task counts match the database and follow it", async ({ page, db }) => {
   await page.goto("/");
   for (const status of TASK_STATUSES) {
@@ -95,4 +101,96 @@ test("dead letters are grouped by reason with their errors", async ({ page, db }
   await expect(row).toHaveCount(1);
   await expect(row.getByRole("cell").nth(1)).toHaveText("2");
   await expect(group).toContainText("Oldest waiting");
+});
+
+test("the charts show what the ledger recorded in the window, as pictures and as numbers", async ({
+  page,
+  db,
+}) => {
+  // The demo database has no worker: stage outcomes the way the worker records them.
+  const stream = `e2e:${randomWord()}`;
+  await appendEntries(db, stream, [
+    { kind: "task.succeeded", actor: "worker:e2e" },
+    { kind: "task.succeeded", actor: "worker:e2e" },
+    { kind: "task.dead_lettered", actor: "worker:e2e" },
+    { kind: "effect.deduplicated", actor: "worker:e2e" },
+  ]);
+  await page.goto("/");
+  const outcomes = page.getByTestId("chart-outcomes");
+  await expect(
+    outcomes.getByRole("img", { name: /Tasks succeeded and dead-lettered/ }),
+  ).toBeVisible();
+  for (const id of ["chart-failed", "chart-success-rate", "chart-deduplicated"]) {
+    await expect(page.getByTestId(id).getByRole("img")).toBeVisible();
+  }
+  // Default window: the last 24 hours, by the hour.
+  await expect(page.getByRole("link", { name: "Last 24 hours" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
+  await expect(chartRows(page, "chart-outcomes")).toHaveCount(24);
+  const succeeded = Number(await page.getByTestId("total-succeeded").textContent());
+  expect(succeeded).toBeGreaterThanOrEqual(2);
+  // The numbers table holds the same counts as the picture: the current hour has ours.
+  await outcomes.getByText("Show the numbers").click();
+  const lastHour = chartRows(page, "chart-outcomes").last();
+  const cells = lastHour.locator("td");
+  expect(Number(await cells.nth(0).textContent())).toBeGreaterThanOrEqual(2);
+  expect(Number(await cells.nth(1).textContent())).toBeGreaterThanOrEqual(1);
+  await expect(page.getByTestId("chart-success-rate").getByRole("img")).toHaveAccessibleName(
+    /Success rate/,
+  );
+  await page.screenshot({ path: "docs/screenshots/overview.png", fullPage: true });
+});
+
+test("the chart window is in the address: links switch it, back restores it, a bad one is explained", async ({
+  page,
+}) => {
+  await page.goto("/?window=1h");
+  await expect(page.getByRole("link", { name: "Last hour" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
+  await expect(chartRows(page, "chart-outcomes")).toHaveCount(12);
+
+  await page
+    .getByRole("navigation", { name: "Chart window" })
+    .getByRole("link", { name: "Last 7 days" })
+    .click();
+  await expect(page).toHaveURL(/\?window=7d$/);
+  await expect(chartRows(page, "chart-outcomes")).toHaveCount(28);
+  await page.getByRole("link", { name: "Last 30 days" }).click();
+  await expect(page).toHaveURL(/\?window=30d$/);
+  await expect(chartRows(page, "chart-outcomes")).toHaveCount(30);
+
+  await page.goBack();
+  await expect(page.getByRole("link", { name: "Last 7 days" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
+  await expect(chartRows(page, "chart-outcomes")).toHaveCount(28);
+
+  await page.goto("/?window=2y");
+  await expect(page.getByText("This overview address is not valid.")).toBeVisible();
+  await expect(page.getByText(/"window" must be one of: 1h, 24h, 7d, 30d/)).toBeVisible();
+});
+
+test("a page left open follows the database: the oldest dead letter and its count update by themselves", async ({
+  page,
+  db,
+}) => {
+  await page.goto("/");
+  const count = page.getByTestId("waiting-dead_letter-count");
+  const before = Number((await count.textContent())?.replace(/\D/g, ""));
+  await expect(page.getByTestId("live-status")).toContainText("Live");
+  await insertDeadTask(db, "exhausted", `gave up ${randomWord()}`);
+  // No reload: the live query re-reads the overview every few seconds (other specs may add
+  // dead letters too, hence "more than before").
+  await expect
+    .poll(async () => Number((await count.textContent())?.replace(/\D/g, "")), { timeout: 15_000 })
+    .toBeGreaterThan(before);
+  await expect(page).toHaveURL(/\/$/);
+  // The oldest dead letter links to its task page.
+  const oldest = page.getByTestId("waiting-dead_letter").getByRole("link", { name: /·/ });
+  await expect(oldest).toHaveAttribute("href", /^\/tasks\/[0-9a-f-]{36}$/);
 });

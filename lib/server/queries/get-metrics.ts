@@ -1,17 +1,18 @@
 // What /api/metrics exposes to Prometheus, read in one read-only snapshot so the numbers agree
 // with each other. Scraped every 15 s or so: every statement is an aggregate that an index
-// bounds (or a scan of one row per task or effect), and the snapshot has a statement timeout.
+// bounds or a planner estimate (table-counts.ts: large tables are not scanned), and the
+// snapshot has a statement timeout.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { requireScope, type Viewer } from "../../domain/access";
 import {
-  DEAD_REASONS,
   type DeadReason,
   EFFECT_STATUSES,
   type EffectStatus,
   TASK_STATUSES,
   type TaskStatus,
 } from "../../domain/task-states";
+import { countEffects, countLedger, countTasks } from "./table-counts";
 
 /**
  * Claim latency is read back from the ledger, which keeps no histogram: the quantiles cover
@@ -93,13 +94,9 @@ export async function getMetrics(
     await client.query("set transaction isolation level repeatable read, read only");
     await client.query(`set local statement_timeout = ${METRICS_STATEMENT_TIMEOUT_MS}`);
 
-    // One row per task: the cheapest exact count there is (the visibility map of a table whose
-    // rows change state all day is rarely all-visible, so an index-only scan would not be cheaper).
-    const taskRows = await client.query<{
-      status: TaskStatus;
-      dead_reason: DeadReason | null;
-      n: number;
-    }>("select status, dead_reason, count(*)::int as n from tasks group by status, dead_reason");
+    // Counts that do not scan the tables that grow with history (table-counts.ts): exact for
+    // small tables and for what a person acts on, planner estimates past EXACT_COUNT_BELOW.
+    const taskCounts = await countTasks(client);
 
     // tasks_claim_idx holds exactly the claimable rows, ordered by run_at.
     const queue = await client.query<{ runnable: number; oldest_age: number | null }>(
@@ -141,13 +138,7 @@ export async function getMetrics(
       values: [[...COUNTED_KINDS]],
     });
 
-    // Same rule as the runtime: a started effect without a live lease has an unknown outcome.
-    const effectRows = await client.query<{ outcome: EffectOutcome; n: number }>(
-      `select case when status = 'started' and not coalesce(lease_expires_at > now(), false)
-                   then 'outcome_unknown' else status end as outcome,
-              count(*)::int as n
-         from effects group by 1`,
-    );
+    const effectCounts = await countEffects(client);
 
     // Workers keep no row of their own: a heartbeat renews the leases of the tasks a worker
     // runs (task-sql.ts `heartbeat`), so the newest lease per owner says when it last beat.
@@ -177,36 +168,26 @@ export async function getMetrics(
       "select count(*)::int as n from approvals where status = 'pending'",
     );
 
-    // A stream's head_seq is the number of entries in it (seq runs 1, 2, … without gaps, which
-    // `verify` checks): one row per stream instead of one per entry.
-    const ledger = await client.query<{ entries: number; streams: number }>(
-      "select coalesce(sum(head_seq), 0)::bigint as entries, count(*)::int as streams from ledger_streams",
-    );
+    const ledger = await countLedger(client);
 
-    const tasksByStatus = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<
-      TaskStatus,
-      number
-    >;
-    const deadByReason = Object.fromEntries(DEAD_REASONS.map((r) => [r, 0])) as Record<
-      DeadReason,
-      number
-    >;
-    for (const row of taskRows.rows) {
-      tasksByStatus[row.status] += row.n;
-      if (row.dead_reason) deadByReason[row.dead_reason] += row.n;
-    }
-    const effectsByOutcome = Object.fromEntries(EFFECT_OUTCOMES.map((o) => [o, 0])) as Record<
-      EffectOutcome,
-      number
-    >;
-    for (const row of effectRows.rows) effectsByOutcome[row.outcome] += row.n;
+    const tasksByStatus = Object.fromEntries(
+      TASK_STATUSES.map((s) => [s, taskCounts.byStatus[s].count]),
+    ) as Record<TaskStatus, number>;
+    const { byStatus: effectsByStatus, outcomeUnknown } = effectCounts;
+    const effectsByOutcome: Record<EffectOutcome, number> = {
+      // `started` here is in flight with a live lease; the rest of them are outcome_unknown.
+      started: Math.max(0, effectsByStatus.started.count - outcomeUnknown),
+      succeeded: effectsByStatus.succeeded.count,
+      failed: effectsByStatus.failed.count,
+      outcome_unknown: outcomeUnknown,
+    };
     const kinds = new Map(kindRows.rows.map((r) => [r.kind, r.n]));
     const latencyRow = latency.rows[0];
     const queueRow = queue.rows[0];
 
     return {
       tasksByStatus,
-      deadByReason,
+      deadByReason: taskCounts.deadByReason,
       runnable: queueRow?.runnable ?? 0,
       oldestRunnableAgeSeconds: Math.max(0, queueRow?.oldest_age ?? 0),
       claimLatency: {
@@ -231,7 +212,7 @@ export async function getMetrics(
       })),
       workersLive: live.rows[0]?.n ?? 0,
       approvalsPending: pending.rows[0]?.n ?? 0,
-      ledger: { entries: ledger.rows[0]?.entries ?? 0, streams: ledger.rows[0]?.streams ?? 0 },
+      ledger: { entries: ledger.entries.count, streams: ledger.streams.count },
     };
   });
 }
