@@ -1,0 +1,156 @@
+// What `npm run scale:measure` times: each line is one screen's (or the API's) query with one
+// filter, called the way its route calls it, inputs parsed by the route's own zod schema. A new
+// filter on a screen is one more line here.
+import type pg from "pg";
+import type { Db } from "../../db/client";
+import { scopesForRole, type Viewer } from "../../lib/domain/access";
+import { OVERVIEW_WINDOWS } from "../../lib/domain/overview-window";
+import { TASK_STATUSES } from "../../lib/domain/task-states";
+import { readDeadLettersScreen } from "../../lib/server/queries/dead-letters-screen";
+import { getMetrics } from "../../lib/server/queries/get-metrics";
+import { getOverview } from "../../lib/server/queries/get-overview";
+import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
+import { listApprovals } from "../../lib/server/queries/list-approvals";
+import { listDeadLetters } from "../../lib/server/queries/list-dead-letters";
+import {
+  countInbox,
+  INBOX_KINDS,
+  inboxSearchSchema,
+  listInbox,
+} from "../../lib/server/queries/list-inbox";
+import {
+  ledgerApiQuerySchema,
+  ledgerSearchSchema,
+  listLedgerEntries,
+  listLedgerPage,
+} from "../../lib/server/queries/list-ledger-entries";
+import { listLedgerKinds } from "../../lib/server/queries/list-ledger-kinds";
+import { listTaskTimeline } from "../../lib/server/queries/list-task-timeline";
+import { listTasks, taskSearchSchema } from "../../lib/server/queries/list-tasks";
+import { explainWhy, whyQuerySchema } from "../../lib/server/queries/why";
+import { deadLetterSearchSchema } from "../../lib/server/review/dead-letter-filter";
+
+/** Values that exist in the loaded data, looked up once before timing (see samples.ts). */
+export type Samples = {
+  taskId: string;
+  bigTaskId: string;
+  key: string;
+  recipient: string;
+  messageId: string;
+  refundId: string;
+  /** An hour in the middle of the data, and the start of its last 30 days. */
+  windowFrom: string;
+  windowTo: string;
+  recentFrom: string;
+  busyActor: string;
+  rareActor: string;
+  deadReason: string;
+  fingerprint: string;
+};
+
+export type CaseContext = { pool: pg.Pool; db: Db; viewer: Viewer; s: Samples };
+export type ScaleCase = { name: string; run: (c: CaseContext) => Promise<unknown> };
+
+export const ADMIN_VIEWER: Viewer = {
+  kind: "user",
+  id: "scale-measure",
+  email: "scale@example.com",
+  name: "Scale measure",
+  role: "admin",
+  scopes: scopesForRole("admin"),
+  sessionId: "scale-measure",
+};
+
+type Raw = Record<string, string>;
+const ledgerScreen = (name: string, q: (s: Samples) => Raw): ScaleCase => ({
+  name: `ledger screen ${name}`,
+  run: (c) => listLedgerEntries(c.db, c.viewer, ledgerSearchSchema.parse(q(c.s))),
+});
+const ledgerApi = (name: string, q: (s: Samples) => Raw): ScaleCase => ({
+  name: `GET /api/v1/ledger ${name}`,
+  run: (c) => listLedgerPage(c.db, c.viewer, ledgerApiQuerySchema.parse(q(c.s))),
+});
+const why = (by: string, value: (s: Samples) => string): ScaleCase => ({
+  name: `/why by ${by}`,
+  run: (c) => explainWhy(c.db, c.viewer, whyQuerySchema.parse({ [by]: value(c.s) })),
+});
+const deadLetters = (name: string, q: (s: Samples) => Raw): ScaleCase => ({
+  name: `dead letters ${name}`,
+  run: (c) => readDeadLettersScreen(c.db, c.viewer, deadLetterSearchSchema.parse(q(c.s))),
+});
+
+/** Every filter of the ledger, for the screen and the API alike. */
+const LEDGER_FILTERS: [string, (s: Samples) => Raw][] = [
+  ["unfiltered", () => ({})],
+  ["kind=effect.succeeded", () => ({ kind: "effect.succeeded" })],
+  ["kind=effect.* (prefix)", () => ({ kind: "effect.*" })],
+  ["tool=refund", () => ({ tool: "refund" })],
+  ["tool=update_contact (rare)", () => ({ tool: "update_contact" })],
+  ["agent=refund", () => ({ agent: "refund" })],
+  ["agent=crm-sync (rare)", () => ({ agent: "crm-sync" })],
+  ["actor (busy worker)", (s) => ({ actor: s.busyActor })],
+  ["actor (rare admin)", (s) => ({ actor: s.rareActor })],
+  ["taskId", (s) => ({ taskId: s.taskId })],
+  ["key", (s) => ({ key: s.key })],
+  ["from-to (1 h)", (s) => ({ from: s.windowFrom, to: s.windowTo })],
+  ["from (open-ended, 30 d)", (s) => ({ from: s.recentFrom })],
+  ["q=recipient", (s) => ({ q: s.recipient })],
+  ["q=refund id", (s) => ({ q: s.refundId })],
+];
+
+export const CASES: ScaleCase[] = [
+  ...LEDGER_FILTERS.map(([n, q]) => ledgerScreen(n, q)),
+  ...LEDGER_FILTERS.map(([n, q]) => ledgerApi(n, q)),
+  { name: "ledger kinds (filter choices)", run: (c) => listLedgerKinds(c.db, c.viewer) },
+  why("key", (s) => s.key),
+  why("taskId", (s) => s.taskId),
+  why("recipient", (s) => s.recipient),
+  why("messageId", (s) => s.messageId),
+  why("refundId", (s) => s.refundId),
+  ...OVERVIEW_WINDOWS.map(
+    (window): ScaleCase => ({
+      name: `overview window=${window}`,
+      run: (c) => getOverview(c.pool, c.viewer, { window }),
+    }),
+  ),
+  { name: "metrics scrape", run: (c) => getMetrics(c.pool, c.viewer, { leaseMs: 30_000 }) },
+  {
+    name: "tasks list unfiltered",
+    run: (c) => listTasks(c.db, c.viewer, taskSearchSchema.parse({})),
+  },
+  ...TASK_STATUSES.map(
+    (status): ScaleCase => ({
+      name: `tasks list status=${status}`,
+      run: (c) => listTasks(c.db, c.viewer, taskSearchSchema.parse({ status })),
+    }),
+  ),
+  {
+    name: "tasks list agent=crm-sync",
+    run: (c) => listTasks(c.db, c.viewer, taskSearchSchema.parse({ agent: "crm-sync" })),
+  },
+  { name: "dead-letter groups", run: (c) => listDeadLetters(c.db, c.viewer) },
+  deadLetters("list unfiltered", () => ({})),
+  deadLetters("reason", (s) => ({ reason: s.deadReason })),
+  deadLetters("reason+fingerprint", (s) => ({ reason: s.deadReason, fingerprint: s.fingerprint })),
+  deadLetters("agent=refund", () => ({ agent: "refund" })),
+  deadLetters("tool=refund", () => ({ tool: "refund" })),
+  deadLetters("age", () => ({ age: "gt7d" })),
+  ...INBOX_KINDS.map(
+    (kind): ScaleCase => ({
+      name: `inbox kind=${kind}`,
+      run: (c) => listInbox(c.pool, c.viewer, inboxSearchSchema.parse({ kind })),
+    }),
+  ),
+  {
+    name: "inbox everything",
+    run: (c) => listInbox(c.pool, c.viewer, inboxSearchSchema.parse({})),
+  },
+  { name: "inbox counts (sidebar)", run: (c) => countInbox(c.pool, c.viewer) },
+  { name: "approvals", run: (c) => listApprovals(c.db, c.viewer) },
+  { name: "task page (20k entries)", run: (c) => getTaskDetail(c.db, c.viewer, c.s.bigTaskId) },
+  {
+    name: "task timeline (20k entries)",
+    run: (c) => listTaskTimeline(c.db, c.viewer, c.s.bigTaskId),
+  },
+  { name: "task page (typical)", run: (c) => getTaskDetail(c.db, c.viewer, c.s.taskId) },
+];
