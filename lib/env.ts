@@ -35,6 +35,13 @@ const schema = z
       .positive("must be more than 0 hours")
       .max(8760, "must be at most 8760 hours (a year)")
       .default(25),
+    /** How often a worker runs the incremental chain verify behind the /ledger badge. */
+    LEDGER_VERIFY_INTERVAL_SECONDS: z.coerce
+      .number({ message: "must be a number of seconds" })
+      .int("must be a whole number of seconds")
+      .min(10, "must be at least 10 seconds")
+      .max(86_400, "must be at most 86400 seconds (a day)")
+      .default(300),
     HOST: z.string().min(1).default("127.0.0.1"),
     /** Set by `npm start` on its children: they stop when that process is gone. */
     AGENT_LEDGER_PARENT_PID: optional(z.coerce.number().int().positive()),

@@ -7,8 +7,10 @@ import { openDatabase } from "../db/open";
 import { env } from "../lib/env";
 import { logger } from "../lib/log";
 import { configureFaultPoints, FAULT_POINTS } from "../lib/server/fault-points";
+import { configuredPublicKey } from "../lib/server/ledger/signing";
 import { createAgents, createModel } from "./agents";
 import { startAlertEvaluator } from "./alerts/evaluator";
+import { startLedgerVerifier } from "./ledger-verify";
 import { startWorker } from "./runtime/worker";
 
 const faultPointsSchema = z.partialRecord(z.enum(FAULT_POINTS), z.number().min(0).max(1));
@@ -44,6 +46,13 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   });
   // Every worker evaluates alert rules; the cursor row makes each (rule, event) alert once.
   const alerts = startAlertEvaluator({ pool });
+  // Every worker runs the loop; an advisory lock makes one of them verify each time.
+  const verifier = startLedgerVerifier({
+    pool,
+    intervalMs: config.LEDGER_VERIFY_INTERVAL_SECONDS * 1000,
+    publicKey: configuredPublicKey(config),
+    maxCheckpointAgeHours: config.LEDGER_CHECKPOINT_MAX_AGE_HOURS,
+  });
 
   const parent = config.AGENT_LEDGER_PARENT_PID;
   if (parent) {
@@ -55,6 +64,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   log.info({ worker: worker.id, why }, "stopping; finishing in-flight work");
   await worker.stop(10_000);
   await alerts.stop();
+  await verifier.stop();
   await pool.end();
   await db.release();
 }

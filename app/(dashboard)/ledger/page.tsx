@@ -1,16 +1,23 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { ChainBadge } from "../../../components/ledger/chain-badge";
+import { LedgerExport } from "../../../components/ledger/ledger-export";
+import { LedgerFilters } from "../../../components/ledger/ledger-filters";
+import { LedgerPager } from "../../../components/ledger/ledger-pager";
 import { LedgerTable } from "../../../components/ledger/ledger-table";
+import { LiveLedger } from "../../../components/ledger/live-ledger";
 import { EmptyState } from "../../../components/ui/empty-state";
 import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
 import { pageViewer } from "../../../lib/auth/page";
 import { getDb } from "../../../lib/server/db";
+import { getLedgerVerification } from "../../../lib/server/queries/get-ledger-verification";
 import {
   LEDGER_PAGE_SIZE,
+  ledgerSearchFields,
   ledgerSearchSchema,
   listLedgerEntries,
 } from "../../../lib/server/queries/list-ledger-entries";
+import { listLedgerKinds } from "../../../lib/server/queries/list-ledger-kinds";
 import {
   parseSearchParams,
   type SearchParams,
@@ -19,15 +26,18 @@ import {
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Ledger" };
 
-const linkClass =
-  "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50";
+const FIELDS = Object.keys(ledgerSearchFields) as (keyof typeof ledgerSearchFields)[];
 
-function ledgerHref(params: { kind?: string; before?: number }): string {
-  const query = new URLSearchParams();
-  if (params.kind) query.set("kind", params.kind);
-  if (params.before !== undefined) query.set("before", String(params.before));
-  const text = query.toString();
-  return text ? `/ledger?${text}` : "/ledger";
+/** The address's filter values as typed (validated by then), without the page position. */
+function filterText(raw: SearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of FIELDS) {
+    const value = raw[name];
+    if (name !== "cursor" && name !== "limit" && typeof value === "string" && value.trim() !== "") {
+      out[name] = value.trim();
+    }
+  }
+  return out;
 }
 
 export default async function LedgerPage({
@@ -36,18 +46,31 @@ export default async function LedgerPage({
   searchParams: Promise<SearchParams>;
 }) {
   const viewer = await pageViewer("ledger:read");
-  const parsed = parseSearchParams(ledgerSearchSchema, await searchParams);
+  const raw = await searchParams;
+  const parsed = parseSearchParams(ledgerSearchSchema, raw);
   const header = (
     <PageHeader
       title="Ledger"
       description="Every step agents took and every decision people made, newest first. Entries are append-only and hash-chained per stream: a correction is a new entry, never an edit."
     />
   );
+  const db = getDb();
+  const [kinds, verification] = await Promise.all([
+    listLedgerKinds(db, viewer),
+    getLedgerVerification(db, viewer),
+  ]);
+  const values = filterText(raw);
+  // Remounted on every address change, so back and forward put the fields back as well.
+  const filters = (
+    <LedgerFilters key={new URLSearchParams(values).toString()} values={values} kinds={kinds} />
+  );
 
   if (!parsed.ok) {
     return (
       <>
         {header}
+        <ChainBadge status={verification} />
+        {filters}
         <InvalidAddressNotice
           title="This ledger address is not valid."
           errors={parsed.errors}
@@ -59,88 +82,45 @@ export default async function LedgerPage({
   }
 
   const search = parsed.data;
-  const page = await listLedgerEntries(getDb(), viewer, search);
+  const page = await listLedgerEntries(db, viewer, search);
+  const filtered = Object.keys(values).length > 0;
+  const query = new URLSearchParams(values).toString();
+  const caption = `Ledger entries, newest first, up to ${search.limit ?? LEDGER_PAGE_SIZE} per page`;
+  const empty = {
+    title: search.cursor !== undefined ? "No older entries" : "No entries match",
+    body: filtered
+      ? "Nothing recorded matches these filters. Free text matches whole values: a recipient, a Message-ID, a refund id, an intent value, a task id or the start of an effect key."
+      : "Entries are appended as agents run and people review their work.",
+  };
 
   return (
     <>
       {header}
-      <search aria-label="Filter the ledger">
-        <form method="get" action="/ledger" className="mb-4 flex flex-wrap items-end gap-3">
-          <div>
-            <label htmlFor="ledger-kind" className="block text-sm font-medium text-slate-800">
-              Kind
-            </label>
-            <input
-              id="ledger-kind"
-              name="kind"
-              defaultValue={search.kind ?? ""}
-              placeholder="e.g. task.enqueued"
-              aria-describedby="ledger-kind-hint"
-              className="mt-1 w-64 rounded-md border border-slate-300 bg-white px-3 py-1.5 font-mono text-sm shadow-xs"
-            />
-            <p id="ledger-kind-hint" className="mt-1 text-xs text-slate-600">
-              Exact kind; leave empty for every kind.
-            </p>
-          </div>
-          <div className="mb-5 flex gap-2">
-            <button
-              type="submit"
-              className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
-            >
-              Filter
-            </button>
-            {search.kind ? (
-              <Link href="/ledger" className={linkClass}>
-                Clear
-              </Link>
-            ) : null}
-          </div>
-        </form>
-      </search>
-
+      <ChainBadge status={verification} />
+      {filters}
       <section
         aria-labelledby="ledger-results"
         className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-5"
       >
-        <h2 id="ledger-results" className="mb-3 text-base font-semibold text-slate-900">
-          {search.kind ? (
-            <>
-              Entries of kind <code className="font-mono">{search.kind}</code>
-            </>
-          ) : (
-            "Entries"
-          )}
-          {search.before !== undefined ? (
-            <span className="font-normal text-slate-600"> older than #{search.before}</span>
-          ) : null}
-        </h2>
-        {page.entries.length === 0 ? (
-          <EmptyState title={search.before !== undefined ? "No older entries" : "No entries match"}>
-            {search.kind
-              ? "Nothing of this kind has been recorded. Kinds look like task.enqueued or policy.changed."
-              : "Entries are appended as agents run and people review their work."}
-          </EmptyState>
+        <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
+          <h2 id="ledger-results" className="text-base font-semibold text-slate-900">
+            {filtered ? "Matching entries" : "Entries"}
+            {search.cursor !== undefined ? (
+              <span className="font-normal text-slate-600"> (older)</span>
+            ) : null}
+          </h2>
+          <LedgerExport query={query} />
+        </div>
+        {search.cursor === undefined ? (
+          <LiveLedger initial={page} values={values} caption={caption} empty={empty} />
+        ) : page.entries.length === 0 ? (
+          <EmptyState title={empty.title}>{empty.body}</EmptyState>
         ) : (
-          <LedgerTable
-            entries={page.entries}
-            caption={`Ledger entries, newest first, up to ${LEDGER_PAGE_SIZE} per page`}
-          />
+          <LedgerTable entries={page.entries} caption={caption} />
         )}
-        <nav aria-label="Ledger pages" className="mt-4 flex flex-wrap gap-2">
-          {search.before !== undefined ? (
-            <Link href={ledgerHref({ kind: search.kind })} className={linkClass}>
-              Newest entries
-            </Link>
-          ) : null}
-          {page.olderBefore !== null ? (
-            <Link
-              href={ledgerHref({ kind: search.kind, before: page.olderBefore })}
-              className={linkClass}
-            >
-              Older entries
-            </Link>
-          ) : null}
-        </nav>
+        {search.cursor === undefined ? null : (
+          <LedgerPager values={values} older nextCursor={page.nextCursor} />
+        )}
       </section>
     </>
   );

@@ -5,22 +5,13 @@ import { getDb } from "../../server/db";
 import { effectDetailSchema, getEffect } from "../../server/queries/get-effect";
 import {
   ledgerApiPageSchema,
-  ledgerFilterSchema,
-  ledgerPageParamsSchema,
+  ledgerApiQuerySchema,
   listLedgerPage,
 } from "../../server/queries/list-ledger-entries";
 import { explainWhy, whyAnswerSchema, whyQuerySchema } from "../../server/queries/why";
 import { defineEndpoint } from "../endpoint";
 import { ApiProblem } from "../problems";
 import { effectKeyParam } from "./schemas";
-
-const ledgerQuery = z
-  .object({ ...ledgerFilterSchema.shape, ...ledgerPageParamsSchema.shape })
-  .strict()
-  .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, {
-    error: "from must be earlier than to.",
-    path: ["to"],
-  });
 
 export const listLedgerEndpoint = defineEndpoint({
   method: "GET",
@@ -29,15 +20,12 @@ export const listLedgerEndpoint = defineEndpoint({
   tag: "Ledger",
   summary: "Ledger entries, newest first, filtered, a page at a time",
   description:
-    "Filters combine (all must hold): `kind` (one, a comma list, or repeated), `agent` (entries of its tasks), `tool` (entries about its effects and approvals), `actor` (exactly as recorded, e.g. `user:rita@example.com`, `token:ci`), `taskId`, `key` (an effect key), `from` (inclusive) and `to` (exclusive). Pass `nextCursor` back as `cursor` for the next older page; an entry committed after you passed its position is not in that walk. `data` is hidden without `payloads:read`.",
+    "Filters combine (all must hold): `kind` (one, a prefix such as `effect.*`, a comma list, or repeated), `agent` (entries of its tasks), `tool` (entries about its effects and approvals), `actor` (exactly as recorded, e.g. `user:rita@example.com`, `token:ci`), `taskId`, `key` (an effect key), `from` (inclusive), `to` (exclusive) and `q`: free text matched exactly against effects' recipients, Message-IDs, refund ids and intent values, effect keys (or a prefix of at least 8 hex digits) and task ids. The same search the /ledger screen uses. Pass `nextCursor` back as `cursor` for the next older page; an entry committed after you passed its position is not in that walk. `data` is hidden without `payloads:read`.",
   scope: "ledger:read",
-  query: ledgerQuery,
+  query: ledgerApiQuerySchema,
   response: ledgerApiPageSchema,
   problems: [],
-  handle: async ({ query, viewer }) => {
-    const { cursor, limit, ...filter } = query;
-    return listLedgerPage(getDb(), viewer, filter, { cursor, limit });
-  },
+  handle: async ({ query, viewer }) => listLedgerPage(getDb(), viewer, query),
 });
 
 export const getEffectEndpoint = defineEndpoint({

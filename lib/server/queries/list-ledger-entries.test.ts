@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withTransaction } from "../../../db/client";
@@ -10,16 +11,19 @@ import { appendLedger } from "../ledger/append-ledger";
 import {
   decodeLedgerCursor,
   encodeLedgerCursor,
+  expandKinds,
   LEDGER_API_MAX_PAGE_SIZE,
   LEDGER_API_PAGE_SIZE,
   LedgerCursorError,
   type LedgerFilter,
   ledgerApiPageSchema,
-  ledgerFilterSchema,
-  ledgerPageParamsSchema,
+  ledgerApiQuerySchema,
+  ledgerSearchSchema,
   listLedgerEntries,
   listLedgerPage,
+  SCREEN_MAX_DATA_BYTES,
 } from "./list-ledger-entries";
+import { listLedgerKinds } from "./list-ledger-kinds";
 import { HIDDEN_PAYLOAD } from "./payloads";
 
 const t = await setUpTestDatabase("ledger-list");
@@ -41,25 +45,48 @@ describe("listLedgerEntries", () => {
     const all = appended.map((e) => e.id).sort((a, b) => b - a);
 
     const seen: number[] = [];
-    let before: number | undefined;
+    let cursor: string | undefined;
     for (let guard = 0; guard < 10; guard++) {
-      const page = await listLedgerEntries(t.db, ops, { before }, 10);
+      const page = await listLedgerEntries(t.db, ops, { cursor }, 10);
       seen.push(...page.entries.map((e) => e.id));
-      if (page.olderBefore === null) break;
-      before = page.olderBefore;
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
     }
     expect(seen).toEqual(all);
 
-    const policies = await listLedgerEntries(t.db, ops, { kind: "policy.changed" }, 100);
+    const policies = await listLedgerEntries(t.db, ops, { kind: ["policy.changed"] }, 100);
     expect(policies.entries).toHaveLength(8);
     expect(policies.entries.every((e) => e.kind === "policy.changed")).toBe(true);
-    expect(policies.olderBefore).toBeNull();
+    expect(policies.nextCursor).toBeNull();
   });
 
   it("returns an exact page without promising an empty older one", async () => {
-    const page = await listLedgerEntries(t.db, ops, { kind: "policy.changed" }, 8);
+    const page = await listLedgerEntries(t.db, ops, { kind: ["policy.changed"] }, 8);
     expect(page.entries).toHaveLength(8);
-    expect(page.olderBefore).toBeNull();
+    expect(page.nextCursor).toBeNull();
+  });
+
+  it("carries each entry's data, but not a data too large for a screen", async () => {
+    const [big] = await withTransaction(t.pool, (client) =>
+      appendLedger(client, "system", {
+        kind: "ledger.checkpoint",
+        actor: "t",
+        // Random bytes do not compress: stored larger than the screen's bound.
+        data: { heads: randomBytes(SCREEN_MAX_DATA_BYTES * 2).toString("base64") },
+      }),
+    );
+    const page = await listLedgerEntries(t.db, ops, { kind: ["ledger.checkpoint", "note.added"] });
+    const shown = page.entries.find((e) => e.id === big?.id);
+    // Not toBeNull: a failure would print 170 kB.
+    expect(shown?.data === null).toBe(true);
+    expect(shown?.dataOmittedBytes).toBeGreaterThan(SCREEN_MAX_DATA_BYTES);
+    const note = page.entries.find((e) => e.kind === "note.added");
+    expect(note?.data).toMatchObject({ i: expect.any(Number) });
+    expect(note?.dataOmittedBytes).toBeNull();
+    // The API has no such bound: an export gets every entry whole.
+    const api = await listLedgerPage(t.db, ops, { kind: ["ledger.checkpoint"] });
+    const whole = api.entries[0]?.data;
+    expect(typeof whole === "object" && whole !== null && "heads" in whole).toBe(true);
   });
 
   it("maps rows to plain DTOs with ISO times", async () => {
@@ -103,7 +130,7 @@ async function walk(filter: LedgerFilter, limit: number, viewer = ops) {
   const ids: number[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 200; pages++) {
-    const page = await listLedgerPage(t.db, viewer, filter, { cursor, limit });
+    const page = await listLedgerPage(t.db, viewer, { ...filter, cursor, limit });
     expect(page.entries.length).toBeLessThanOrEqual(limit);
     ids.push(...page.entries.map((e) => e.id));
     if (page.nextCursor === null) return ids;
@@ -245,14 +272,14 @@ describe("listLedgerPage", () => {
 
   it("keeps its place while new entries arrive: the next page continues where the last one ended", async () => {
     const before = (await everything()).map((e) => e.id);
-    const first = await listLedgerPage(t.db, ops, {}, { limit: 4 });
+    const first = await listLedgerPage(t.db, ops, { limit: 4 });
     await withTransaction(t.pool, (c) =>
       appendLedger(c, "system", { kind: "note.added", actor: "t", data: {} }),
     );
     const rest: number[] = [];
     let cursor = first.nextCursor;
     while (cursor !== null) {
-      const page = await listLedgerPage(t.db, ops, {}, { cursor, limit: 4 });
+      const page = await listLedgerPage(t.db, ops, { cursor, limit: 4 });
       rest.push(...page.entries.map((e) => e.id));
       cursor = page.nextCursor;
     }
@@ -269,30 +296,28 @@ describe("listLedgerPage", () => {
       Buffer.from("x.5").toString("base64url"),
     ];
     for (const cursor of bad) {
-      await expect(listLedgerPage(t.db, ops, {}, { cursor })).rejects.toBeInstanceOf(
-        LedgerCursorError,
-      );
-      await expect(listLedgerPage(t.db, ops, {}, { cursor })).rejects.toThrow(
-        /cursor is not valid/,
-      );
-      const parsed = ledgerPageParamsSchema.safeParse({ cursor });
+      await expect(listLedgerPage(t.db, ops, { cursor })).rejects.toBeInstanceOf(LedgerCursorError);
+      await expect(listLedgerPage(t.db, ops, { cursor })).rejects.toThrow(/cursor is not valid/);
+      const parsed = ledgerSearchSchema.safeParse({ cursor });
       expect(parsed.success).toBe(false);
     }
     const at = new Date("2025-01-02T03:04:05.678Z");
     expect(decodeLedgerCursor(encodeLedgerCursor({ at, id: 42 }))).toEqual({ at, id: 42 });
-    await expect(listLedgerPage(t.db, ops, {}, { limit: 0 })).rejects.toThrow(/limit/);
+    await expect(listLedgerPage(t.db, ops, { limit: 0 })).rejects.toThrow(/limit/);
     await expect(
-      listLedgerPage(t.db, ops, {}, { limit: LEDGER_API_MAX_PAGE_SIZE + 1 }),
+      listLedgerPage(t.db, ops, { limit: LEDGER_API_MAX_PAGE_SIZE + 1 }),
     ).rejects.toThrow(/limit/);
-    expect(ledgerPageParamsSchema.parse({})).toEqual({ limit: LEDGER_API_PAGE_SIZE });
-    expect(ledgerPageParamsSchema.parse({ limit: "25" })).toEqual({ limit: 25 });
-    const tooBig = ledgerPageParamsSchema.safeParse({ limit: "1000" });
+    expect((await listLedgerPage(t.db, ops, {})).entries.length).toBeLessThanOrEqual(
+      LEDGER_API_PAGE_SIZE,
+    );
+    expect(ledgerSearchSchema.parse({ limit: "25" })).toEqual({ limit: 25 });
+    const tooBig = ledgerSearchSchema.safeParse({ limit: "1000" });
     expect(tooBig.error?.issues[0]?.message).toBe(`must be at most ${LEDGER_API_MAX_PAGE_SIZE}.`);
   });
 
   it("parses filters from query-string text and says what is wrong", () => {
     expect(
-      ledgerFilterSchema.parse({
+      ledgerSearchSchema.parse({
         kind: "effect.started, effect.succeeded,effect.started",
         key: keyA1.toUpperCase(),
         taskId: taskA1.toUpperCase(),
@@ -304,12 +329,23 @@ describe("listLedgerPage", () => {
       taskId: taskA1,
       from: new Date("2024-12-31T23:00:00Z"),
     });
-    expect(ledgerFilterSchema.parse({ kind: ["a.b", "c"] }).kind).toEqual(["a.b", "c"]);
+    expect(ledgerSearchSchema.parse({ kind: ["a.b", "c"] }).kind).toEqual(["a.b", "c"]);
+    expect(ledgerSearchSchema.parse({ kind: "effect.*,task.enqueued" }).kind).toEqual([
+      "effect.*",
+      "task.enqueued",
+    ]);
+    expect(ledgerSearchSchema.parse({ q: "  ada@example.com " }).q).toBe("ada@example.com");
+    // The screen ignores parameters it does not know; the API says a typo is one.
+    expect(ledgerSearchSchema.parse({ x: "1" })).toEqual({});
+    expect(ledgerApiQuerySchema.safeParse({ x: "1" }).success).toBe(false);
     const problems = (input: unknown) =>
-      (ledgerFilterSchema.safeParse(input).error?.issues ?? []).map(
+      (ledgerSearchSchema.safeParse(input).error?.issues ?? []).map(
         (i) => `${i.path.join(".")}: ${i.message}`,
       );
     expect(problems({ kind: "Task.Enqueued" })[0]).toMatch(/^kind\.0: must be a ledger entry kind/);
+    expect(problems({ kind: "effect*" })[0]).toMatch(/^kind\.0: must be a ledger entry kind/);
+    expect(problems({ kind: "*" })[0]).toMatch(/^kind\.0: must be a ledger entry kind/);
+    expect(problems({ q: "x".repeat(321) })).toEqual(["q: must be at most 320 characters."]);
     expect(problems({ kind: "," })).toEqual(["kind: must name at least one kind."]);
     expect(problems({ taskId: "42" })[0]).toMatch(/^taskId: is not a task id/);
     expect(problems({ key: "abc" })[0]).toMatch(/^key: is not an effect key/);
@@ -321,7 +357,7 @@ describe("listLedgerPage", () => {
   });
 
   it("returns entries that match the published schemas, payloads hidden without payloads:read", async () => {
-    const full = await listLedgerPage(t.db, ops, { key: keyA1 }, { limit: 10 });
+    const full = await listLedgerPage(t.db, ops, { key: keyA1, limit: 10 });
     expect(ledgerApiPageSchema.parse(full)).toEqual(full);
     expect(full.payloadsHidden).toBe(false);
     expect(full.entries.map((e) => e.kind)).toEqual(["effect.succeeded", "effect.started"]);
@@ -329,14 +365,13 @@ describe("listLedgerPage", () => {
     expect(full.entries[0]?.hash).toMatch(/^[0-9a-f]{64}$/);
 
     const reader = testTokenViewer(["ledger:read"], "reader");
-    const hidden = await listLedgerPage(t.db, reader, { key: keyA1 }, { limit: 10 });
+    const hidden = await listLedgerPage(t.db, reader, { key: keyA1, limit: 10 });
     expect(hidden.payloadsHidden).toBe(true);
     expect(hidden.entries.map((e) => e.data)).toEqual([HIDDEN_PAYLOAD, HIDDEN_PAYLOAD]);
     expect(hidden.entries.map((e) => e.id)).toEqual(full.entries.map((e) => e.id));
 
     // The lead generates OpenAPI from these; they must convert.
-    expect(z.toJSONSchema(ledgerFilterSchema, { io: "input" })).toMatchObject({ type: "object" });
-    expect(z.toJSONSchema(ledgerPageParamsSchema, { io: "input" })).toMatchObject({
+    expect(z.toJSONSchema(ledgerApiQuerySchema, { io: "input" })).toMatchObject({
       type: "object",
     });
     expect(z.toJSONSchema(ledgerApiPageSchema)).toMatchObject({ type: "object" });
@@ -347,5 +382,116 @@ describe("listLedgerPage", () => {
     await expect(
       listLedgerPage(t.db, testTokenViewer(["tasks:read", "payloads:read"]), {}),
     ).rejects.toMatchObject({ name: "AuthError", status: 403 });
+  });
+});
+
+describe("the ledger explorer's kind prefixes and free text", () => {
+  const mailKey = hex("free-text-mail");
+  const refundKey = hex("free-text-refund");
+  let mailTask = "";
+  let refundTask = "";
+
+  beforeAll(async () => {
+    const enqueue = (agent: string) =>
+      withTransaction(t.pool, (c) => insertTask(c, { agent, input: { n: 2 }, actor: "token:ci" }));
+    mailTask = (await enqueue("invoice-reminder")).taskId;
+    refundTask = (await enqueue("refund")).taskId;
+    await t.pool.query(
+      `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, result)
+       values ($1, $2, 1, 'send_email', $3, $4, $5, 'succeeded', $6),
+              ($7, $8, 1, 'refund', $9, '{}', $10, 'succeeded', $11)`,
+      [
+        mailKey,
+        mailTask,
+        { to: "Grace@Example.com", invoiceId: "inv-free-1" },
+        { to: "Grace@Example.com", subject: "=cmd|' /C calc'!A0" },
+        hex("fp-mail"),
+        { messageId: "<m-free-1@agent-ledger.local>" },
+        refundKey,
+        refundTask,
+        { orderId: "ord-free-77" },
+        hex("fp-refund"),
+        { refundId: "re_free_1" },
+      ],
+    );
+    for (const [taskId, key] of [
+      [mailTask, mailKey],
+      [refundTask, refundKey],
+    ] as const) {
+      await withTransaction(t.pool, (c) =>
+        appendLedger(c, `task:${taskId}`, [
+          { kind: "attempt.started", actor: "worker:w9", taskId, data: {} },
+          { kind: "effect.started", actor: "worker:w9", taskId, key, data: {} },
+          { kind: "effect.succeeded", actor: "worker:w9", taskId, key, data: {} },
+        ]),
+      );
+    }
+  });
+
+  const kindsAndKeys = async (filter: LedgerFilter) =>
+    (await listLedgerPage(t.db, ops, { ...filter, limit: 200 })).entries.map(
+      (e) => `${e.kind} ${e.key === mailKey ? "mail" : e.key === refundKey ? "refund" : e.taskId}`,
+    );
+
+  it("finds an email's entries by its recipient in any case, its Message-ID and its key", async () => {
+    const mail = ["effect.succeeded mail", "effect.started mail"];
+    expect(await kindsAndKeys({ q: "grace@example.com" })).toEqual(mail);
+    expect(await kindsAndKeys({ q: "GRACE@example.com" })).toEqual(mail);
+    expect(await kindsAndKeys({ q: "<m-free-1@agent-ledger.local>" })).toEqual(mail);
+    expect(await kindsAndKeys({ q: "m-free-1@agent-ledger.local" })).toEqual(mail);
+    expect(await kindsAndKeys({ q: `${mailKey}@mail.example.com` })).toEqual(mail);
+    expect(await kindsAndKeys({ q: mailKey.slice(0, 10) })).toEqual(mail);
+    expect(await kindsAndKeys({ q: "inv-free-1" })).toEqual(mail);
+    // Not a substring search: part of an address matches nothing.
+    expect(await kindsAndKeys({ q: "grace" })).toEqual([]);
+  });
+
+  it("finds a refund by its provider id and its intent, and a task by its id", async () => {
+    const refund = ["effect.succeeded refund", "effect.started refund"];
+    expect(await kindsAndKeys({ q: "re_free_1" })).toEqual(refund);
+    expect(await kindsAndKeys({ q: "ord-free-77" })).toEqual(refund);
+    expect(await kindsAndKeys({ q: refundTask })).toEqual([
+      ...refund,
+      `attempt.started ${refundTask}`,
+      `task.enqueued ${refundTask}`,
+    ]);
+    // Free text combines with the other filters.
+    expect(await kindsAndKeys({ q: "re_free_1", kind: ["effect.started"] })).toEqual([
+      "effect.started refund",
+    ]);
+    expect(await kindsAndKeys({ q: "re_free_1", agent: "invoice-reminder" })).toEqual([]);
+  });
+
+  it("expands a kind prefix to the kinds that exist, found without scanning the ledger", async () => {
+    const kinds = await listLedgerKinds(t.db, ops);
+    expect(kinds).toEqual([...kinds].sort());
+    expect(kinds).toEqual(expect.arrayContaining(["effect.started", "effect.succeeded"]));
+    expect(new Set(kinds).size).toBe(kinds.length);
+    const { rows } = await t.pool.query<{ kind: string }>(
+      "select distinct kind from ledger_entries order by kind",
+    );
+    expect(kinds).toEqual(rows.map((r) => r.kind));
+
+    const effectsOnly = await listLedgerPage(t.db, ops, { kind: ["effect.*"], limit: 200 });
+    expect(effectsOnly.entries.length).toBeGreaterThan(0);
+    expect(effectsOnly.entries.every((e) => e.kind.startsWith("effect."))).toBe(true);
+    const { rows: count } = await t.pool.query<{ n: number }>(
+      "select count(*)::int as n from ledger_entries where kind like 'effect.%'",
+    );
+    expect(effectsOnly.entries).toHaveLength(count[0]?.n ?? -1);
+    expect((await listLedgerPage(t.db, ops, { kind: ["nothing.*"] })).entries).toEqual([]);
+    await expect(listLedgerKinds(t.db, null)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("expandKinds takes exact kinds and whole-word prefixes", () => {
+    const known = ["effect.failed", "effect.started", "effects.x", "task.enqueued"];
+    expect(expandKinds(["effect.*"], known)).toEqual(["effect.failed", "effect.started"]);
+    expect(expandKinds(["task.enqueued", "effect.*"], known)).toEqual([
+      "effect.failed",
+      "effect.started",
+      "task.enqueued",
+    ]);
+    expect(expandKinds(["not.yet"], known)).toEqual(["not.yet"]);
+    expect(expandKinds(["x.*"], known)).toEqual([]);
   });
 });

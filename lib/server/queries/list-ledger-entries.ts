@@ -1,7 +1,8 @@
-// The ledger screen: newest entries first, keyset-paginated by id, so a page never shifts or
-// repeats rows while new entries arrive. `data` stays out: screens show it escaped, per entry.
-// Below it, the HTTP API's listing: filters, an opaque cursor and zod schemas for OpenAPI.
-import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
+// The ledger, a page at a time, newest first: one search schema and one query behind both the
+// /ledger screen (and its live read and export) and GET /api/v1/ledger. Keyset-paginated on
+// (at, id), the order of ledger_entries_at_idx and ledger_entries_kind_at_idx, so a page never
+// shifts or repeats rows while new entries arrive, and no page needs a count.
+import { and, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { approvals, effects, type LedgerEntryRow, ledgerEntries, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
@@ -9,115 +10,18 @@ import { isoInstant } from "../../domain/instant";
 import type { JsonValue } from "../../domain/json";
 import type { DbReader } from "./db-reader";
 import { taskIdSchema } from "./get-task-detail";
+import { readLedgerKinds } from "./list-ledger-kinds";
 import { payload, seesPayloads } from "./payloads";
 
 export const LEDGER_PAGE_SIZE = 50;
-
-export type LedgerEntryDto = {
-  id: number;
-  stream: string;
-  seq: number;
-  /** ISO 8601, UTC. */
-  at: string;
-  kind: string;
-  actor: string;
-  taskId: string | null;
-  key: string | null;
-};
-
-export type LedgerPageDto = {
-  entries: LedgerEntryDto[];
-  /** Pass as `before` to read the next older page; null on the oldest page. */
-  olderBefore: number | null;
-};
-
-/** The same pattern the ledger_entries_kind_check constraint enforces. */
-const KIND_PATTERN = /^[a-z][a-z_]*(\.[a-z][a-z_]*)*$/;
-
-export const ledgerSearchSchema = z.object({
-  before: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, { error: "must be a positive whole number (an entry id)." })
-    .transform(Number)
-    .refine(Number.isSafeInteger, { error: "is too large to be an entry id." })
-    .optional(),
-  kind: z
-    .string()
-    .max(100, { error: "must be at most 100 characters." })
-    .regex(KIND_PATTERN, {
-      error: "must be a ledger entry kind such as task.enqueued: lower-case words joined by dots.",
-    })
-    .optional(),
-});
-
-export type LedgerSearch = z.output<typeof ledgerSearchSchema>;
-
-export async function listLedgerEntries(
-  db: DbReader,
-  viewer: Viewer | null,
-  search: LedgerSearch,
-  pageSize = LEDGER_PAGE_SIZE,
-): Promise<LedgerPageDto> {
-  requireScope(viewer, "ledger:read");
-  const rows = await db
-    .select({
-      id: ledgerEntries.id,
-      stream: ledgerEntries.stream,
-      seq: ledgerEntries.seq,
-      at: ledgerEntries.at,
-      kind: ledgerEntries.kind,
-      actor: ledgerEntries.actor,
-      taskId: ledgerEntries.taskId,
-      key: ledgerEntries.key,
-    })
-    .from(ledgerEntries)
-    .where(
-      and(
-        search.before === undefined ? undefined : lt(ledgerEntries.id, search.before),
-        search.kind === undefined ? undefined : eq(ledgerEntries.kind, search.kind),
-      ),
-    )
-    .orderBy(desc(ledgerEntries.id))
-    // One extra row tells us whether an older page exists without a count.
-    .limit(pageSize + 1);
-  const page = rows.slice(0, pageSize);
-  const last = page.at(-1);
-  return {
-    entries: page.map(toLedgerEntryDto),
-    olderBefore: rows.length > pageSize && last ? last.id : null,
-  };
-}
-
-export function toLedgerEntryDto(row: {
-  id: number;
-  stream: string;
-  seq: number;
-  at: Date;
-  kind: string;
-  actor: string;
-  taskId: string | null;
-  key: string | null;
-}): LedgerEntryDto {
-  return {
-    id: row.id,
-    stream: row.stream,
-    seq: row.seq,
-    at: row.at.toISOString(),
-    kind: row.kind,
-    actor: row.actor,
-    taskId: row.taskId,
-    key: row.key,
-  };
-}
-
-// ─── The HTTP API's ledger listing ──────────────────────────────────────────────────────────
-// Newest first by (at, id): the order the two composite indexes on ledger_entries hold
-// (ledger_entries_at_idx and, with a kind filter, ledger_entries_kind_at_idx), so a filtered
-// page is an index range read. The cursor is the (at, id) of the last entry returned.
-
-export const LEDGER_API_PAGE_SIZE = 50;
+export const LEDGER_API_PAGE_SIZE = LEDGER_PAGE_SIZE;
 export const LEDGER_API_MAX_PAGE_SIZE = 200;
 const MAX_KINDS = 20;
+/** Above this, the screen says how large an entry's data is instead of sending it (checkpoints). */
+export const SCREEN_MAX_DATA_BYTES = 64 * 1024;
+
+/** A kind (the ledger_entries_kind_check pattern), or a prefix of whole words ending in `.*` (effect.* is every effect.… kind). */
+const KIND_OR_PREFIX = /^[a-z][a-z_]*(\.[a-z][a-z_]*)*(\.\*)?$/;
 
 /** An effect key as the runtime derives it: 64 hex digits, any case on input. */
 export const effectKeySchema = z
@@ -130,8 +34,9 @@ export const effectKeySchema = z
 const kindSchema = z
   .string()
   .max(100, { error: "must be at most 100 characters." })
-  .regex(KIND_PATTERN, {
-    error: "must be a ledger entry kind such as task.enqueued: lower-case words joined by dots.",
+  .regex(KIND_OR_PREFIX, {
+    error:
+      "must be a ledger entry kind such as task.enqueued (lower-case words joined by dots), or a prefix such as effect.*",
   });
 
 const nameSchema = (what: string) =>
@@ -141,52 +46,104 @@ const nameSchema = (what: string) =>
     .min(1, { error: `must name ${what}.` })
     .max(200, { error: "must be at most 200 characters." });
 
+/** Whether a kind filter entry is a prefix (effect.*) rather than one kind. */
+export function isKindPrefix(kind: string): boolean {
+  return kind.endsWith(".*");
+}
+
+/** The kinds of `known` that `patterns` select, each once, in the order known lists them. */
+export function expandKinds(patterns: readonly string[], known: readonly string[]): string[] {
+  const exact = new Set(patterns.filter((p) => !isKindPrefix(p)));
+  const prefixes = patterns.filter(isKindPrefix).map((p) => p.slice(0, -1));
+  const fromKnown = known.filter((k) => exact.has(k) || prefixes.some((p) => k.startsWith(p)));
+  // An exact kind nobody has recorded yet still filters (to nothing), as the API always did.
+  return [...new Set([...fromKnown, ...exact])];
+}
+
 /**
- * Filters of `GET /ledger`, each optional, all of them applied together. `kind` is one kind, a
- * comma-separated list or a repeated parameter; `from` is inclusive and `to` exclusive.
+ * What the ledger can be filtered by, each optional, all applied together: the screen's
+ * address and the API's query string. `kind` is one kind or prefix, a comma-separated list or a
+ * repeated parameter; `from` is inclusive and `to` exclusive; `q` is free text (see
+ * `freeTextMatch`). `cursor` is the (at, id) of the last entry of the page before.
  */
-export const ledgerFilterSchema = z
-  .object({
-    kind: z
-      .union([z.string(), z.array(z.string())])
-      .transform((value) => [
-        ...new Set(
-          (Array.isArray(value) ? value : [value])
-            .flatMap((v) => v.split(","))
-            .map((v) => v.trim())
-            .filter((v) => v !== ""),
-        ),
-      ])
-      .pipe(
-        z
-          .array(kindSchema)
-          .min(1, { error: "must name at least one kind." })
-          .max(MAX_KINDS, { error: `may name at most ${MAX_KINDS} kinds.` }),
-      )
-      .optional(),
-    /** Entries of tasks of this agent. */
-    agent: nameSchema("an agent").optional(),
-    /** Entries about effects of this tool (and approvals asked for it), by their key. */
-    tool: nameSchema("a tool").optional(),
-    /** Exactly as recorded, e.g. `user:rita@example.com`, `worker:host-1`, `token:ci`. */
-    actor: z
-      .string()
-      .min(1, { error: "must name an actor." })
-      .max(320, { error: "must be at most 320 characters." })
-      .optional(),
-    taskId: taskIdSchema.optional(),
-    key: effectKeySchema.optional(),
-    from: isoInstant.optional(),
-    to: isoInstant.optional(),
-  })
-  .refine((f) => f.from === undefined || f.to === undefined || f.from < f.to, {
-    error: "from must be earlier than to.",
-    path: ["to"],
-  });
+export const ledgerSearchFields = {
+  kind: z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) => [
+      ...new Set(
+        (Array.isArray(value) ? value : [value])
+          .flatMap((v) => v.split(","))
+          .map((v) => v.trim())
+          .filter((v) => v !== ""),
+      ),
+    ])
+    .pipe(
+      z
+        .array(kindSchema)
+        .min(1, { error: "must name at least one kind." })
+        .max(MAX_KINDS, { error: `may name at most ${MAX_KINDS} kinds.` }),
+    )
+    .optional(),
+  /** Entries of tasks of this agent. */
+  agent: nameSchema("an agent").optional(),
+  /** Entries about effects of this tool (and approvals asked for it), by their key. */
+  tool: nameSchema("a tool").optional(),
+  /** Exactly as recorded, e.g. `user:rita@example.com`, `worker:host-1`, `token:ci`. */
+  actor: z
+    .string()
+    .min(1, { error: "must name an actor." })
+    .max(320, { error: "must be at most 320 characters." })
+    .optional(),
+  taskId: taskIdSchema.optional(),
+  key: effectKeySchema.optional(),
+  from: isoInstant.optional(),
+  to: isoInstant.optional(),
+  /** A recipient, Message-ID, refund id, intent value, task id or (a prefix of) an effect key. */
+  q: z
+    .string()
+    .trim()
+    .min(1, { error: "must not be empty." })
+    .max(320, { error: "must be at most 320 characters." })
+    .optional(),
+  cursor: z
+    .string()
+    .refine(
+      (c) => {
+        try {
+          decodeLedgerCursor(c);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: "is not a cursor this ledger issued: pass an earlier page's cursor unchanged." },
+    )
+    .optional(),
+  limit: z.coerce
+    .number({ error: "must be a whole number." })
+    .int({ error: "must be a whole number." })
+    .min(1, { error: "must be at least 1." })
+    .max(LEDGER_API_MAX_PAGE_SIZE, { error: `must be at most ${LEDGER_API_MAX_PAGE_SIZE}.` })
+    .optional(),
+};
 
-export type LedgerFilter = z.output<typeof ledgerFilterSchema>;
+const fromBeforeTo = <T extends { from?: Date; to?: Date }>(s: T) =>
+  s.from === undefined || s.to === undefined || s.from < s.to;
+const FROM_BEFORE_TO = { error: "from must be earlier than to.", path: ["to"] };
 
-/** Thrown for a cursor this API did not issue; the HTTP layer answers 400, not 500. */
+/** The screen's address (unknown parameters ignored, as on every screen). */
+export const ledgerSearchSchema = z.object(ledgerSearchFields).refine(fromBeforeTo, FROM_BEFORE_TO);
+/** The API's query string: the same fields; an unknown parameter is a 400 (a typo filters nothing). */
+export const ledgerApiQuerySchema = z
+  .object(ledgerSearchFields)
+  .strict()
+  .refine(fromBeforeTo, FROM_BEFORE_TO);
+
+export type LedgerSearch = z.output<typeof ledgerSearchSchema>;
+/** The filters alone, without the page position. */
+export type LedgerFilter = Omit<LedgerSearch, "cursor" | "limit">;
+
+/** Thrown for a cursor this ledger did not issue; the HTTP layer answers 400, not 500. */
 export class LedgerCursorError extends Error {
   override name = "LedgerCursorError";
 }
@@ -216,32 +173,6 @@ export function decodeLedgerCursor(cursor: string): CursorPosition {
   return { at: new Date(ms), id };
 }
 
-/** `cursor` and `limit` of `GET /ledger`, as query-string text or values. */
-export const ledgerPageParamsSchema = z.object({
-  cursor: z
-    .string()
-    .refine(
-      (c) => {
-        try {
-          decodeLedgerCursor(c);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { error: "is not a cursor this API issued: pass an earlier page's nextCursor unchanged." },
-    )
-    .optional(),
-  limit: z.coerce
-    .number({ error: "must be a whole number." })
-    .int({ error: "must be a whole number." })
-    .min(1, { error: "must be at least 1." })
-    .max(LEDGER_API_MAX_PAGE_SIZE, { error: `must be at most ${LEDGER_API_MAX_PAGE_SIZE}.` })
-    .default(LEDGER_API_PAGE_SIZE),
-});
-
-export type LedgerPageParams = z.input<typeof ledgerPageParamsSchema>;
-
 /** One ledger entry as the API returns it: the hash fields let a client check the chain. */
 export const ledgerEntrySchema = z.object({
   id: z.number().int(),
@@ -269,47 +200,153 @@ export const ledgerApiPageSchema = z.object({
 
 export type LedgerApiPage = z.output<typeof ledgerApiPageSchema>;
 
-export function toLedgerApiEntry(row: LedgerEntryRow, visible: boolean): LedgerApiEntry {
+export function toLedgerApiEntry(
+  row: Omit<LedgerEntryRow, "data"> & { data: unknown },
+  visible: boolean,
+): LedgerApiEntry {
   return {
-    ...toLedgerEntryDto(row),
+    id: row.id,
+    stream: row.stream,
+    seq: row.seq,
+    at: row.at.toISOString(),
+    kind: row.kind,
+    actor: row.actor,
+    taskId: row.taskId,
+    key: row.key,
+    // Stored jsonb: JSON by construction.
     data: payload(visible, row.data as JsonValue),
     prevHash: row.prevHash,
     hash: row.hash,
   };
 }
 
+/** An entry as the screen shows it: `data` is null (and `dataBytes` says why) when too large. */
+export type LedgerEntryDto = {
+  id: number;
+  stream: string;
+  seq: number;
+  /** ISO 8601, UTC. */
+  at: string;
+  kind: string;
+  actor: string;
+  taskId: string | null;
+  key: string | null;
+  data: JsonValue | null;
+  /** The stored size of `data`, when it was left out for being larger than the screen takes. */
+  dataOmittedBytes: number | null;
+  hash: string;
+};
+
+export type LedgerPageDto = {
+  entries: LedgerEntryDto[];
+  /** Pass as `cursor` for the next older page; null on the oldest page. */
+  nextCursor: string | null;
+  payloadsHidden: boolean;
+};
+
+type Row = {
+  id: number;
+  stream: string;
+  seq: number;
+  at: Date;
+  kind: string;
+  actor: string;
+  taskId: string | null;
+  key: string | null;
+  data: unknown;
+  dataBytes: number | null;
+  prevHash: string;
+  hash: string;
+};
+
+const HEX_PREFIX = /^[0-9a-f]{8,64}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /**
- * One page of the ledger for `GET /ledger`, newest first. Agent and tool are not columns of
- * the ledger: an agent's entries are those of its tasks, a tool's those carrying the key of
- * one of its effects or approval requests. System entries (users, policies) have no task, so
- * an agent or task filter leaves them out.
+ * Free text, matched where each thing is recorded and never as a substring of every entry's
+ * data (a leading-wildcard scan of the whole ledger): the effects whose recipient (`to` in the
+ * arguments or intent, any case), Message-ID (with or without brackets, or the key inside it),
+ * refund id or any top-level intent value equals it, by their keys; an effect key or a prefix of
+ * at least 8 hex digits; a task id. The effect expressions are the ones /why matches on, so the
+ * same indexes serve both.
  */
-export async function listLedgerPage(
+function freeTextMatch(q: string): SQL {
+  const e = ledgerEntries;
+  const lower = q.toLowerCase();
+  const bare = q.replace(/^<(.*)>$/, "$1");
+  const local = bare.slice(0, bare.lastIndexOf("@")).toLowerCase();
+  const keyInMessageId = /^[0-9a-f]{64}$/.test(local) ? local : null;
+  // A jsonpath string literal: JSON's escaping is jsonpath's.
+  const intentValue = `$.* ? (@ == ${JSON.stringify(q)})`;
+  const keyed = sql`${e.key} in (
+    select key from effects
+     where lower(args ->> 'to') = ${lower} or lower(intent ->> 'to') = ${lower}
+        or result ->> 'messageId' in (${`<${bare}>`}, ${bare})
+        or result ->> 'refundId' = ${q}
+        or intent @? ${intentValue}::jsonpath
+     union all select ${keyInMessageId}::text)`;
+  const parts: SQL[] = [keyed];
+  // Keys are lower-case hex: a range on the key index, which a LIKE under a locale cannot use.
+  if (HEX_PREFIX.test(lower)) parts.push(sql`(${e.key} >= ${lower} and ${e.key} < ${`${lower}g`})`);
+  if (UUID.test(lower)) parts.push(eq(e.taskId, lower));
+  return sql`(${sql.join(parts, sql` or `)})`;
+}
+
+/**
+ * One page of the ledger, newest first, as rows. Agent and tool are not columns of the ledger:
+ * an agent's entries are those of its tasks, a tool's those carrying the key of one of its
+ * effects or approval requests. System entries (users, policies) have no task, so an agent or
+ * task filter leaves them out.
+ */
+async function readLedgerRows(
   db: DbReader,
-  viewer: Viewer | null,
-  filter: LedgerFilter,
-  page: { cursor?: string; limit?: number } = {},
-): Promise<LedgerApiPage> {
-  const visible = seesPayloads(requireScope(viewer, "ledger:read"));
-  const limit = page.limit ?? LEDGER_API_PAGE_SIZE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > LEDGER_API_MAX_PAGE_SIZE) {
-    throw new RangeError(`limit must be a whole number from 1 to ${LEDGER_API_MAX_PAGE_SIZE}`);
-  }
-  const after = page.cursor === undefined ? null : decodeLedgerCursor(page.cursor);
+  search: LedgerSearch,
+  limit: number,
+  maxDataBytes: number | null,
+): Promise<{ rows: Row[]; more: boolean }> {
+  const after = search.cursor === undefined ? null : decodeLedgerCursor(search.cursor);
+  const kinds =
+    search.kind === undefined
+      ? undefined
+      : search.kind.some(isKindPrefix)
+        ? expandKinds(search.kind, await readLedgerKinds(db))
+        : search.kind;
   const e = ledgerEntries;
   const rows = await db
-    .select()
+    .select({
+      id: e.id,
+      stream: e.stream,
+      seq: e.seq,
+      at: e.at,
+      kind: e.kind,
+      actor: e.actor,
+      taskId: e.taskId,
+      key: e.key,
+      // pg_column_size is the stored (compressed) size: cheap, and the bound that matters here.
+      data:
+        maxDataBytes === null
+          ? e.data
+          : sql<unknown>`case when pg_column_size(${e.data}) > ${maxDataBytes} then null else ${e.data} end`,
+      dataBytes:
+        maxDataBytes === null
+          ? sql<null>`null`
+          : sql<
+              number | null
+            >`case when pg_column_size(${e.data}) > ${maxDataBytes} then pg_column_size(${e.data}) end`,
+      prevHash: e.prevHash,
+      hash: e.hash,
+    })
     .from(e)
     .where(
       and(
-        filter.kind === undefined ? undefined : inArray(e.kind, filter.kind),
-        filter.agent === undefined
+        kinds === undefined ? undefined : kinds.length === 0 ? sql`false` : inArray(e.kind, kinds),
+        search.agent === undefined
           ? undefined
           : inArray(
               e.taskId,
-              db.select({ id: tasks.id }).from(tasks).where(eq(tasks.agent, filter.agent)),
+              db.select({ id: tasks.id }).from(tasks).where(eq(tasks.agent, search.agent)),
             ),
-        filter.tool === undefined
+        search.tool === undefined
           ? undefined
           : // One IN over a union is a semi-join the planner can drive from the key index.
             inArray(
@@ -317,19 +354,20 @@ export async function listLedgerPage(
               db
                 .select({ key: effects.key })
                 .from(effects)
-                .where(eq(effects.tool, filter.tool))
+                .where(eq(effects.tool, search.tool))
                 .union(
                   db
                     .select({ key: approvals.effectKey })
                     .from(approvals)
-                    .where(eq(approvals.tool, filter.tool)),
+                    .where(eq(approvals.tool, search.tool)),
                 ),
             ),
-        filter.actor === undefined ? undefined : eq(e.actor, filter.actor),
-        filter.taskId === undefined ? undefined : eq(e.taskId, filter.taskId),
-        filter.key === undefined ? undefined : eq(e.key, filter.key),
-        filter.from === undefined ? undefined : gte(e.at, filter.from),
-        filter.to === undefined ? undefined : lt(e.at, filter.to),
+        search.actor === undefined ? undefined : eq(e.actor, search.actor),
+        search.taskId === undefined ? undefined : eq(e.taskId, search.taskId),
+        search.key === undefined ? undefined : eq(e.key, search.key),
+        search.q === undefined ? undefined : freeTextMatch(search.q),
+        search.from === undefined ? undefined : gte(e.at, search.from),
+        search.to === undefined ? undefined : lt(e.at, search.to),
         // A row comparison, so the (at desc, id desc) indexes can start right after the cursor.
         after === null
           ? undefined
@@ -339,11 +377,71 @@ export async function listLedgerPage(
     .orderBy(desc(e.at), desc(e.id))
     // One extra row tells whether an older page exists without a count.
     .limit(limit + 1);
-  const entries = rows.slice(0, limit);
-  const last = entries.at(-1);
+  return { rows: rows.slice(0, limit), more: rows.length > limit };
+}
+
+function nextCursorOf(rows: Row[], more: boolean): string | null {
+  const last = rows.at(-1);
+  return more && last ? encodeLedgerCursor(last) : null;
+}
+
+function pageLimit(search: LedgerSearch, fallback: number): number {
+  const limit = search.limit ?? fallback;
+  if (!Number.isInteger(limit) || limit < 1 || limit > LEDGER_API_MAX_PAGE_SIZE) {
+    throw new RangeError(`limit must be a whole number from 1 to ${LEDGER_API_MAX_PAGE_SIZE}`);
+  }
+  return limit;
+}
+
+/** The /ledger screen's page (its live read and its export read the same). */
+export async function listLedgerEntries(
+  db: DbReader,
+  viewer: Viewer | null,
+  search: LedgerSearch,
+  pageSize = LEDGER_PAGE_SIZE,
+): Promise<LedgerPageDto> {
+  const visible = seesPayloads(requireScope(viewer, "ledger:read"));
+  const { rows, more } = await readLedgerRows(
+    db,
+    search,
+    pageLimit(search, pageSize),
+    SCREEN_MAX_DATA_BYTES,
+  );
   return {
-    entries: entries.map((row) => toLedgerApiEntry(row, visible)),
-    nextCursor: rows.length > limit && last ? encodeLedgerCursor(last) : null,
+    entries: rows.map((row) => ({
+      id: row.id,
+      stream: row.stream,
+      seq: row.seq,
+      at: row.at.toISOString(),
+      kind: row.kind,
+      actor: row.actor,
+      taskId: row.taskId,
+      key: row.key,
+      data: row.dataBytes === null ? payload(visible, row.data as JsonValue) : null,
+      dataOmittedBytes: row.dataBytes,
+      hash: row.hash,
+    })),
+    nextCursor: nextCursorOf(rows, more),
+    payloadsHidden: !visible,
+  };
+}
+
+/** `GET /api/v1/ledger`: the same query, every entry whole with its hashes. */
+export async function listLedgerPage(
+  db: DbReader,
+  viewer: Viewer | null,
+  search: LedgerSearch,
+): Promise<LedgerApiPage> {
+  const visible = seesPayloads(requireScope(viewer, "ledger:read"));
+  const { rows, more } = await readLedgerRows(
+    db,
+    search,
+    pageLimit(search, LEDGER_API_PAGE_SIZE),
+    null,
+  );
+  return {
+    entries: rows.map((row) => toLedgerApiEntry(row, visible)),
+    nextCursor: nextCursorOf(rows, more),
     payloadsHidden: !visible,
   };
 }

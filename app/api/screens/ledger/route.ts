@@ -1,0 +1,14 @@
+import { screenRoute } from "../../../../lib/api/screen-route";
+import { getDb } from "../../../../lib/server/db";
+import {
+  ledgerSearchSchema,
+  listLedgerEntries,
+} from "../../../../lib/server/queries/list-ledger-entries";
+
+export const dynamic = "force-dynamic";
+
+export const GET = screenRoute({
+  scope: "ledger:read",
+  search: ledgerSearchSchema,
+  read: (viewer, search) => listLedgerEntries(getDb(), viewer, search),
+});
