@@ -22,7 +22,7 @@ test("the ledger pages back through older entries without gaps or repeats", asyn
   await expect(page.getByRole("link", { name: "Newest entries" })).toHaveCount(0);
 
   await page.getByRole("link", { name: "Older entries" }).click();
-  await expect(page).toHaveURL(new RegExp(`before=${newestFirst[49]}`));
+  await expect(page).toHaveURL(/cursor=/);
   await expect(rows).toHaveCount(7);
   const second = await rows.evaluateAll((trs) =>
     trs.map((tr) => Number(tr.getAttribute("data-entry-id"))),
@@ -49,13 +49,17 @@ test("the kind filter form narrows the ledger", async ({ page, db }) => {
 });
 
 const BAD_LEDGER_ADDRESSES = [
-  { query: "before=abc", mentions: '"before"' },
-  { query: "before=0", mentions: '"before"' },
-  { query: "before=-5", mentions: '"before"' },
-  { query: "before=99999999999999999999", mentions: '"before"' },
-  { query: "kind=DROP%20TABLE%20ledger_entries", mentions: '"kind"' },
-  { query: `kind=${"a".repeat(101)}`, mentions: '"kind"' },
-  { query: "before=1&before=2", mentions: '"before"' },
+  { query: "cursor=abc!", mentions: '"cursor"' },
+  { query: "cursor=0", mentions: '"cursor"' },
+  { query: "limit=0", mentions: '"limit"' },
+  { query: "limit=99999999999999999999", mentions: '"limit"' },
+  { query: "kind=DROP%20TABLE%20ledger_entries", mentions: '"kind' },
+  { query: `kind=${"a".repeat(101)}`, mentions: '"kind' },
+  { query: "kind=effect*", mentions: '"kind' },
+  { query: "cursor=1&cursor=2", mentions: '"cursor"' },
+  { query: "from=yesterday", mentions: '"from"' },
+  { query: "from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z", mentions: "from must be earlier" },
+  { query: "taskId=42", mentions: '"taskId"' },
 ];
 
 for (const bad of BAD_LEDGER_ADDRESSES) {

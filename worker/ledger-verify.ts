@@ -18,7 +18,7 @@ import {
 } from "../lib/server/ledger/verify-ledger";
 
 /** Two-int advisory lock key: ("ledg", 1). Any other lock picks other numbers. */
-const LOCK = [0x6c656467, 1] as const;
+export const VERIFY_LOCK = [0x6c656467, 1] as const;
 /**
  * An entry is verified incrementally only once it is this old: ids are taken at insert, so a
  * transaction still open may commit a lower id after a higher one was seen. Anything a longer
@@ -151,7 +151,7 @@ export async function verifyPassOn(
   const settleMs = opts.settleMs ?? SETTLE_MS;
   const { rows: lock } = await client.query<{ locked: boolean }>(
     "select pg_try_advisory_lock($1, $2) as locked",
-    [...LOCK],
+    [...VERIFY_LOCK],
   );
   if (!lock[0]?.locked) return null;
   try {
@@ -223,7 +223,7 @@ export async function verifyPassOn(
     );
     return outcome;
   } finally {
-    await client.query("select pg_advisory_unlock($1, $2)", [...LOCK]);
+    await client.query("select pg_advisory_unlock($1, $2)", [...VERIFY_LOCK]);
   }
 }
 

@@ -1,6 +1,8 @@
-// The ledger's filters: a plain GET form, so the address holds the whole search (shareable,
-// and back/forward restore it; the page remounts the form per address so its fields follow).
+// The ledger's filters: a GET form (next/form: a client-side navigation), so the address holds
+// the whole search, shareable, and back/forward restore it; the page remounts the form per
+// address, so its fields follow the address rather than what the browser remembers typing.
 // The kind field offers the kinds the ledger holds and their prefixes (effect.*).
+import Form from "next/form";
 import Link from "next/link";
 
 const inputClass =
@@ -58,7 +60,7 @@ export function LedgerFilters({
   const active = Object.keys(values).length > 0;
   return (
     <search aria-label="Filter the ledger" className="mb-4 block">
-      <form method="get" action="/ledger" className="space-y-3">
+      <Form action="/ledger" className="space-y-3">
         <div>
           <label htmlFor="ledger-q" className="block text-sm font-medium text-slate-800">
             Search
@@ -125,7 +127,7 @@ export function LedgerFilters({
             </Link>
           ) : null}
         </div>
-      </form>
+      </Form>
     </search>
   );
 }

@@ -482,6 +482,13 @@ export const MATRIX: readonly MatrixRow[] = [
     readOnly: true,
   },
   {
+    target: "GET /api/screens/ledger",
+    does: "reads the ledger page a live /ledger shows",
+    call: { kind: "route", path: "/api/screens/ledger?kind=effect.*" },
+    scope: "ledger:read",
+    readOnly: true,
+  },
+  {
     target: "GET /api/screens/overview",
     does: "reads the overview (counts, charts, oldest waiting) a live page shows",
     call: { kind: "route", path: "/api/screens/overview?window=7d" },

@@ -112,7 +112,8 @@ export default async function LedgerPage({
           <LedgerExport query={query} />
         </div>
         {search.cursor === undefined ? (
-          <LiveLedger initial={page} values={values} caption={caption} empty={empty} />
+          // Remounted per filter: rows opened under one search do not stay open under the next.
+          <LiveLedger key={query} initial={page} values={values} caption={caption} empty={empty} />
         ) : page.entries.length === 0 ? (
           <EmptyState title={empty.title}>{empty.body}</EmptyState>
         ) : (

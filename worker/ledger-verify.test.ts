@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { withTransaction } from "../db/client";
+import { setUpTestDatabase } from "../db/testing/database";
+import { appendLedger } from "../lib/server/ledger/append-ledger";
+import { runLedgerVerifyPass, VERIFY_LOCK, verifyPassOn } from "./ledger-verify";
+
+const t = await setUpTestDatabase("ledger-verify");
+
+const append = (stream: string, n: number) =>
+  withTransaction(t.pool, (c) =>
+    appendLedger(
+      c,
+      stream,
+      Array.from({ length: n }, (_, i) => ({ kind: "note.added", actor: "t", data: { i } })),
+    ),
+  );
+
+const state = async () =>
+  (
+    await t.pool.query<{
+      through_id: number;
+      ok: boolean;
+      mode: string;
+      problems: { entryId: number; problem: string }[];
+      full_at: Date | null;
+    }>("select through_id, ok, mode, problems, full_at from ledger_verifications")
+  ).rows;
+
+describe("the periodic ledger verify", () => {
+  it("verifies in full first, then only what was appended since, and records through which entry", async () => {
+    const first = await append("test:a", 3);
+    const full = await runLedgerVerifyPass(t.pool, { settleMs: 0 });
+    expect(full).toMatchObject({ mode: "full", ok: true });
+    const [afterFull] = await state();
+    expect(afterFull).toMatchObject({ mode: "full", ok: true, problems: [] });
+    expect(afterFull?.through_id).toBeGreaterThanOrEqual(first.at(-1)?.id ?? Infinity);
+
+    const more = [...(await append("test:a", 2)), ...(await append("test:b", 2))];
+    const inc = await runLedgerVerifyPass(t.pool, { settleMs: 0 });
+    expect(inc).toMatchObject({ mode: "incremental", ok: true, entriesChecked: 4 });
+    expect((await state())[0]?.through_id).toBe(more.at(-1)?.id);
+
+    // Nothing new: an incremental pass checks nothing and stays where it was.
+    expect(await runLedgerVerifyPass(t.pool, { settleMs: 0 })).toMatchObject({
+      mode: "incremental",
+      entriesChecked: 0,
+      throughId: more.at(-1)?.id,
+    });
+  });
+
+  it("leaves entries younger than the settle time for the next pass", async () => {
+    const [before] = await state();
+    await append("test:c", 2);
+    const pass = await runLedgerVerifyPass(t.pool, { settleMs: 3_600_000 });
+    expect(pass).toMatchObject({ mode: "incremental", entriesChecked: 0 });
+    expect((await state())[0]?.through_id).toBe(before?.through_id);
+  });
+
+  it("names an altered new entry and stays red until a full pass finds the ledger whole", async () => {
+    await runLedgerVerifyPass(t.pool, { settleMs: 0 });
+    const [victim] = await append("test:d", 2);
+    await t.asSuperuserRolledBack(async (c) => {
+      await c.query("set local session_replication_role = replica");
+      await c.query(`update ledger_entries set data = '{"i": 99}' where id = $1`, [victim?.id]);
+      const broken = await verifyPassOn(c, { settleMs: 0 });
+      expect(broken).toMatchObject({ mode: "incremental", ok: false });
+      expect(broken?.problems).toEqual([
+        expect.objectContaining({ entryId: victim?.id, problem: "hash_mismatch" }),
+      ]);
+      const recorded = await c.query<{ ok: boolean; problems: { problem: string }[] }>(
+        "select ok, problems from ledger_verifications",
+      );
+      expect(recorded.rows[0]?.ok).toBe(false);
+      expect(recorded.rows[0]?.problems[0]?.problem).toBe("hash_mismatch");
+      // A later incremental pass that finds nothing wrong does not paper over the failure.
+      const again = await verifyPassOn(c, { settleMs: 0 });
+      expect(again).toMatchObject({ mode: "incremental", ok: true });
+      const still = await c.query<{ ok: boolean; problems: unknown[] }>(
+        "select ok, problems from ledger_verifications",
+      );
+      expect(still.rows[0]?.ok).toBe(false);
+      expect(still.rows[0]?.problems).toHaveLength(1);
+      // The full pass re-reads everything and still finds it broken.
+      const full = await verifyPassOn(c, { settleMs: 0, forceFull: true });
+      expect(full).toMatchObject({ mode: "full", ok: false });
+    });
+    // Rolled back: the ledger is whole, and a full pass says so.
+    expect(await runLedgerVerifyPass(t.pool, { settleMs: 0, forceFull: true })).toMatchObject({
+      mode: "full",
+      ok: true,
+    });
+    expect((await state())[0]).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it("lets one process verify at a time: another pass meanwhile does nothing", async () => {
+    const holder = await t.pool.connect();
+    try {
+      await holder.query("select pg_advisory_lock($1, $2)", [...VERIFY_LOCK]);
+      expect(await runLedgerVerifyPass(t.pool, { settleMs: 0 })).toBeNull();
+    } finally {
+      await holder.query("select pg_advisory_unlock($1, $2)", [...VERIFY_LOCK]);
+      holder.release();
+    }
+    expect(await runLedgerVerifyPass(t.pool, { settleMs: 0 })).not.toBeNull();
+  });
+});
