@@ -18,6 +18,7 @@ import { problemBody } from "../lib/api/problems";
 import { CLIENT_ADDRESS_HEADER, parseTrustedProxies } from "../lib/domain/client-address";
 import { env } from "../lib/env";
 import { errorFields, type Logger, logger } from "../lib/log";
+import { type BulkRunner, startBulkRunner } from "../lib/server/commands/bulk-run";
 import { startWebAlerts, type WebAlerts } from "../worker/alerts/web-alerts";
 import { readBody, replay } from "./body";
 import { ALLOWED_METHODS, admit, type Refusal } from "./gate";
@@ -135,6 +136,27 @@ async function startAlerts(config: ReturnType<typeof env>, log: Logger): Promise
   }
 }
 
+/**
+ * The dead-letter bulk runner (lib/server/commands/bulk-run.ts) on a pool of its own: bulk
+ * actions a reviewer confirmed run here, where every deployment has a process, even when the
+ * worker fleet is what the outage took down.
+ */
+function startBulk(config: ReturnType<typeof env>): BulkRunner | null {
+  if (!config.DATABASE_URL) return null;
+  const pool = createPool(config.DATABASE_URL, {
+    max: 5,
+    applicationName: "agent-ledger-web-bulk",
+    log: logger("db"),
+  });
+  const runner = startBulkRunner({ pool, logger: logger("bulk-runner") });
+  return {
+    stop: async () => {
+      await runner.stop();
+      await pool.end();
+    },
+  };
+}
+
 async function main(): Promise<void> {
   // `next start` always runs the production build; so does this server.
   Object.assign(process.env, { NODE_ENV: "production" });
@@ -150,6 +172,7 @@ async function main(): Promise<void> {
   const handle = app.getRequestHandler();
   // Not awaited: a database still starting must not hold the dashboard back from listening.
   const alerts = startAlerts(config, log);
+  const bulk = startBulk(config);
 
   const serve = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     const id = randomUUID();
@@ -278,8 +301,7 @@ async function main(): Promise<void> {
     server.once("close", () => {
       clearTimeout(force);
       // The alert worker hands its delivery back (or finishes it) before its pool ends.
-      void alerts
-        .then((running) => running?.stop())
+      void Promise.all([bulk?.stop(), alerts.then((running) => running?.stop())])
         .catch((error: unknown) => log.warn(errorFields(error), "stopping alerts failed"))
         .finally(() => process.exit(0));
     });

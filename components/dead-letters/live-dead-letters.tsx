@@ -3,19 +3,32 @@
 // and re-read while the tab is visible. Rows are keyed by task id, so a task that leaves the
 // dead state disappears from its place without moving the reviewer's scroll.
 import type { DeadLettersScreenDto } from "../../lib/server/queries/dead-letters-screen";
+import type { BulkActionDto } from "../../lib/server/queries/get-bulk-action";
+import type { DeadLetterFilter } from "../../lib/server/review/dead-letter-filter";
 import { LiveStatus } from "../live/live-status";
 import { type ScreenParams, useLiveQuery } from "../live/use-live-query";
 import { EmptyState } from "../ui/empty-state";
+import { BulkProgress } from "./bulk-progress";
+import { type BulkAllowed, BulkTriage } from "./bulk-triage";
 import { DeadLetterGroups } from "./dead-letter-groups";
-import { DeadTaskTable } from "./dead-task-table";
 
 export function LiveDeadLetters({
   initial,
   params,
   filtered,
+  filter,
+  allowed,
+  me,
+  pendingBulks,
 }: {
   initial: DeadLettersScreenDto;
   params: ScreenParams;
+  filter: DeadLetterFilter;
+  /** The bulk actions this reviewer may take on dead tasks (the task-actions table). */
+  allowed: BulkAllowed;
+  me: string;
+  /** Bulk actions waiting for a second reviewer. */
+  pendingBulks: BulkActionDto[];
   /** A filter is set: the list is titled by it. */
   filtered: boolean;
 }) {
@@ -33,6 +46,21 @@ export function LiveDeadLetters({
         error={live.error}
         onRefresh={() => void live.refetch()}
       />
+      {pendingBulks.length > 0 ? (
+        <section aria-labelledby="pending-bulks-heading" className="space-y-2">
+          <h2 id="pending-bulks-heading" className="text-base font-semibold text-slate-900">
+            Bulk actions waiting for a second reviewer
+          </h2>
+          {pendingBulks.map((b) => (
+            <BulkProgress
+              key={b.id}
+              initial={b}
+              me={me}
+              canConfirm={allowed.resume || allowed.replay}
+            />
+          ))}
+        </section>
+      ) : null}
       {groups.total === 0 ? (
         <EmptyState title="No dead letters">
           When a task runs out of attempts, fails in a way retrying cannot fix, times out, goes over
@@ -56,7 +84,14 @@ export function LiveDeadLetters({
             Nothing dead matches this filter right now.
           </EmptyState>
         ) : (
-          <DeadTaskTable tasks={list.tasks} caption="Dead tasks, most recently dead first" />
+          <BulkTriage
+            tasks={list.tasks}
+            matching={list.matching}
+            filter={filter}
+            allowed={allowed}
+            me={me}
+            caption="Dead tasks, most recently dead first"
+          />
         )}
       </section>
     </div>

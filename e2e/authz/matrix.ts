@@ -89,6 +89,33 @@ export type MatrixRow = {
   endsSession?: true;
 } & Access;
 
+/** A bulk action over one dead task, frozen by someone else and waiting for a second reviewer. */
+async function pendingBulk(ctx: MatrixContext): Promise<string> {
+  const task = await ctx.deadTask();
+  const id = crypto.randomUUID();
+  await ctx.db.query(
+    `insert into bulk_actions (id, action, params, selection, as_of, status, two_person,
+       member_count, requested_by, requested_principal)
+     values ($1, 'resume', '{}', '{}', now(), 'awaiting_second', true, 1,
+       'user:first-reviewer@example.com',
+       '{"actor":"user:first-reviewer@example.com","who":"the reviewer role","scopes":[]}')`,
+    [id],
+  );
+  await ctx.db.query(
+    `insert into bulk_action_members (bulk_id, task_id, position, task_version) values ($1, $2, 1, $3)`,
+    [id, task.taskId, task.version],
+  );
+  return id;
+}
+
+/** A dead task of an agent whose published schema takes any input (a correction must pass it). */
+async function publishedDeadTask(ctx: MatrixContext): Promise<TaskAt> {
+  const agent = await ctx.apiAgent();
+  const task = await ctx.deadTask();
+  await ctx.db.query("update tasks set agent = $2 where id = $1", [task.taskId, agent]);
+  return task;
+}
+
 const DEMO_SIGN_IN = { email: "ops@example.com", password: DEMO_PASSWORD };
 const SESSION_PRINCIPALS: readonly Principal[] = ["ops", "reviewer", "admin"];
 const holdsSession = (p: Principal) => SESSION_PRINCIPALS.includes(p);
@@ -177,6 +204,68 @@ export const MATRIX: readonly MatrixRow[] = [
     call: {
       kind: "action",
       args: async (ctx) => [{ taskId: (await ctx.deadTask()).taskId, fromStep: 1 }],
+    },
+    scope: "deadLetters:review",
+    readOnly: true,
+  },
+  // Bulk triage on /dead-letters: the dialog's preview, the freeze, a second reviewer's yes.
+  {
+    target: "action:previewBulkActionAction",
+    does: "previews a bulk replay of chosen dead tasks",
+    call: {
+      kind: "action",
+      args: async (ctx) => [
+        {
+          action: "replay",
+          selection: { kind: "ids", tasks: [await ctx.deadTask()] },
+          stepName: null,
+        },
+      ],
+    },
+    scope: "deadLetters:review",
+    readOnly: true,
+  },
+  {
+    target: "action:requestBulkActionAction",
+    does: "freezes a bulk resume of chosen dead tasks",
+    call: {
+      kind: "action",
+      args: async (ctx) => [
+        {
+          bulkId: crypto.randomUUID(),
+          action: "resume",
+          selection: { kind: "ids", tasks: [await ctx.deadTask()] },
+          asOf: new Date(Date.now() - 60_000).toISOString(),
+        },
+      ],
+    },
+    scope: "deadLetters:review",
+  },
+  {
+    target: "action:confirmBulkActionAction",
+    does: "confirms another reviewer's money bulk action",
+    call: { kind: "action", args: async (ctx) => [{ bulkId: await pendingBulk(ctx) }] },
+    scope: "deadLetters:review",
+  },
+  {
+    target: "action:correctInputAction",
+    does: "corrects a dead task's input and replays it",
+    call: {
+      kind: "action",
+      args: async (ctx) => [
+        { ...(await publishedDeadTask(ctx)), input: '{"fixed":true}', fromStep: 1 },
+      ],
+    },
+    scope: "deadLetters:review",
+  },
+  {
+    target: "action:previewCorrectionAction",
+    does: "previews an input correction",
+    call: {
+      kind: "action",
+      args: async (ctx) => [
+        { taskId: (await publishedDeadTask(ctx)).taskId, input: '{"fixed":true}', fromStep: 1 },
+      ],
     },
     scope: "deadLetters:review",
     readOnly: true,
@@ -496,9 +585,29 @@ export const MATRIX: readonly MatrixRow[] = [
     readOnly: true,
   },
   {
+    target: "GET /api/screens/task",
+    does: "reads the task page a live /tasks/[id] shows",
+    call: {
+      kind: "route",
+      path: async (ctx) => `/api/screens/task?id=${(await ctx.deadTask()).taskId}`,
+    },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
     target: "GET /api/screens/dead-letters",
     does: "reads the dead-letter groups and filtered list a live page shows",
     call: { kind: "route", path: "/api/screens/dead-letters?reason=exhausted" },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
+    target: "GET /api/screens/dead-letters-bulk",
+    does: "reads a bulk action's progress and outcomes a live page shows",
+    call: {
+      kind: "route",
+      path: async (ctx) => `/api/screens/dead-letters-bulk?id=${await pendingBulk(ctx)}`,
+    },
     scope: "tasks:read",
     readOnly: true,
   },

@@ -7,9 +7,13 @@ import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
 import { Stat } from "../../../components/ui/stat";
 import { pageViewer } from "../../../lib/auth/page";
+import { principalOf } from "../../../lib/domain/access";
+import { BULK_ACTIONS, BULK_TASK_ACTION } from "../../../lib/domain/bulk-actions";
+import { refusalOf } from "../../../lib/domain/task-actions";
 import { DEAD_REASONS } from "../../../lib/domain/task-states";
 import { getDb } from "../../../lib/server/db";
 import { readDeadLettersScreen } from "../../../lib/server/queries/dead-letters-screen";
+import { getBulkAction, listPendingBulkActions } from "../../../lib/server/queries/get-bulk-action";
 import {
   parseSearchParams,
   type SearchParams,
@@ -60,7 +64,18 @@ export default async function DeadLettersPage({
   const search = parsed.data;
   const { before, ...filter } = search;
   const params = filterParams(filter);
-  const screen = await readDeadLettersScreen(getDb(), viewer, search);
+  const db = getDb();
+  const screen = await readDeadLettersScreen(db, viewer, search);
+  const principal = principalOf(viewer);
+  // The buttons the task-actions table allows on a dead task; each task is checked again.
+  const allowed = Object.fromEntries(
+    BULK_ACTIONS.map((a) => [a, refusalOf(BULK_TASK_ACTION[a], "dead", principal) === null]),
+  ) as Record<(typeof BULK_ACTIONS)[number], boolean>;
+  const pendingBulks = (
+    await Promise.all(
+      (await listPendingBulkActions(db, viewer)).map((b) => getBulkAction(db, viewer, b.id)),
+    )
+  ).filter((b) => b !== null);
   const filtered = Object.keys(params).length > 0;
 
   return (
@@ -165,6 +180,10 @@ export default async function DeadLettersPage({
         initial={screen}
         params={{ ...params, before: typeof raw.before === "string" ? raw.before : undefined }}
         filtered={filtered}
+        filter={filter}
+        allowed={allowed}
+        me={principal.actor}
+        pendingBulks={pendingBulks}
       />
       <nav aria-label="Dead-letter pages" className="mt-4 flex flex-wrap gap-2">
         {before ? (

@@ -1,0 +1,329 @@
+"use client";
+// Bulk triage of the filtered list: tick rows (or every task matching the filter), choose an
+// action, read the confirmation dialog's count and aggregated preview, give the action's own
+// fields, confirm. The dialog's key (a UUID made when it opens) makes one bulk action however
+// often the button is pressed; its asOf (the db clock when it opened) keeps later dead letters
+// out of the set. Afterwards the progress and each task's outcome show here, live.
+import { useEffect, useState } from "react";
+import { previewBulkActionAction } from "../../lib/actions/bulk-preview";
+import { requestBulkActionAction } from "../../lib/actions/bulk-request";
+import type { BulkAction } from "../../lib/domain/bulk-actions";
+import type { BulkActionDto } from "../../lib/server/queries/get-bulk-action";
+import type { DeadTaskDto } from "../../lib/server/queries/list-dead-letter-tasks";
+import type { BulkPreviewDto } from "../../lib/server/queries/preview-bulk-action";
+import type { BulkSelection } from "../../lib/server/review/bulk-set";
+import type { DeadLetterFilter } from "../../lib/server/review/dead-letter-filter";
+import {
+  dangerButton,
+  inputClass,
+  primaryButton,
+  ReviewDialog,
+  ReviewFeedback,
+  secondaryButton,
+  useReview,
+} from "../review/review-kit";
+import { BulkProgress } from "./bulk-progress";
+import { DeadTaskTable } from "./dead-task-table";
+
+export type BulkAllowed = Record<BulkAction, boolean>;
+
+const LABEL: Record<BulkAction, string> = {
+  resume: "Resume",
+  replay: "Replay",
+  reject: "Reject",
+  cancel: "Cancel",
+};
+
+function startedDto(
+  id: string,
+  action: BulkAction,
+  status: BulkActionDto["status"],
+  memberCount: number,
+  me: string,
+): BulkActionDto {
+  return {
+    id,
+    action,
+    params: {},
+    status,
+    twoPerson: status === "awaiting_second",
+    memberCount,
+    requestedBy: me,
+    confirmedBy: null,
+    createdAt: new Date().toISOString(),
+    finishedAt: null,
+    counts: { pending: memberCount, done: 0, waiting: 0, taken: 0, refused: 0, failed: 0 },
+    members: [],
+  };
+}
+
+function Confirm({
+  action,
+  selection,
+  me,
+  close,
+  onStarted,
+}: {
+  action: BulkAction;
+  selection: BulkSelection;
+  me: string;
+  close: () => void;
+  onStarted: (bulk: BulkActionDto) => void;
+}) {
+  // Made once per opening: a double click or a retry sends the same key; the selection and
+  // the db-clock instant of the first preview are this opening's, whatever re-renders later.
+  const [bulkId] = useState(() => crypto.randomUUID());
+  const [frozen] = useState(selection);
+  const [openedAt, setOpenedAt] = useState<string | null>(null);
+  const [preview, setPreview] = useState<BulkPreviewDto | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [reason, setReason] = useState("");
+  const [stepName, setStepName] = useState<string>("");
+  const review = useReview();
+
+  useEffect(() => {
+    let live = true;
+    void previewBulkActionAction({
+      action,
+      selection: frozen,
+      stepName: action === "replay" && stepName !== "" ? stepName : null,
+    }).then(
+      (r) => {
+        if (!live) return;
+        if (r.ok) {
+          setPreview(r.value);
+          setOpenedAt((at) => at ?? r.value.asOf);
+        } else setLoadError(r.error);
+      },
+      (e: unknown) => live && setLoadError(e instanceof Error ? e.message : "the preview failed"),
+    );
+    return () => {
+      live = false;
+    };
+  }, [action, frozen, stepName]);
+
+  if (loadError) return <p role="alert">{loadError}</p>;
+  if (!preview) return <p role="status">Reading the selected tasks and what this would do…</p>;
+  const p = preview.preview;
+  return (
+    <form
+      className="space-y-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        review.run(
+          requestBulkActionAction,
+          {
+            bulkId,
+            action,
+            selection: frozen,
+            asOf: openedAt ?? preview.asOf,
+            ...(action === "reject" || action === "cancel" ? { reason } : {}),
+            ...(action === "replay" ? { stepName: stepName === "" ? null : stepName } : {}),
+          },
+          (v) =>
+            v.status === "awaiting_second"
+              ? `Frozen ${v.memberCount} tasks; a second, different reviewer must confirm.`
+              : `Frozen ${v.memberCount} tasks; acting on them now.`,
+          (v) => {
+            onStarted(startedDto(v.id, action, v.status, v.memberCount, me));
+            close();
+          },
+        );
+      }}
+    >
+      <p className="text-sm" data-testid="bulk-count">
+        <strong>{preview.count.toLocaleString("en-US")}</strong> dead tasks, as of{" "}
+        {openedAt ?? preview.asOf}. Tasks that dead-letter after this moment are not included.
+      </p>
+      {preview.tooMany ? (
+        <p role="alert">Too many tasks for one bulk action: narrow the filter.</p>
+      ) : null}
+      {action === "replay" ? (
+        <div>
+          <label htmlFor="bulk-step" className="block text-sm font-medium">
+            Replay from the step named
+          </label>
+          <select
+            id="bulk-step"
+            className={inputClass}
+            value={stepName}
+            onChange={(e) => setStepName(e.target.value)}
+          >
+            <option value="">The start (step 1)</option>
+            {preview.stepNames.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
+      {p ? (
+        <div className="rounded-md border border-slate-200 p-3 text-sm" data-testid="bulk-preview">
+          <p className="font-medium">What this would do</p>
+          <ul className="mt-1 list-disc pl-5">
+            <li>{p.effects.act} effects would act</li>
+            <li>{p.effects.dedupe} would be deduplicated (their stored result returns)</li>
+            <li>{p.effects.unknown} have an unknown outcome</li>
+            <li>{p.effects.money} move money</li>
+            {p.skipped > 0 ? (
+              <li>{p.skipped} tasks cannot take this action and will be refused</li>
+            ) : null}
+          </ul>
+          {p.twoPerson ? (
+            <p className="mt-2 font-medium text-amber-900">
+              {p.twoPersonTasks} tasks need two people: the whole set waits for a second, different
+              reviewer to confirm.
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+      {action === "reject" || action === "cancel" ? (
+        <div>
+          <label htmlFor="bulk-reason" className="block text-sm font-medium">
+            Reason{action === "reject" ? " (required)" : ""}
+          </label>
+          <textarea
+            id="bulk-reason"
+            className={inputClass}
+            required={action === "reject"}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+          />
+        </div>
+      ) : null}
+      <ReviewFeedback feedback={review.feedback} />
+      <div className="flex gap-2">
+        <button
+          type="submit"
+          className={action === "replay" || action === "resume" ? primaryButton : dangerButton}
+          disabled={review.pending || preview.count === 0 || preview.tooMany}
+          data-testid="bulk-confirm"
+        >
+          {LABEL[action]} {preview.count.toLocaleString("en-US")} tasks
+        </button>
+        <button type="button" className={secondaryButton} onClick={close}>
+          Keep them
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function BulkTriage({
+  tasks,
+  matching,
+  filter,
+  allowed,
+  me,
+  caption,
+}: {
+  tasks: DeadTaskDto[];
+  matching: number;
+  filter: DeadLetterFilter;
+  allowed: BulkAllowed;
+  me: string;
+  caption: string;
+}) {
+  const [picked, setPicked] = useState<Map<string, number>>(() => new Map());
+  const [allMatching, setAllMatching] = useState(false);
+  const [started, setStarted] = useState<BulkActionDto[]>([]);
+  const any = (Object.values(allowed) as boolean[]).some(Boolean);
+  const count = allMatching ? matching : picked.size;
+  const selection: BulkSelection = allMatching
+    ? { kind: "filter", filter }
+    : { kind: "ids", tasks: [...picked].map(([taskId, version]) => ({ taskId, version })) };
+  const allOnPage = tasks.length > 0 && tasks.every((t) => picked.has(t.id));
+
+  return (
+    <div className="space-y-3">
+      {any ? (
+        <div
+          role="toolbar"
+          aria-label="Act on the selected dead tasks"
+          className="flex flex-wrap items-center gap-2"
+        >
+          <button
+            type="button"
+            className={secondaryButton}
+            aria-pressed={allMatching}
+            onClick={() => setAllMatching((v) => !v)}
+            data-testid="select-all-matching"
+          >
+            {allMatching
+              ? `All ${matching.toLocaleString("en-US")} matching selected`
+              : `Select all ${matching.toLocaleString("en-US")} matching this filter`}
+          </button>
+          <span className="text-sm text-slate-700" data-testid="selected-count">
+            {count.toLocaleString("en-US")} selected
+          </span>
+          {(Object.keys(LABEL) as BulkAction[])
+            .filter((a) => allowed[a])
+            .map((a) => (
+              <ReviewDialog
+                key={a}
+                label={`${LABEL[a]}…`}
+                title={`${LABEL[a]} ${count.toLocaleString("en-US")} dead tasks`}
+                disabled={count === 0}
+                testId={`bulk-${a}`}
+              >
+                {(close) => (
+                  <Confirm
+                    action={a}
+                    selection={selection}
+                    me={me}
+                    close={close}
+                    onStarted={(b) => {
+                      setStarted((s) => [b, ...s]);
+                      setPicked(new Map());
+                      setAllMatching(false);
+                    }}
+                  />
+                )}
+              </ReviewDialog>
+            ))}
+        </div>
+      ) : null}
+      {started.map((b) => (
+        <BulkProgress
+          key={b.id}
+          initial={b}
+          me={me}
+          canConfirm={allowed.resume || allowed.replay}
+        />
+      ))}
+      <DeadTaskTable
+        tasks={tasks}
+        caption={caption}
+        selection={
+          any
+            ? {
+                has: (id) => allMatching || picked.has(id),
+                toggle: (t) => {
+                  setAllMatching(false);
+                  setPicked((m) => {
+                    const next = new Map(m);
+                    if (next.has(t.id)) next.delete(t.id);
+                    else next.set(t.id, t.version);
+                    return next;
+                  });
+                },
+                allOnPage: allMatching || allOnPage,
+                togglePage: () => {
+                  setAllMatching(false);
+                  setPicked((m) => {
+                    const next = new Map(m);
+                    for (const t of tasks) {
+                      if (allOnPage) next.delete(t.id);
+                      else next.set(t.id, t.version);
+                    }
+                    return next;
+                  });
+                },
+              }
+            : undefined
+        }
+      />
+    </div>
+  );
+}
