@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { createDb, createPool } from "../../db/client";
 import { PROJECT_ROOT } from "../../db/open";
 import { ADMIN_VIEWER, CASES } from "./cases";
+import { explainCases } from "./explain";
 import { markdownTable, runCases } from "./run-cases";
 import { findSamples } from "./samples";
 import { DEFAULT_SCALE_DIR, openScaleTarget } from "./target";
@@ -19,6 +20,8 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "1" },
     "budget-ms": { type: "string", default: "8000" },
     only: { type: "string" },
+    /** Print EXPLAIN (ANALYZE, BUFFERS) of each statement of the cases matching this, instead of timing. */
+    explain: { type: "string" },
     /** Measure the schema as loaded, before newer migrations (a "before" figure). */
     "no-migrate": { type: "boolean" },
     "data-dir": { type: "string", default: DEFAULT_SCALE_DIR },
@@ -41,25 +44,36 @@ try {
   const s = await findSamples(pool);
   const only = values.only === undefined ? null : new RegExp(values.only, "i");
   const cases = CASES.filter((c) => !only || only.test(c.name));
-  const results = await runCases({ pool, db: createDb(pool), viewer: ADMIN_VIEWER, s }, cases, {
-    runs: Number(values.runs),
-    warmup: Number(values.warmup),
-    budgetMs: Number(values["budget-ms"]),
-    onResult: (r) =>
-      console.error(`${r.name}: p95 ${r.p95Ms} ms${r.error ? ` (error: ${r.error})` : ""}`),
-  });
-  const data = size.rows[0];
-  console.log(
-    `\n${data?.entries} ledger entries, ${data?.tasks} tasks, ${data?.effects} effects; ${values.runs} runs each\n`,
-  );
-  console.log(markdownTable(results));
-  mkdirSync(values.out, { recursive: true });
-  const file = path.join(values.out, `scale-${values.label}.json`);
-  writeFileSync(
-    file,
-    `${JSON.stringify({ label: values.label, measuredAt: new Date().toISOString(), ...data, runs: Number(values.runs), results }, null, 2)}\n`,
-  );
-  console.error(`\nwrote ${path.relative(PROJECT_ROOT, file)}`);
+  if (values.explain !== undefined) {
+    const pattern = new RegExp(values.explain, "i");
+    const ctx = { pool, db: createDb(pool), viewer: ADMIN_VIEWER, s };
+    console.log(
+      await explainCases(
+        ctx,
+        cases.filter((c) => pattern.test(c.name)),
+      ),
+    );
+  } else {
+    const results = await runCases({ pool, db: createDb(pool), viewer: ADMIN_VIEWER, s }, cases, {
+      runs: Number(values.runs),
+      warmup: Number(values.warmup),
+      budgetMs: Number(values["budget-ms"]),
+      onResult: (r) =>
+        console.error(`${r.name}: p95 ${r.p95Ms} ms${r.error ? ` (error: ${r.error})` : ""}`),
+    });
+    const data = size.rows[0];
+    console.log(
+      `\n${data?.entries} ledger entries, ${data?.tasks} tasks, ${data?.effects} effects; up to ${values.runs} runs per case after a warm-up (fewer once a case has spent --budget-ms)\n`,
+    );
+    console.log(markdownTable(results));
+    mkdirSync(values.out, { recursive: true });
+    const file = path.join(values.out, `scale-${values.label}.json`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ label: values.label, measuredAt: new Date().toISOString(), ...data, runs: Number(values.runs), results }, null, 2)}\n`,
+    );
+    console.error(`\nwrote ${path.relative(PROJECT_ROOT, file)}`);
+  }
 } finally {
   await pool.end();
   await target.release();

@@ -6,6 +6,7 @@ import { createDb } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
 import { ADMIN_VIEWER, CASES } from "./cases";
+import { explainCases } from "./explain";
 import { loadScale } from "./load-data";
 import { markdownTable, runCases } from "./run-cases";
 import { findSamples } from "./samples";
@@ -34,13 +35,19 @@ describe("scale load and measure", () => {
     // The samples exist, so each /why case finds its effect rather than measuring a miss.
     expect(s.recipient).toMatch(/@example\.com$/);
     expect(s.refundId).toMatch(/^re_/);
-    const results = await runCases(
-      { pool: db.pool, db: createDb(db.pool), viewer: ADMIN_VIEWER, s },
-      CASES,
-      { runs: 1, warmup: 0 },
-    );
+    const ctx = { pool: db.pool, db: createDb(db.pool), viewer: ADMIN_VIEWER, s };
+    const results = await runCases(ctx, CASES, { runs: 1, warmup: 0 });
     expect(results.filter((r) => r.error)).toEqual([]);
     const table = markdownTable(results);
     for (const c of CASES) expect(table).toContain(`| ${c.name} |`);
+
+    // --explain finds the statements a case sends and explains each of them.
+    const plans = await explainCases(
+      ctx,
+      CASES.filter((c) => c.name === "/why by recipient"),
+    );
+    expect(plans).toContain("### /why by recipient");
+    expect(plans).toMatch(/from effects where/);
+    expect(plans).toContain("Execution Time");
   });
 });
