@@ -1,0 +1,191 @@
+// Dead-letter triage journeys: the outage drill (300 refunds dead-lettered by one provider
+// error, bulk-replayed from their group with the preview read, every outcome on the page),
+// the frozen set (a task that dead-letters after the dialog opened is not acted on) and two
+// reviewers bulk-acting on overlapping sets at once (each task once; each told what the other
+// took). Rows are staged with SQL, as a worker would have left them.
+import type { Browser, Page } from "@playwright/test";
+import type pg from "pg";
+import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
+import { asRole, expect, randomWord, test } from "./fixtures";
+
+test.use(asRole("reviewer"));
+
+/** `n` dead tasks of `agent` with `message`; with `refund`, a failed refund effect at step 1. */
+async function stageDead(
+  db: pg.Pool,
+  agent: string,
+  message: string,
+  n: number,
+  refund = false,
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `insert into tasks (agent, input, status, dead_reason, attempts, last_error, created_by)
+     select $1, jsonb_build_object('orderId', 'ord-' || g), 'dead', 'non_retryable', 3,
+            jsonb_build_object('message', $2::text || ' (req_' || g || 'x' || g || ')'), 'e2e'
+     from generate_series(1, $3) as g returning id`,
+    [agent, message, n],
+  );
+  const ids = rows.map((r) => r.id);
+  if (refund) {
+    const keys = ids.map((id) => deriveEffectKey(id, "refund", { order: id }));
+    await db.query(
+      `insert into steps (task_id, seq, kind, name, status, attempt)
+       select id, 1, 'tool', 'refund', 'started', 3 from unnest($1::uuid[]) as id`,
+      [ids],
+    );
+    await db.query(
+      `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status)
+       select k, id, 1, 'refund', jsonb_build_object('order', id), jsonb_build_object('order', id), f, 'failed'
+       from unnest($1::text[], $2::uuid[], $3::text[]) as x(k, id, f)`,
+      [keys, ids, ids.map((id) => payloadFingerprint({ order: id }))],
+    );
+  }
+  return ids;
+}
+
+async function adminPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext(asRole("admin"));
+  return context.newPage();
+}
+
+const progressOf = (page: Page) => page.getByTestId("bulk-progress").first();
+
+test("outage drill: 300 refunds of one provider error bulk-replayed from their group", async ({
+  page,
+  db,
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const word = randomWord();
+  // The catalog the worker publishes marks refund as moving money (the seed's, or this one).
+  await db.query(
+    `insert into agent_catalog (name, input_schema, tools, published_by)
+     values ('refund', '{}', '[{"name":"refund","money":true}]', 'e2e') on conflict (name) do nothing`,
+  );
+  const ids = await stageDead(db, "refund", `payments outage ${word}: 502 Bad Gateway`, 300, true);
+  let clicks = 0;
+  const click = async (locator: ReturnType<Page["locator"]>) => {
+    clicks++;
+    await locator.click();
+  };
+
+  await page.goto("/dead-letters");
+  await click(page.getByRole("link", { name: new RegExp(`payments outage ${word}`) }));
+  await expect(page.getByTestId("dead-letters-matching")).toHaveText("300");
+  await click(page.getByTestId("select-all-matching"));
+  await click(page.getByTestId("bulk-replay"));
+  const preview = page.getByTestId("bulk-preview");
+  await expect(page.getByTestId("bulk-count")).toContainText("300");
+  await expect(preview).toContainText("300 effects would act");
+  await expect(preview).toContainText("300 move money");
+  await click(page.getByTestId("bulk-confirm"));
+  const progress = progressOf(page);
+  await expect(progress).toBeVisible();
+  const bulkId = (await progress.getAttribute("data-bulk-id")) ?? "";
+
+  // Refunds move money: a second, different reviewer confirms the whole set.
+  const second = await adminPage(browser);
+  await second.goto("/dead-letters");
+  const pending = second.locator(`[data-testid="bulk-progress"][data-bulk-id="${bulkId}"]`);
+  await expect(pending).toContainText("waits for a second, different reviewer");
+  const started = Date.now();
+  await pending.getByRole("button", { name: "Confirm as second reviewer" }).click();
+
+  await expect(progress.getByTestId("bulk-finished")).toContainText("300 of 300 have an outcome", {
+    timeout: 60_000,
+  });
+  const seconds = (Date.now() - started) / 1000;
+  console.log(
+    `outage drill: ${clicks} clicks by the first reviewer (preview included), 1 by the second; all 300 outcomes shown ${seconds.toFixed(1)} s after the second reviewer confirmed`,
+  );
+  expect(clicks).toBeLessThanOrEqual(5);
+  await expect(progress.getByTestId("bulk-count-done")).toContainText("300");
+  const replayed = await db.query<{ n: number }>(
+    "select count(*)::int as n from ledger_entries where task_id = any($1::uuid[]) and kind = 'replay.requested'",
+    [ids],
+  );
+  expect(replayed.rows[0]?.n).toBe(300);
+  await page.screenshot({ path: "docs/screenshots/dead-letters.png", fullPage: true });
+  await second.context().close();
+});
+
+test("the frozen set: a task dead-lettered after the dialog opened is not acted on", async ({
+  page,
+  db,
+}) => {
+  const agent = `e2e-frozen-${randomWord()}`;
+  await stageDead(db, agent, "smtp 421 try later", 3);
+  await page.goto(`/dead-letters?agent=${agent}`);
+  await expect(page.getByTestId("dead-letters-matching")).toHaveText("3");
+  await page.getByTestId("select-all-matching").click();
+  await page.getByTestId("bulk-reject").click();
+  await expect(page.getByTestId("bulk-count")).toContainText("3");
+  const [late] = await stageDead(db, agent, "smtp 421 try later", 1);
+  await page.getByLabel("Reason (required)").fill("duplicate sends during the outage");
+  await page.getByTestId("bulk-confirm").click();
+  const progress = progressOf(page);
+  await expect(progress.getByTestId("bulk-finished")).toContainText("3 of 3 have an outcome", {
+    timeout: 30_000,
+  });
+  const lateTask = await db.query<{ status: string }>("select status from tasks where id = $1", [
+    late,
+  ]);
+  expect(lateTask.rows[0]?.status).toBe("dead");
+});
+
+test("two reviewers bulk-rejecting overlapping sets act on each task once", async ({
+  page,
+  db,
+  browser,
+}) => {
+  const agent = `e2e-overlap-${randomWord()}`;
+  const ids = await stageDead(db, agent, "card declined", 6);
+  const other = await adminPage(browser);
+  const tick = async (p: Page, taskIds: string[]) => {
+    await p.goto(`/dead-letters?agent=${agent}`);
+    for (const id of taskIds) {
+      await p.locator(`tr[data-task-id="${id}"]`).getByRole("checkbox").check();
+    }
+    await p.getByTestId("bulk-reject").click();
+    await p.getByLabel("Reason (required)").fill("fraud ring");
+  };
+  await tick(page, ids.slice(0, 4));
+  await tick(other, ids.slice(2, 6));
+  await Promise.all([
+    page.getByTestId("bulk-confirm").click(),
+    other.getByTestId("bulk-confirm").click(),
+  ]);
+  for (const p of [page, other]) {
+    await expect(progressOf(p).getByTestId("bulk-finished")).toContainText("4 of 4", {
+      timeout: 30_000,
+    });
+  }
+  const rejected = await db.query<{ task_id: string; n: number }>(
+    `select task_id, count(*)::int as n from ledger_entries
+     where task_id = any($1::uuid[]) and kind = 'review.rejected' group by task_id`,
+    [ids],
+  );
+  expect(rejected.rows).toHaveLength(6);
+  expect(rejected.rows.every((r) => r.n === 1)).toBe(true);
+  const taken = async (p: Page) =>
+    Number(
+      ((await progressOf(p).getByTestId("bulk-count-taken").textContent()) ?? "").replace(
+        /\D/g,
+        "",
+      ),
+    );
+  // Each overlapping task went to exactly one of them; the other was told who took it.
+  await expect.poll(async () => (await taken(page)) + (await taken(other))).toBe(2);
+  for (const [p, by] of [
+    [page, "user:admin@example.com"],
+    [other, "user:reviewer@example.com"],
+  ] as const) {
+    const n = await taken(p);
+    if (n === 0) continue;
+    await progressOf(p).getByText("Outcome per task").click();
+    await expect(progressOf(p).locator('tr[data-outcome="taken"]').first()).toContainText(
+      `taken by ${by}`,
+    );
+  }
+  await other.context().close();
+});
