@@ -1,32 +1,37 @@
 "use client";
-// Replay from step N: pick the step, read the live preview of what it would do (each effect
+// Replay from step N: pick the step by name from the journal, read the live preview of what it would do (each effect
 // deduplicated or acting, money marked), then confirm. When the preview reaches money the
 // confirmation becomes a request that a second, different reviewer confirms.
 import { useEffect, useId, useRef, useState, useTransition } from "react";
 import { previewReplayAction, replayTaskAction } from "../../lib/actions/review";
 import type { ReviewPreview } from "../../lib/domain/replay-plan";
 import { useAnnounce } from "./announcer";
-import {
-  FieldError,
-  inputClass,
-  primaryButton,
-  ReviewFeedback,
-  secondaryButton,
-  useReview,
-} from "./review-kit";
+import { primaryButton, ReviewFeedback, secondaryButton, useReview } from "./review-kit";
 import { ReviewPreviewList } from "./review-preview-list";
+import { type JournalStep, StepSelect } from "./step-select";
 
 type Props = {
   taskId: string;
   version: number;
   lastStep: number;
+  /** The journal, for naming the steps to start from. */
+  steps: readonly JournalStep[];
   /** The preview from step 1 the page rendered. */
   initial: ReviewPreview;
   close: () => void;
 };
 
-export function ReplayForm({ taskId, version, lastStep, initial, close }: Props) {
+export function ReplayForm({
+  taskId,
+  version: shownVersion,
+  lastStep,
+  steps,
+  initial,
+  close,
+}: Props) {
   const stepId = useId();
+  // The version the reviewer opened the dialog on: a live refresh must not move it under them.
+  const [version] = useState(shownVersion);
   const [step, setStep] = useState(String(initial.fromStep));
   const [preview, setPreview] = useState<ReviewPreview | null>(initial);
   const [previewError, setPreviewError] = useState<string | null>(null);
@@ -91,29 +96,18 @@ export function ReplayForm({ taskId, version, lastStep, initial, close }: Props)
         <label htmlFor={stepId} className="block text-sm font-medium text-slate-800">
           Replay from step
         </label>
-        <input
+        <StepSelect
           id={stepId}
-          name="fromStep"
-          type="number"
-          inputMode="numeric"
-          min={1}
-          max={max}
-          step={1}
-          required
-          value={step}
-          onChange={(e) => setStep(e.target.value)}
-          className={`${inputClass} max-w-32`}
-          aria-invalid={valid ? undefined : true}
-          aria-describedby={`${stepId}-hint${valid ? "" : ` ${stepId}-error`}`}
+          steps={steps}
+          lastStep={lastStep}
+          value={fromStep}
+          onChange={(n) => setStep(String(n))}
+          describedBy={`${stepId}-hint`}
         />
         <p id={`${stepId}-hint`} className="mt-1 text-xs text-slate-600">
           Steps before it keep their journaled results; from it on the agent runs again with the
-          same keys. The journal has {lastStep} step{lastStep === 1 ? "" : "s"}: choose 1 to {max}.
+          same keys. The journal has {lastStep} step{lastStep === 1 ? "" : "s"}.
         </p>
-        <FieldError
-          id={`${stepId}-error`}
-          message={valid ? undefined : `Choose a whole number from 1 to ${max}.`}
-        />
       </div>
       <section aria-label="Preview" aria-busy={loading} className="min-h-16">
         {previewError ? (

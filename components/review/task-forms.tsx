@@ -2,6 +2,7 @@
 // The task screen's other review forms: resume a dead task, resolve an unknown outcome, cancel
 // (admins), and confirm or withdraw a request waiting for a second reviewer.
 import { type ReactNode, useId, useState } from "react";
+import { correctInputAction } from "../../lib/actions/correct-input";
 import {
   cancelTaskAction,
   replayTaskAction,
@@ -11,9 +12,9 @@ import {
 } from "../../lib/actions/review";
 import type { ReviewPreview } from "../../lib/domain/replay-plan";
 import type { ReviewStateDto } from "../../lib/server/queries/get-review-state";
-import { ShortHash } from "../tasks/short-hash";
 import { Timestamp } from "../ui/timestamp";
 import { useAnnounce } from "./announcer";
+import { CopyValue } from "./copy-value";
 import {
   dangerButton,
   FieldError,
@@ -48,6 +49,8 @@ export function ResumeForm({
   preview: ReviewPreview;
   close: () => void;
 }) {
+  // The version the dialog opened on: a live refresh must not move it under the reviewer.
+  const [frozen] = useState(target);
   const { feedback, pending, run } = useReview();
   const announce = useAnnounce();
   const noteId = useId();
@@ -59,7 +62,7 @@ export function ResumeForm({
         const note = String(new FormData(event.currentTarget).get("note") ?? "");
         run(
           resumeTaskAction,
-          { ...target, note },
+          { ...frozen, note },
           (v) =>
             v.waitingFor
               ? "Resume requested. It can reach money, so a second, different reviewer must confirm it before anything runs."
@@ -103,9 +106,10 @@ export function ResolveForm({
   close,
 }: {
   target: Target;
-  effect: { key: string; tool: string; stepSeq: number };
+  effect: { key: string; tool: string; stepSeq: number; refs: { label: string; value: string }[] };
   close: () => void;
 }) {
+  const [frozen] = useState(target);
   const { feedback, pending, run } = useReview();
   const announce = useAnnounce();
   const [happened, setHappened] = useState<"yes" | "no" | null>(null);
@@ -120,7 +124,7 @@ export function ResolveForm({
         run(
           resolveOutcomeAction,
           {
-            ...target,
+            ...frozen,
             key: effect.key,
             happened: String(data.get("happened") ?? ""),
             providerId: String(data.get("providerId") ?? ""),
@@ -140,10 +144,15 @@ export function ResolveForm({
       }}
     >
       <p className="text-sm text-slate-700">
-        <span className="font-mono">{effect.tool}</span> at step {effect.stepSeq} (key{" "}
-        <ShortHash value={effect.key} />) started, but its lease ran out without a result. Check
-        with the provider, then say what happened.
+        <span className="font-mono">{effect.tool}</span> at step {effect.stepSeq} started, but its
+        lease ran out without a result. Look it up at the provider with these, then say what
+        happened.
       </p>
+      <dl className="space-y-2 rounded-md bg-slate-50 px-3 py-2" data-testid="provider-refs">
+        {effect.refs.map((r) => (
+          <CopyValue key={r.label} label={r.label} value={r.value} />
+        ))}
+      </dl>
       <fieldset>
         <legend className="text-sm font-medium text-slate-800">Did it happen?</legend>
         <div className="mt-1 space-y-1 text-sm">
@@ -209,6 +218,7 @@ export function ResolveForm({
 }
 
 export function CancelForm({ target, close }: { target: Target; close: () => void }) {
+  const [frozen] = useState(target);
   const { feedback, pending, run } = useReview();
   const announce = useAnnounce();
   const reasonId = useId();
@@ -220,7 +230,7 @@ export function CancelForm({ target, close }: { target: Target; close: () => voi
         const reason = String(new FormData(event.currentTarget).get("reason") ?? "");
         run(
           cancelTaskAction,
-          { ...target, reason },
+          { ...frozen, reason },
           () => "Cancelled. Nothing more is done for this task.",
           (_, message) => {
             close();
@@ -264,8 +274,11 @@ export function PendingRequest({
   const { feedback, pending, run } = useReview();
   const announce = useAnnounce();
   const mine = request.requestedBy === actor;
+  const corrected = request.input !== null;
   const what =
-    request.action === "replay" ? `a replay from step ${request.fromStep}` : "resuming the task";
+    request.action === "replay"
+      ? `a replay from step ${request.fromStep}${corrected ? " with a corrected input" : ""}`
+      : "resuming the task";
   const done = (message: ReactNode) => announce(message);
   return (
     <div
@@ -286,25 +299,39 @@ export function PendingRequest({
               className={primaryButton}
               disabled={pending}
               onClick={() =>
-                request.action === "replay"
+                corrected
                   ? run(
-                      replayTaskAction,
-                      { ...target, fromStep: request.fromStep },
+                      correctInputAction,
+                      {
+                        ...target,
+                        input: JSON.stringify(request.input),
+                        fromStep: request.fromStep,
+                      },
                       () =>
-                        `Confirmed: replaying from step ${request.fromStep}. The task is queued.`,
+                        `Confirmed: the input is corrected and the task replays from step ${request.fromStep}.`,
                       (_, m) => done(m),
                     )
-                  : run(
-                      resumeTaskAction,
-                      target,
-                      () => "Confirmed: the task resumes with a fresh attempt budget.",
-                      (_, m) => done(m),
-                    )
+                  : request.action === "replay"
+                    ? run(
+                        replayTaskAction,
+                        { ...target, fromStep: request.fromStep },
+                        () =>
+                          `Confirmed: replaying from step ${request.fromStep}. The task is queued.`,
+                        (_, m) => done(m),
+                      )
+                    : run(
+                        resumeTaskAction,
+                        target,
+                        () => "Confirmed: the task resumes with a fresh attempt budget.",
+                        (_, m) => done(m),
+                      )
               }
             >
-              {request.action === "replay"
-                ? `Confirm replay from step ${request.fromStep}`
-                : "Confirm resume"}
+              {corrected
+                ? `Confirm the corrected input and replay from step ${request.fromStep}`
+                : request.action === "replay"
+                  ? `Confirm replay from step ${request.fromStep}`
+                  : "Confirm resume"}
             </button>
           )}
           <button
@@ -322,6 +349,14 @@ export function PendingRequest({
           >
             {mine ? "Withdraw my request" : "Decline (withdraw the request)"}
           </button>
+        </div>
+      ) : null}
+      {corrected ? (
+        <div>
+          <p className="font-medium">The corrected input it replays with:</p>
+          <pre className="mt-1 max-h-48 overflow-auto rounded bg-white/70 p-2 font-mono text-xs break-all whitespace-pre-wrap">
+            {JSON.stringify(request.input, null, 2)}
+          </pre>
         </div>
       ) : null}
       {mine ? <p>You made this request; someone else must confirm it.</p> : null}

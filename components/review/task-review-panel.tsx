@@ -1,7 +1,8 @@
 "use client";
 // The task screen's review actions, as the server's allowedActions says this viewer may take
 // them in the task's state (the command decides again under its lock): approve or reject a
-// parked task; resume, replay or reject a dead one; resolve an unknown outcome; cancel
+// parked task; resume, replay, correct the input of or reject a dead one; resolve an unknown
+// outcome; cancel
 // (admins). Every action carries the version the page rendered, so a stale screen is told who
 // changed the task instead of acting on it.
 import { awaitsReview } from "../../lib/domain/task-actions";
@@ -9,8 +10,10 @@ import type { TaskStatus } from "../../lib/domain/task-states";
 import type { ReviewStateDto } from "../../lib/server/queries/get-review-state";
 import { ReviewAnnouncer } from "./announcer";
 import { ApprovalActions, RejectForm } from "./approval-actions";
+import { CorrectInputForm } from "./correct-input-form";
 import { ReplayForm } from "./replay-form";
 import { dangerButton, primaryButton, ReviewDialog } from "./review-kit";
+import type { JournalStep } from "./step-select";
 import { CancelForm, PendingRequest, ResolveForm, ResumeForm } from "./task-forms";
 
 export type TaskReviewPanelProps = {
@@ -20,7 +23,15 @@ export type TaskReviewPanelProps = {
   actor: string;
   /** The parked effect waiting for a yes, when there is one. */
   pendingTool: string | null;
-  unknownEffects: { key: string; tool: string; stepSeq: number }[];
+  unknownEffects: {
+    key: string;
+    tool: string;
+    stepSeq: number;
+    refs: { label: string; value: string }[];
+  }[];
+  /** The task's input now, for a correction to start from. */
+  input: unknown;
+  steps: JournalStep[];
 };
 
 export function TaskReviewPanel(props: TaskReviewPanelProps) {
@@ -31,7 +42,15 @@ export function TaskReviewPanel(props: TaskReviewPanelProps) {
   );
 }
 
-function Controls({ task, state, actor, pendingTool, unknownEffects }: TaskReviewPanelProps) {
+function Controls({
+  task,
+  state,
+  actor,
+  pendingTool,
+  unknownEffects,
+  input,
+  steps,
+}: TaskReviewPanelProps) {
   const target = { taskId: task.id, version: task.version };
   const money = state.moneyApprovals[0];
   const { resume, replay } = state;
@@ -42,6 +61,7 @@ function Controls({ task, state, actor, pendingTool, unknownEffects }: TaskRevie
     may("resume") ||
     may("reject") ||
     may("replay") ||
+    may("correct") ||
     resolvable ||
     may("cancel") ||
     state.pending !== null;
@@ -98,19 +118,40 @@ function Controls({ task, state, actor, pendingTool, unknownEffects }: TaskRevie
         </div>
       ) : null}
 
-      {may("replay") && replay ? (
-        <div>
-          <ReviewDialog label="Replay from step…" title="Replay from a step" testId="replay-open">
-            {(close) => (
-              <ReplayForm
-                taskId={task.id}
-                version={task.version}
-                lastStep={state.lastStep}
-                initial={replay}
-                close={close}
-              />
-            )}
-          </ReviewDialog>
+      {(may("replay") && replay) || may("correct") ? (
+        <div className="flex flex-wrap gap-2">
+          {may("replay") && replay ? (
+            <ReviewDialog label="Replay from step…" title="Replay from a step" testId="replay-open">
+              {(close) => (
+                <ReplayForm
+                  taskId={task.id}
+                  version={task.version}
+                  lastStep={state.lastStep}
+                  steps={steps}
+                  initial={replay}
+                  close={close}
+                />
+              )}
+            </ReviewDialog>
+          ) : null}
+          {may("correct") ? (
+            <ReviewDialog
+              label="Fix the input and replay…"
+              title="Fix the input and replay"
+              testId="correct-open"
+            >
+              {(close) => (
+                <CorrectInputForm
+                  taskId={task.id}
+                  version={task.version}
+                  input={input}
+                  steps={steps}
+                  lastStep={state.lastStep}
+                  close={close}
+                />
+              )}
+            </ReviewDialog>
+          ) : null}
         </div>
       ) : null}
 

@@ -1,6 +1,10 @@
 // One sentence on where the task stands and what a person might do about it, above the detail.
 import type { ReactNode } from "react";
-import type { TaskApprovalDto, TaskHeaderDto } from "../../lib/server/queries/get-task-detail";
+import type {
+  TaskApprovalDto,
+  TaskDetailDto,
+  TaskHeaderDto,
+} from "../../lib/server/queries/get-task-detail";
 import { DEAD_REASON_HINT, DEAD_REASON_LABEL } from "../ui/labels";
 import { Timestamp } from "../ui/timestamp";
 
@@ -32,9 +36,12 @@ function ErrorLine({ message }: { message: string | null }) {
 export function TaskCallout({
   task,
   pendingApproval,
+  rejection = null,
 }: {
   task: TaskHeaderDto;
   pendingApproval: TaskApprovalDto | undefined;
+  /** Who rejected the task and why, from its review.rejected entry. */
+  rejection?: TaskDetailDto["rejection"];
 }) {
   switch (task.status) {
     case "dead":
@@ -47,7 +54,8 @@ export function TaskCallout({
           <ErrorLine message={task.lastErrorMessage} />
           <p>
             It waits for a reviewer, who can approve it (resume from the first step not completed),
-            replay it from a chosen step, or reject it: see Review below.
+            replay it from a chosen step, fix its input and replay it, or reject it: see Review
+            below.
           </p>
         </Callout>
       );
@@ -105,8 +113,24 @@ export function TaskCallout({
       );
     case "rejected":
       return (
-        <Callout look="info" title="Rejected by a reviewer">
-          <p>Nothing more is done for this task. The ledger below records who and why.</p>
+        <Callout
+          look="info"
+          title={rejection ? `Rejected by ${rejection.by}` : "Rejected by a reviewer"}
+        >
+          {rejection ? (
+            <>
+              <p data-testid="rejection-reason">
+                <span className="font-medium">Why:</span> {rejection.reason}
+              </p>
+              <p>
+                At <Timestamp iso={rejection.at} />
+                {rejection.from ? `, when it was ${rejection.from.replace("_", " ")}` : ""}. Nothing
+                more is done for this task.
+              </p>
+            </>
+          ) : (
+            <p>Nothing more is done for this task. The ledger below records who and why.</p>
+          )}
         </Callout>
       );
     case "cancelled":

@@ -2,7 +2,6 @@
 // of a long stream with its left-out middle, or one window of it with a pager.
 import Link from "next/link";
 import type { TaskDetailDto } from "../../lib/server/queries/get-task-detail";
-import { TASK_TIMELINE_PAGE } from "../../lib/server/queries/list-task-timeline";
 import { EmptyState } from "../ui/empty-state";
 import { LedgerTimeline } from "./ledger-timeline";
 
@@ -14,7 +13,7 @@ const pagerClass =
   "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50";
 
 /** Moves through a long stream in windows, and back to the whole story. */
-function TimelinePager({ detail }: { detail: TaskDetailDto }) {
+function TimelinePager({ detail, pageSize }: { detail: TaskDetailDto; pageSize: number }) {
   const { window, total, entries } = detail.timeline;
   if (window === null) return null;
   const first = entries[0]?.seq;
@@ -32,14 +31,14 @@ function TimelinePager({ detail }: { detail: TaskDetailDto }) {
       </p>
       {window.from > 1 ? (
         <Link
-          href={ledgerHref(id, Math.max(1, Math.min(window.from, total + 1) - TASK_TIMELINE_PAGE))}
+          href={ledgerHref(id, Math.max(1, Math.min(window.from, total + 1) - pageSize))}
           className={pagerClass}
         >
           Earlier entries
         </Link>
       ) : null}
-      {window.from + TASK_TIMELINE_PAGE <= total ? (
-        <Link href={ledgerHref(id, window.from + TASK_TIMELINE_PAGE)} className={pagerClass}>
+      {window.from + pageSize <= total ? (
+        <Link href={ledgerHref(id, window.from + pageSize)} className={pagerClass}>
           Later entries
         </Link>
       ) : null}
@@ -50,12 +49,13 @@ function TimelinePager({ detail }: { detail: TaskDetailDto }) {
   );
 }
 
-export function TaskLedger({ detail }: { detail: TaskDetailDto }) {
+/** `pageSize`: the query's window (TASK_TIMELINE_PAGE), passed in so a live client view can render this. */
+export function TaskLedger({ detail, pageSize }: { detail: TaskDetailDto; pageSize: number }) {
   const { timeline } = detail;
   if (timeline.entries.length === 0) {
     // An empty window is explained by its pager.
     return timeline.window !== null ? (
-      <TimelinePager detail={detail} />
+      <TimelinePager detail={detail} pageSize={pageSize} />
     ) : (
       <EmptyState title="No ledger entries">
         Tasks enqueued through Agent Ledger open their stream with a task.enqueued entry.
@@ -64,7 +64,7 @@ export function TaskLedger({ detail }: { detail: TaskDetailDto }) {
   }
   return (
     <>
-      <TimelinePager detail={detail} />
+      <TimelinePager detail={detail} pageSize={pageSize} />
       <LedgerTimeline
         entries={timeline.entries}
         gap={

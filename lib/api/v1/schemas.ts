@@ -106,6 +106,7 @@ const effectSchema: z.ZodType<EffectDto> = z.object({
   createdAt: iso,
   updatedAt: iso,
   completedAt: iso.nullable(),
+  refs: z.array(z.object({ label: z.string(), value: z.string() })),
 });
 
 const approvalSchema: z.ZodType<TaskApprovalDto> = z.object({
@@ -163,6 +164,26 @@ export const taskDetailSchema: z.ZodType<TaskDetailDto> = z.object({
   timeline: timelineSchema,
   ledgerHidden: z.boolean(),
   payloadsHidden: z.boolean(),
+  rejection: z
+    .object({ by: z.string(), at: iso, reason: z.string(), from: z.string().nullable() })
+    .nullable(),
+  payloadMismatches: z.array(
+    z.object({
+      key: z.string(),
+      at: iso,
+      policy: z.string(),
+      first: z.object({ fingerprint: z.string(), args: json }),
+      second: z.object({ fingerprint: z.string(), args: json }),
+      rows: z.array(
+        z.object({
+          path: z.string(),
+          change: z.enum(["same", "changed", "added", "removed"]),
+          before: z.string().nullable(),
+          after: z.string().nullable(),
+        }),
+      ),
+    }),
+  ),
   replay: replayPreviewSchema.nullable(),
   asOf: iso,
 });

@@ -111,10 +111,12 @@ async function approval(taskId: string, tool: string, money: boolean): Promise<n
 
 const row = async (id: string) =>
   (
-    await t.pool.query<{ status: string; version: number; attempts: number }>(
-      "select status, version, attempts from tasks where id = $1",
-      [id],
-    )
+    await t.pool.query<{
+      status: string;
+      version: number;
+      attempts: number;
+      attempt_base: number;
+    }>("select status, version, attempts, attempt_base from tasks where id = $1", [id])
   ).rows[0];
 
 const entries = async (id: string, kind: string) =>
@@ -330,7 +332,11 @@ describe("replay that reaches money", () => {
       actor: B,
       data: { twoPerson: { requestedBy: A, confirmedBy: B } },
     });
-    expect(await row(dead.id)).toMatchObject({ status: "queued", attempts: 0 });
+    expect(await row(dead.id)).toMatchObject({
+      status: "queued",
+      attempts: 3,
+      attempt_base: 3,
+    });
   });
 
   it("two reviewers clicking at once: one request, one confirmation, one replay", async () => {
@@ -540,7 +546,11 @@ describe("resume (approve a dead task) that reaches money", () => {
     });
     const done = await approveTask(t.pool, operator(B), { taskId: dead.id, version: dead.version });
     expect(done).toMatchObject({ ok: true, value: { status: "queued" } });
-    expect(await row(dead.id)).toMatchObject({ status: "queued", attempts: 0 });
+    expect(await row(dead.id)).toMatchObject({
+      status: "queued",
+      attempts: 3,
+      attempt_base: 3,
+    });
     expect(await entries(dead.id, "review.approved")).toEqual([
       expect.objectContaining({
         actor: B,

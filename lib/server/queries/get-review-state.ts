@@ -3,9 +3,11 @@
 import type pg from "pg";
 import { principalOf, requireScope, type Viewer } from "../../domain/access";
 import { type CommandResult, notFound } from "../../domain/command-result";
+import type { JsonValue } from "../../domain/json";
 import { type ReviewAction, type ReviewPreview, stepOutOfRange } from "../../domain/replay-plan";
 import { type AllowedActions, allowedActions, appliesTo } from "../../domain/task-actions";
 import type { TaskStatus } from "../../domain/task-states";
+import { type CorrectionPreview, correctionPreview } from "../review/correction";
 import {
   lastStepOf,
   moneyToolsOf,
@@ -24,6 +26,8 @@ export type ReviewStateDto = {
     requestedBy: string;
     requestedAt: string;
     taskVersion: number;
+    /** The corrected input the request replays with (fix the input and replay); null otherwise. */
+    input: JsonValue | null;
   } | null;
   /** Pending money approvals and who gave the first yes, if anyone has. */
   moneyApprovals: {
@@ -82,6 +86,7 @@ export async function readReviewState(
               requestedBy: pending.requestedBy,
               requestedAt: pending.requestedAt.toISOString(),
               taskVersion: pending.taskVersion,
+              input: pending.input,
             }
           : null,
       moneyApprovals: approvals.rows
@@ -186,4 +191,37 @@ export async function readApprovalReviews(
       },
     ]),
   );
+}
+
+/**
+ * What correcting the task's input to `after` and replaying from `fromStep` would do: the
+ * input's changes, which effect keys change (and act) and which deduplicate, and whether two
+ * reviewers are needed. Writes nothing; the schema check is the command's (and the action's).
+ */
+export async function previewCorrection(
+  pool: pg.Pool,
+  viewer: Viewer | null,
+  taskId: string,
+  after: JsonValue,
+  fromStep: number,
+): Promise<CommandResult<CorrectionPreview & { lastStep: number; agent: string }>> {
+  requireScope(viewer, "tasks:read");
+  const client = await pool.connect();
+  try {
+    await client.query("begin isolation level repeatable read read only");
+    const { rows } = await client.query<{ id: string; agent: string; input: JsonValue }>(
+      "select id, agent, input from tasks where id = $1",
+      [taskId],
+    );
+    const task = rows[0];
+    if (!task) return notFound(`no task ${taskId}`);
+    const lastStep = await lastStepOf(client, task.id);
+    const outside = stepOutOfRange(fromStep, lastStep);
+    if (outside) return outside;
+    const preview = await correctionPreview(client, task, after, fromStep);
+    return { ok: true, value: { ...preview, lastStep, agent: task.agent } };
+  } finally {
+    await client.query("rollback").catch(() => undefined);
+    client.release();
+  }
 }

@@ -1,15 +1,18 @@
 // The task screen, the one that answers "why did it send that?": the task, its step journal,
 // its effects and approvals, its whole ledger stream, and (where a reviewer could replay it)
 // what a replay from step 1 would do, all read in one read-only snapshot so they agree.
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { approvals, effects, ledgerEntries, steps, tasks } from "../../../db/schema";
 import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
+import { type DiffRow, diffJson } from "../../domain/json-diff";
+import { type ProviderRef, providerRefs } from "../../domain/provider-refs";
 import { planReplay, type ReplayPreview } from "../../domain/replay-plan";
 import { appliesTo } from "../../domain/task-actions";
 import type { DeadReason, StepKind, TaskStatus } from "../../domain/task-states";
+import { env } from "../../env";
 import { taskStream } from "../ledger/append-ledger";
 import { listTaskTimeline, type TaskTimelineDto, type TimelineSearch } from "./list-task-timeline";
 import { payload, seesPayloads } from "./payloads";
@@ -88,6 +91,8 @@ export type EffectDto = {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
+  /** What to look up at the provider: the full key, Message-ID, payment intent… */
+  refs: ProviderRef[];
 };
 
 export type TaskApprovalDto = {
@@ -121,11 +126,34 @@ export type TaskDetailDto = {
    * arguments and results, approval arguments and ledger data are HIDDEN_PAYLOAD.
    */
   payloadsHidden: boolean;
+  /** Who rejected the task, when and why (its latest review.rejected entry); null otherwise. */
+  rejection: { by: string; at: string; reason: string; from: string | null } | null;
+  /**
+   * Each effect.payload_mismatch of the task, latest first: the payload performed (or
+   * approved) first beside the one a later run asked for, and their differences.
+   */
+  payloadMismatches: {
+    key: string;
+    at: string;
+    policy: string;
+    first: { fingerprint: string; args: JsonValue };
+    second: { fingerprint: string; args: JsonValue };
+    /** Empty when the viewer may not see payloads. */
+    rows: DiffRow[];
+  }[];
   /** A replay from step 1, for tasks a reviewer can replay; null otherwise. */
   replay: ReplayPreview | null;
   /** The database clock when the snapshot was taken, ISO 8601. */
   asOf: string;
 };
+
+const rejectionSchema = z.looseObject({ reason: z.string(), from: z.string().optional() });
+const payloadSchema = z.object({ fingerprint: z.string(), args: z.json() });
+const mismatchSchema = z.looseObject({
+  first: payloadSchema,
+  second: payloadSchema,
+  policy: z.string().default("dead-letter"),
+});
 
 const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
@@ -154,6 +182,8 @@ export async function getTaskDetail(
   const readsLedger = can(reader, "ledger:read");
   const visible = seesPayloads(reader);
   const shown = (value: JsonValue) => payload(visible, value);
+  // Every email's Message-ID is <key@the sender's domain> (DESIGN, the email integration).
+  const mailDomain = env().MAIL_FROM.split("@")[1] ?? "agent-ledger.local";
   return db.transaction(
     async (tx) => {
       const [task] = await tx
@@ -234,7 +264,41 @@ export async function getTaskDetail(
         createdAt: iso(e.createdAt),
         updatedAt: iso(e.updatedAt),
         completedAt: isoOrNull(e.completedAt),
+        refs: providerRefs(e.tool, e.key, shown(e.args as JsonValue), mailDomain),
       }));
+
+      // Who rejected and why is review history anyone who reads the task may know.
+      const [rejected] = await tx
+        .select({ actor: ledgerEntries.actor, at: ledgerEntries.at, data: ledgerEntries.data })
+        .from(ledgerEntries)
+        .where(and(eq(ledgerEntries.stream, stream), eq(ledgerEntries.kind, "review.rejected")))
+        .orderBy(desc(ledgerEntries.seq))
+        .limit(1);
+      const rejectedData = rejected ? rejectionSchema.safeParse(rejected.data) : null;
+
+      const mismatchRows = await tx
+        .select({ key: ledgerEntries.key, at: ledgerEntries.at, data: ledgerEntries.data })
+        .from(ledgerEntries)
+        .where(
+          and(eq(ledgerEntries.stream, stream), eq(ledgerEntries.kind, "effect.payload_mismatch")),
+        )
+        .orderBy(desc(ledgerEntries.seq))
+        .limit(5);
+      const payloadMismatches: TaskDetailDto["payloadMismatches"] = [];
+      for (const m of mismatchRows) {
+        const d = mismatchSchema.safeParse(m.data);
+        if (!d.success || m.key === null) continue;
+        const first = { fingerprint: d.data.first.fingerprint, args: shown(d.data.first.args) };
+        const second = { fingerprint: d.data.second.fingerprint, args: shown(d.data.second.args) };
+        payloadMismatches.push({
+          key: m.key,
+          at: iso(m.at),
+          policy: d.data.policy,
+          first,
+          second,
+          rows: visible ? diffJson(d.data.first.args, d.data.second.args) : [],
+        });
+      }
 
       return {
         task: {
@@ -291,6 +355,16 @@ export async function getTaskDetail(
           usedAt: isoOrNull(a.usedAt),
         })),
         timeline,
+        rejection:
+          rejected && rejectedData?.success
+            ? {
+                by: rejected.actor,
+                at: iso(rejected.at),
+                reason: rejectedData.data.reason,
+                from: rejectedData.data.from ?? null,
+              }
+            : null,
+        payloadMismatches,
         ledgerHidden: !readsLedger,
         payloadsHidden: !visible,
         replay: appliesTo("replay", t.status)

@@ -1,0 +1,192 @@
+"use client";
+// The task page below its header, live: the server render seeds it, then it re-reads
+// GET /api/screens/task while the tab is visible (and at once after a review action), so the
+// status, steps, effects and ledger follow the worker. Sections and dialogs keep their React
+// identity across refreshes, so an open dialog, the scroll and typed text stay put.
+import Link from "next/link";
+import type { TaskScreenDto } from "../../lib/server/queries/get-task-screen";
+import { LiveStatus } from "../live/live-status";
+import { type ScreenParams, useLiveQuery } from "../live/use-live-query";
+import { TaskReviewPanel } from "../review/task-review-panel";
+import { EffectsList } from "../tasks/effects-list";
+import { JsonView } from "../tasks/json-view";
+import { OnThisPage } from "../tasks/on-this-page";
+import { PayloadMismatches } from "../tasks/payload-mismatch";
+import { ReplayPreviewView } from "../tasks/replay-preview";
+import { StepJournal } from "../tasks/step-journal";
+import { TaskApprovals } from "../tasks/task-approvals";
+import { TaskCallout } from "../tasks/task-callout";
+import { TaskFacts } from "../tasks/task-facts";
+import { TaskLedger } from "../tasks/task-ledger";
+import { TaskOutcome } from "../tasks/task-outcome";
+import { Card } from "../ui/card";
+import { EmptyState } from "../ui/empty-state";
+
+const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
+
+export function LiveTaskPage({
+  initial,
+  params,
+  actor,
+  stream,
+}: {
+  initial: TaskScreenDto;
+  params: ScreenParams;
+  /** The viewer as the ledger names them. */
+  actor: string;
+  /** The task's ledger stream name. */
+  stream: string;
+}) {
+  const live = useLiveQuery<TaskScreenDto>({ screen: "task", params, initialData: initial });
+  const { detail, review } = live.data;
+  const { task } = detail;
+  const pendingApproval = detail.approvals.find((a) => a.status === "pending");
+  const outcomeTitle =
+    task.result !== null ? "Result" : task.lastError !== null ? "Last error" : "Outcome";
+  return (
+    <div className="space-y-6">
+      <LiveStatus
+        updatedAt={live.dataUpdatedAt}
+        fetching={live.isFetching}
+        error={live.error}
+        onRefresh={() => void live.refetch()}
+      />
+      <TaskCallout task={task} pendingApproval={pendingApproval} rejection={detail.rejection} />
+
+      {review ? (
+        <Card
+          id="review"
+          title="Review"
+          description="What you can do about this task. Each action applies to the version shown here; if someone acted first, you are told who and what."
+        >
+          <TaskReviewPanel
+            task={{ id: task.id, status: task.status, version: task.version }}
+            state={review}
+            actor={actor}
+            pendingTool={pendingApproval?.tool ?? null}
+            unknownEffects={detail.effects
+              .filter((e) => e.state === "outcome_unknown")
+              .map((e) => ({ key: e.key, tool: e.tool, stepSeq: e.stepSeq, refs: e.refs }))}
+            input={task.input}
+            steps={detail.steps.map((s) => ({ seq: s.seq, kind: s.kind, name: s.name }))}
+          />
+        </Card>
+      ) : null}
+
+      {detail.payloadMismatches.length > 0 ? (
+        <Card
+          id="payload-mismatch"
+          title="Payload mismatch"
+          description="The same intent, so the same key, asked for with other arguments than the first time. Both payloads, side by side."
+        >
+          <PayloadMismatches mismatches={detail.payloadMismatches} />
+        </Card>
+      ) : null}
+
+      <Card id="summary" title="Summary">
+        <TaskFacts task={task} />
+      </Card>
+
+      <OnThisPage detail={detail} />
+
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card
+          id="input"
+          title="Input"
+          description="As enqueued. The agent checks it against its schema."
+        >
+          <JsonView value={task.input} label="Input of the task" tall />
+        </Card>
+        <Card
+          id="outcome"
+          title={outcomeTitle}
+          description={
+            task.result !== null
+              ? "What the agent returned."
+              : task.lastError !== null
+                ? `From attempt ${task.attempts}.`
+                : undefined
+          }
+        >
+          <TaskOutcome detail={detail} />
+        </Card>
+      </div>
+
+      <Card
+        id="steps"
+        title="Step journal"
+        description="Each durable operation in call order. A later attempt returns these results instead of running them again."
+      >
+        {detail.steps.length === 0 ? (
+          <EmptyState title="No steps journaled">
+            Steps appear as the agent runs: model calls, tool calls, computations and sleeps.
+          </EmptyState>
+        ) : (
+          <StepJournal steps={detail.steps} />
+        )}
+      </Card>
+
+      <Card
+        id="effects"
+        title="Effects"
+        description="Side effects, one per idempotency key derived from intent: the same key never acts twice."
+      >
+        {detail.effects.length === 0 ? (
+          <EmptyState title="No side effects">
+            When the agent calls a tool, the effect is recorded here with its key, arguments and
+            result before and after it acts.
+          </EmptyState>
+        ) : (
+          <EffectsList effects={detail.effects} />
+        )}
+      </Card>
+
+      <Card
+        id="approvals"
+        title="Approvals"
+        description="A gated effect waits for a person's yes, bound to its key and the fingerprint of its exact arguments."
+        action={
+          pendingApproval ? (
+            <Link href="/approvals" className={linkClass}>
+              All pending approvals
+            </Link>
+          ) : null
+        }
+      >
+        {detail.approvals.length === 0 ? (
+          <EmptyState title="No approvals requested">
+            None of this task's effects has needed a person's yes.
+          </EmptyState>
+        ) : (
+          <TaskApprovals approvals={detail.approvals} />
+        )}
+      </Card>
+
+      {detail.replay ? (
+        <Card
+          id="replay"
+          title={`Replay preview from step ${detail.replay.fromStep}`}
+          description="What a reviewer would confirm: which effects would be deduplicated and which would act."
+        >
+          <ReplayPreviewView
+            preview={detail.replay}
+            supersedesApproval={pendingApproval !== undefined}
+          />
+        </Card>
+      ) : null}
+
+      <Card
+        id="ledger"
+        title="Ledger"
+        description={
+          <>
+            Every entry of the stream <code className="font-mono">{stream}</code>, oldest first.
+            Entries are append-only and hash-chained.
+          </>
+        }
+      >
+        <TaskLedger detail={detail} pageSize={live.data.timelinePage} />
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,150 @@
+// The task page as a reviewer uses it: fix a bad input ("currency: US dollars") and replay it,
+// watching the page follow the worker by itself; resolve an unknown outcome with the full key
+// and Message-ID to copy; reject with a reason and read who and why.
+
+import type pg from "pg";
+import { z } from "zod";
+import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
+import { defineAgent, defineTool } from "../lib/sdk/define";
+import { asRole, enqueue, expect, insertDeadTask, randomWord, runTasks, test } from "./fixtures";
+
+test.use(asRole("reviewer"));
+
+const REVIEWER = "user:reviewer@example.com";
+
+async function entries(db: pg.Pool, id: string, kind: string) {
+  const { rows } = await db.query<{ actor: string; data: Record<string, unknown> }>(
+    "select actor, data from ledger_entries where task_id = $1 and kind = $2 order by seq",
+    [id, kind],
+  );
+  return rows;
+}
+
+/** A refund agent whose schema wants a three-letter currency code. */
+function currencyAgent(name: string) {
+  const refund = defineTool({
+    name: "issue_refund",
+    input: z.object({ orderId: z.string(), amountCents: z.number().int(), currency: z.string() }),
+    intent: (a) => ({ orderId: a.orderId }),
+    execute: async (a) => ({ refundId: `re_${a.orderId}`, currency: a.currency }),
+  });
+  return defineAgent({
+    name,
+    input: z.object({
+      orderId: z.string(),
+      amountCents: z.number().int(),
+      currency: z.string().regex(/^[a-z]{3}$/),
+    }),
+    tools: { issue_refund: refund },
+    run: async (ctx, input) => {
+      const done = await ctx.tool("issue_refund", input);
+      return { refundId: done.refundId };
+    },
+  });
+}
+
+test("a reviewer fixes a bad input and replays it; the page follows the worker by itself", async ({
+  page,
+  db,
+}) => {
+  const agent = currencyAgent(`e2e-fixer-${randomWord(6)}`);
+  const orderId = `ord_${randomWord(6)}`;
+  const bad = { orderId, amountCents: 900, currency: "US dollars" };
+  const id = await enqueue(db, agent.name, bad);
+  // The worker publishes the agent's schema and dead-letters the input it refuses.
+  await runTasks([agent], [id], ["dead"]);
+
+  await page.goto(`/tasks/${id}`);
+  await expect(page.getByTestId("live-status")).toContainText("Live");
+  await page.getByRole("button", { name: "Fix the input and replay…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Fix the input and replay" });
+  const editor = dialog.getByLabel("Corrected input (JSON)");
+  await expect(editor).toHaveValue(/US dollars/);
+
+  // The agent's schema says what is still wrong before anything is recorded.
+  await editor.fill(JSON.stringify({ ...bad, currency: "dollars" }));
+  await expect(dialog.getByTestId("correct-error")).toContainText("currency");
+  await expect(dialog.getByTestId("correct-confirm")).toBeDisabled();
+
+  await editor.fill(JSON.stringify({ ...bad, currency: "usd" }, null, 2));
+  const diff = dialog.getByTestId("correct-diff");
+  await expect(diff).toContainText("currency");
+  await expect(diff).toContainText('"US dollars"');
+  await expect(diff).toContainText('"usd"');
+  await dialog.getByLabel(/^Note/).fill("the shop sent a display name, not a code");
+  await page.screenshot({ path: "docs/screenshots/task.png", fullPage: false });
+  await dialog.getByRole("button", { name: "Correct and replay from step 1" }).click();
+  await expect(page.getByTestId("review-status")).toContainText("Input corrected");
+
+  expect(await entries(db, id, "task.input_corrected")).toEqual([
+    expect.objectContaining({
+      actor: REVIEWER,
+      data: expect.objectContaining({
+        before: bad,
+        after: { ...bad, currency: "usd" },
+        note: "the shop sent a display name, not a code",
+      }),
+    }),
+  ]);
+  // The original stays in the record.
+  expect((await entries(db, id, "task.enqueued"))[0]?.data).toMatchObject({ input: bad });
+
+  // Without a reload: the worker runs the corrected task and the page says so, counting the
+  // attempt before the correction too.
+  const callout = page.getByTestId("task-callout");
+  await expect(callout).toContainText("Queued");
+  await runTasks([agent], [id], ["succeeded"]);
+  await expect(callout).toContainText("Succeeded", { timeout: 15_000 });
+  await expect(callout).toContainText("Finished after 2 attempts");
+  await expect(page.getByRole("region", { name: "Effects" })).toContainText("issue_refund");
+});
+
+test("an unknown outcome shows the full key and Message-ID to copy, then is resolved", async ({
+  page,
+  db,
+}) => {
+  const id = await enqueue(db, `e2e-mailer-${randomWord(6)}`, {});
+  await db.query(
+    "update tasks set status = 'dead', dead_reason = 'outcome_unknown', attempts = 1, version = version + 1 where id = $1",
+    [id],
+  );
+  const intent = { to: "ada@example.com" };
+  const key = deriveEffectKey(id, "send_email", intent);
+  await db.query(
+    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
+     values ($1, $2, 1, 'send_email', $3, $3, $4, 'started', 'gone', now() - interval '1 minute')`,
+    [key, id, JSON.stringify(intent), payloadFingerprint(intent)],
+  );
+
+  await page.goto(`/tasks/${id}`);
+  await page.getByRole("button", { name: "Resolve the outcome of send_email…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Did send_email happen?" });
+  const refs = dialog.getByTestId("provider-refs");
+  await expect(refs).toContainText(key);
+  await expect(refs).toContainText(new RegExp(`<${key}@[^>]+>`));
+  await expect(refs).toContainText("ada@example.com");
+  await expect(dialog.getByRole("button", { name: "Copy Message-ID" })).toBeVisible();
+
+  await dialog.getByLabel(/It did not happen/).check();
+  await dialog.getByRole("button", { name: "Record and resume" }).click();
+  await expect(page.getByTestId("review-status")).toContainText("did not happen");
+  expect(await entries(db, id, "outcome.resolved")).toEqual([
+    expect.objectContaining({ actor: REVIEWER }),
+  ]);
+  await expect(page.getByTestId("task-callout")).toContainText("Queued");
+});
+
+test("a rejected task says who rejected it and why", async ({ page, db }) => {
+  const id = await insertDeadTask(db, "exhausted", "the customer already has a credit note");
+  await page.goto(`/tasks/${id}`);
+  await page.getByRole("button", { name: "Reject…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Reject the dead task" });
+  await dialog.getByLabel("Reason").fill("a credit note was issued instead");
+  await dialog.getByRole("button", { name: "Reject the task" }).click();
+
+  const callout = page.getByTestId("task-callout");
+  await expect(callout).toContainText(`Rejected by ${REVIEWER}`);
+  await expect(page.getByTestId("rejection-reason")).toHaveText(
+    "Why: a credit note was issued instead",
+  );
+});

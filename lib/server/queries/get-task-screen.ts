@@ -1,0 +1,32 @@
+// The task page as one DTO, for its server render and for GET /api/screens/task that keeps it
+// live: the task's detail and the review state its buttons act on, read for the same viewer.
+import type pg from "pg";
+import type { z } from "zod";
+import type { Db } from "../../../db/client";
+import type { Viewer } from "../../domain/access";
+import { type ReviewStateDto, readReviewState } from "./get-review-state";
+import { getTaskDetail, type TaskDetailDto, taskIdSchema } from "./get-task-detail";
+import { TASK_TIMELINE_PAGE, timelineSearchSchema } from "./list-task-timeline";
+
+/** The live route's address: the task id and the page's own search params. */
+export const taskScreenSearchSchema = timelineSearchSchema.extend({ id: taskIdSchema });
+
+export type TaskScreenDto = {
+  detail: TaskDetailDto;
+  review: ReviewStateDto | null;
+  /** The ledger pager's window size (a client component cannot import the query module). */
+  timelinePage: number;
+};
+
+export async function getTaskScreen(
+  db: Db,
+  pool: pg.Pool,
+  viewer: Viewer,
+  search: z.output<typeof taskScreenSearchSchema>,
+): Promise<TaskScreenDto | null> {
+  const { id, ...timeline } = search;
+  const detail = await getTaskDetail(db, viewer, id, timeline);
+  if (!detail) return null;
+  const review = await readReviewState(pool, viewer, id);
+  return { detail, review, timelinePage: TASK_TIMELINE_PAGE };
+}
