@@ -116,14 +116,6 @@ async function publishedDeadTask(ctx: MatrixContext): Promise<TaskAt> {
   return task;
 }
 
-/** A dead task of an agent whose published schema takes any input (a correction must pass it). */
-async function publishedDeadTask(ctx: MatrixContext): Promise<TaskAt> {
-  const agent = await ctx.apiAgent();
-  const task = await ctx.deadTask();
-  await ctx.db.query("update tasks set agent = $2 where id = $1", [task.taskId, agent]);
-  return task;
-}
-
 const DEMO_SIGN_IN = { email: "ops@example.com", password: DEMO_PASSWORD };
 const SESSION_PRINCIPALS: readonly Principal[] = ["ops", "reviewer", "admin"];
 const holdsSession = (p: Principal) => SESSION_PRINCIPALS.includes(p);
@@ -254,29 +246,6 @@ export const MATRIX: readonly MatrixRow[] = [
     does: "confirms another reviewer's money bulk action",
     call: { kind: "action", args: async (ctx) => [{ bulkId: await pendingBulk(ctx) }] },
     scope: "deadLetters:review",
-  },
-  {
-    target: "action:correctInputAction",
-    does: "corrects a dead task's input and replays it",
-    call: {
-      kind: "action",
-      args: async (ctx) => [
-        { ...(await publishedDeadTask(ctx)), input: '{"fixed":true}', fromStep: 1 },
-      ],
-    },
-    scope: "deadLetters:review",
-  },
-  {
-    target: "action:previewCorrectionAction",
-    does: "previews an input correction",
-    call: {
-      kind: "action",
-      args: async (ctx) => [
-        { taskId: (await publishedDeadTask(ctx)).taskId, input: '{"fixed":true}', fromStep: 1 },
-      ],
-    },
-    scope: "deadLetters:review",
-    readOnly: true,
   },
   {
     target: "action:correctInputAction",
@@ -612,16 +581,6 @@ export const MATRIX: readonly MatrixRow[] = [
     target: "GET /api/screens/overview",
     does: "reads the overview (counts, charts, oldest waiting) a live page shows",
     call: { kind: "route", path: "/api/screens/overview?window=7d" },
-    scope: "tasks:read",
-    readOnly: true,
-  },
-  {
-    target: "GET /api/screens/task",
-    does: "reads the task page a live /tasks/[id] shows",
-    call: {
-      kind: "route",
-      path: async (ctx) => `/api/screens/task?id=${(await ctx.deadTask()).taskId}`,
-    },
     scope: "tasks:read",
     readOnly: true,
   },
