@@ -4,6 +4,8 @@ import { QueryProvider } from "../../components/live/query-provider";
 import { SidebarNav } from "../../components/shell/sidebar-nav";
 import { UserMenu } from "../../components/shell/user-menu";
 import { pageViewer } from "../../lib/auth/page";
+import { getPool } from "../../lib/server/db";
+import { countInbox } from "../../lib/server/queries/list-inbox";
 
 export const dynamic = "force-dynamic";
 
@@ -12,6 +14,8 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   // pageViewer keeps ?next= when it sends a stale or missing session to sign-in.
   const viewer = await pageViewer("tasks:read");
   if (viewer.kind !== "user") return null;
+  // The sidebar's inbox count arrives with the page (indexed counts), then stays live.
+  const inboxCounts = await countInbox(getPool(), viewer);
   // The sidebar is inside the provider too: its inbox count is a live query.
   return (
     <QueryProvider>
@@ -38,7 +42,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
                 </span>
               </Link>
             </div>
-            <SidebarNav scopes={[...viewer.scopes]} />
+            <SidebarNav scopes={[...viewer.scopes]} inboxCounts={inboxCounts} />
             <UserMenu name={viewer.name} email={viewer.email} role={viewer.role} />
           </header>
         </div>

@@ -5,14 +5,9 @@
 import type { InboxCountsDto } from "../../lib/server/queries/list-inbox";
 import { useLiveQuery } from "../live/use-live-query";
 
-export function InboxCount() {
-  // Seeded empty: the layout renders no data of its own, so the first read is on mount.
-  const live = useLiveQuery<InboxCountsDto | null>({
-    screen: "inbox-counts",
-    initialData: null,
-  });
+export function InboxCount({ initial }: { initial: InboxCountsDto }) {
+  const live = useLiveQuery<InboxCountsDto>({ screen: "inbox-counts", initialData: initial });
   const counts = live.data;
-  if (!counts) return null;
   const mine = counts.forYouTotal > 0 || counts.total === 0;
   const n = mine ? counts.forYouTotal : counts.total;
   const title = `${counts.total} waiting in all: ${counts.waiting.dead_letter} dead letters, ${counts.waiting.unknown_outcome} unknown outcomes, ${counts.waiting.approval} approvals, ${counts.waiting.confirmation} second-reviewer confirmations`;

@@ -3,10 +3,18 @@
 // inbox link carries its live count (InboxCount).
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import type { InboxCountsDto } from "../../lib/server/queries/list-inbox";
 import { InboxCount } from "./inbox-count";
 import { isCurrent, visibleGroups } from "./nav-items";
 
-export function SidebarNav({ scopes }: { scopes: string[] }) {
+export function SidebarNav({
+  scopes,
+  inboxCounts,
+}: {
+  scopes: string[];
+  /** As the layout read them; the count re-reads them live. */
+  inboxCounts: InboxCountsDto;
+}) {
   const pathname = usePathname();
   return (
     <nav aria-label="Main" className="px-2 pb-3 md:px-3 md:pb-6">
@@ -41,7 +49,7 @@ export function SidebarNav({ scopes }: { scopes: string[] }) {
                           <span aria-hidden="true" className="inline-block w-10" />
                         ) : null}
                       </Link>
-                      {item.count === "inbox" ? <InboxCount /> : null}
+                      {item.count === "inbox" ? <InboxCount initial={inboxCounts} /> : null}
                     </li>
                   );
                 })}

@@ -1,0 +1,191 @@
+// The inbox in the browser: a second reviewer finds a money replay another reviewer asked for,
+// follows it from the inbox, confirms it and is offered the next item; the sidebar's count and
+// the list change by themselves when a task dead-letters.
+import { mkdirSync } from "node:fs";
+import type { Browser } from "@playwright/test";
+import type pg from "pg";
+import { operator } from "../lib/domain/access";
+import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
+import { replayTask } from "../lib/server/commands/replay-task";
+import {
+  asRole,
+  createE2eUser,
+  enqueue,
+  expect,
+  randomWord,
+  refundAgent,
+  runTasks,
+  test,
+} from "./fixtures";
+
+test.use(asRole("reviewer"));
+
+const REVIEWER = "user:reviewer@example.com";
+
+/** A dead task whose agent's `pay` tool moves money and whose step 2 payment failed. */
+async function deadPayer(db: pg.Pool): Promise<{ taskId: string; version: number }> {
+  const agent = `e2e-inbox-payer-${randomWord(6)}`;
+  await db.query(
+    `insert into agent_catalog (name, input_schema, tools, published_by) values ($1, '{}', $2, 'e2e')`,
+    [agent, JSON.stringify([{ name: "pay", money: true }])],
+  );
+  const taskId = await enqueue(db, agent, {});
+  const { rows } = await db.query<{ version: number }>(
+    `update tasks set status = 'dead', dead_reason = 'exhausted', attempts = 1, version = version + 1,
+       last_error = '{"message": "card declined"}'
+     where id = $1 returning version`,
+    [taskId],
+  );
+  await db.query(
+    `insert into steps (task_id, seq, kind, name, status, result, attempt, completed_at)
+     values ($1, 1, 'step', 'amount', 'completed', '{"amount": 5000}', 1, now())`,
+    [taskId],
+  );
+  const intent = { invoice: taskId };
+  await db.query(
+    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, error)
+     values ($1, $2, 2, 'pay', $3, $3, $4, 'failed', '{"message": "card declined"}')`,
+    [
+      deriveEffectKey(taskId, "pay", intent),
+      taskId,
+      JSON.stringify(intent),
+      payloadFingerprint(intent),
+    ],
+  );
+  return { taskId, version: rows[0]?.version ?? 0 };
+}
+
+/** A browser context signed in through the HTTP sign-in endpoint. */
+async function signedIn(browser: Browser, baseURL: string, email: string, password: string) {
+  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+  const response = await context.request.post("/api/auth/sign-in/email", {
+    data: { email, password },
+  });
+  expect(response.status()).toBe(200);
+  return context;
+}
+
+test("a second reviewer confirms a money replay from the inbox and is offered the next item", async ({
+  page,
+  db,
+  browser,
+  baseURL,
+}) => {
+  const { taskId, version } = await deadPayer(db);
+  // Two more dead letters, so there is always a next item.
+  const next = await deadPayer(db);
+  await deadPayer(db);
+  const asked = await replayTask(db, operator(REVIEWER), { taskId, version, fromStep: 1 });
+  expect(asked).toMatchObject({ ok: true, value: { waitingFor: { requestedBy: REVIEWER } } });
+
+  // The first reviewer sees the request waiting, but not as theirs to confirm.
+  await page.goto("/inbox?kind=confirmation");
+  const own = page.locator(`[data-testid="inbox-item"][data-task-id="${taskId}"]`);
+  await expect(own).toContainText(`${REVIEWER} asked for a replay from step 1`);
+  await expect(own.getByTestId("needs-you")).toHaveCount(0);
+  await expect(own).toContainText("You asked for this one; someone else must confirm it.");
+
+  const second = await createE2eUser(db, "reviewer");
+  const other = await signedIn(browser, baseURL ?? "", second.email, second.password);
+  try {
+    const inbox = await other.newPage();
+    // Confirmations are few; the whole inbox of this shared database lists the 100 oldest.
+    await inbox.goto("/inbox?kind=confirmation");
+    const item = inbox.locator(`[data-testid="inbox-item"][data-task-id="${taskId}"]`);
+    await expect(item).toHaveAttribute("data-kind", "confirmation");
+    await expect(item.getByTestId("needs-you")).toBeVisible();
+    await expect(inbox.getByTestId("inbox-count")).toBeVisible();
+    mkdirSync("docs/screenshots", { recursive: true });
+    await inbox.screenshot({ path: "docs/screenshots/inbox.png", fullPage: true });
+
+    await item.getByRole("link", { name: `Open task ${taskId.slice(0, 8)}` }).click();
+    await expect(inbox).toHaveURL(`/tasks/${taskId}?inbox=confirmation`);
+    await expect(inbox.getByTestId("inbox-position")).toContainText("in your inbox");
+
+    const request = inbox.getByTestId("pending-request");
+    await expect(request).toContainText(`${REVIEWER} asked for a replay from step 1`);
+    await request.getByRole("button", { name: "Confirm replay from step 1" }).click();
+    await expect(inbox.getByTestId("review-status")).toContainText(
+      "Confirmed: replaying from step 1",
+    );
+    // The task left the inbox: the bar says so and offers the next item.
+    await expect(inbox.getByTestId("inbox-position")).toContainText("Done here");
+    await inbox.getByRole("link", { name: "Back to inbox" }).click();
+    await expect(inbox).toHaveURL(/\/inbox\?kind=confirmation$/);
+    await expect(item).toHaveCount(0);
+
+    // From the whole inbox, "Next" walks on to another item.
+    await inbox.goto(`/tasks/${next.taskId}?inbox=all`);
+    await expect(inbox.getByTestId("inbox-position")).toContainText("in your inbox");
+    await inbox.getByRole("link", { name: /^Next in inbox/ }).click();
+    await expect(inbox).toHaveURL(/\/tasks\/[0-9a-f-]{36}\?inbox=all$/);
+    expect(new URL(inbox.url()).pathname).not.toBe(`/tasks/${next.taskId}`);
+  } finally {
+    await other.close();
+  }
+
+  const { rows } = await db.query(
+    "select status, requested_by, decided_by from review_requests where task_id = $1",
+    [taskId],
+  );
+  expect(rows).toEqual([
+    { status: "confirmed", requested_by: REVIEWER, decided_by: `user:${second.email}` },
+  ]);
+  const entries = await db.query<{ actor: string; data: Record<string, unknown> }>(
+    "select actor, data from ledger_entries where task_id = $1 and kind = 'replay.requested'",
+    [taskId],
+  );
+  expect(entries.rows).toEqual([
+    expect.objectContaining({
+      actor: `user:${second.email}`,
+      data: expect.objectContaining({
+        twoPerson: expect.objectContaining({
+          requestedBy: REVIEWER,
+          confirmedBy: `user:${second.email}`,
+        }),
+      }),
+    }),
+  ]);
+});
+
+test("the sidebar count and the inbox change without a reload when a task dead-letters", async ({
+  page,
+  db,
+}) => {
+  await page.goto("/inbox?kind=dead_letter");
+  const count = page.getByTestId("inbox-count");
+  await expect(count).toBeVisible();
+  const before = Number(await count.getAttribute("data-count"));
+  expect(Number.isSafeInteger(before)).toBe(true);
+  const navigations: string[] = [];
+  page.on("framenavigated", (frame) => {
+    if (frame === page.mainFrame()) navigations.push(frame.url());
+  });
+
+  // A real worker runs a refund that fails after refunding, with one attempt allowed.
+  const agent = refundAgent(`e2e-inbox-${randomWord(6)}`);
+  const id = await enqueue(
+    db,
+    agent.name,
+    { orderId: `ord_${randomWord(6)}`, amountCents: 500, failAfterRefund: true },
+    { maxAttempts: 1 },
+  );
+  await runTasks([agent], [id], ["dead"]);
+
+  await expect(count).toHaveAttribute("data-count", String(before + 1), { timeout: 20_000 });
+  const item = page.locator(`[data-testid="inbox-item"][data-task-id="${id}"]`);
+  await expect(item).toBeVisible({ timeout: 20_000 });
+  await expect(item).toContainText("ledger export failed after the refund");
+  await expect(item.getByTestId("needs-you")).toBeVisible();
+  expect(navigations).toEqual([]);
+});
+
+test("the inbox address is checked and its live read refuses a bad filter", async ({ page }) => {
+  await page.goto("/inbox?kind=everything");
+  await expect(page.getByText("This inbox address is not valid.")).toBeVisible();
+  const bad = await page.request.get("/api/screens/inbox?kind=everything");
+  expect(bad.status()).toBe(400);
+  const good = await page.request.get("/api/screens/inbox-counts");
+  expect(good.status()).toBe(200);
+  expect(await good.json()).toMatchObject({ total: expect.any(Number) });
+});
