@@ -346,6 +346,7 @@ describe("listLedgerPage", () => {
     expect(problems({ kind: "effect*" })[0]).toMatch(/^kind\.0: must be a ledger entry kind/);
     expect(problems({ kind: "*" })[0]).toMatch(/^kind\.0: must be a ledger entry kind/);
     expect(problems({ q: "x".repeat(321) })).toEqual(["q: must be at most 320 characters."]);
+    expect(problems({ q: "a\u0000b" })).toEqual(["q: must not contain control characters."]);
     expect(problems({ kind: "," })).toEqual(["kind: must name at least one kind."]);
     expect(problems({ taskId: "42" })[0]).toMatch(/^taskId: is not a task id/);
     expect(problems({ key: "abc" })[0]).toMatch(/^key: is not an effect key/);

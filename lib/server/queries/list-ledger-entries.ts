@@ -104,6 +104,8 @@ export const ledgerSearchFields = {
     .trim()
     .min(1, { error: "must not be empty." })
     .max(320, { error: "must be at most 320 characters." })
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+    .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must not contain control characters." })
     .optional(),
   cursor: z
     .string()
