@@ -1,6 +1,13 @@
+// The retry-policies screen against the seeded demo: what is in force per agent and where each
+// value comes from (refund's 6 attempts from its code), the form's inherited values and units,
+// and an admin lowering a retry limit, seen before → after in the history and in the ledger.
+import { mkdirSync } from "node:fs";
 import { operator } from "../lib/domain/access";
 import { BUILT_IN_POLICY } from "../lib/domain/retry-policy";
+import { parseEnv } from "../lib/env";
 import { setPolicy } from "../lib/server/commands/set-policy";
+import { createAgents } from "../worker/agents";
+import { publishCatalog } from "../worker/runtime/catalog";
 import { enqueue, expect, randomWord, test } from "./fixtures";
 
 test("the global policy and the built-in defaults come from the database and the code", async ({
@@ -22,7 +29,8 @@ test("the global policy and the built-in defaults come from the database and the
   const chain = page.getByRole("list", { name: "Resolution order, first match wins" });
   await expect(chain.getByRole("listitem")).toHaveText([
     /Task override/,
-    /Agent/,
+    /Agent row/,
+    /Agent code/,
     /Global/,
     /Built-in/,
   ]);
@@ -37,6 +45,10 @@ test("the global policy and the built-in defaults come from the database and the
   const builtIn = page.getByTestId("policy-built-in");
   await expect(builtIn.locator('[data-field="maxAttempts"]')).toHaveText(
     String(BUILT_IN_POLICY.maxAttempts),
+  );
+  // Durations in seconds, the unit the form takes.
+  await expect(builtIn.locator('[data-field="backoffInitialMs"]')).toHaveText(
+    `${BUILT_IN_POLICY.backoffInitialMs / 1_000} s`,
   );
   await expect(builtIn.locator('[data-field="budget"]')).toHaveText(
     BUILT_IN_POLICY.budget === null ? "Unlimited" : /\d/,
@@ -66,7 +78,7 @@ test("an agent override shows with what it inherits, what is in force and who ch
     .getByRole("region", { name: "Agent overrides" })
     .locator(`tr[data-scope="agent:${agent}"]`);
   await expect(row.locator('[data-field="maxAttempts"]')).toHaveText("9");
-  await expect(row.locator('[data-field="backoffInitialMs"]')).toHaveText("250 ms");
+  await expect(row.locator('[data-field="backoffInitialMs"]')).toHaveText("0.25 s");
   await expect(row.getByText("inherits")).toHaveCount(4);
   await expect(row).toContainText("admin@example.com");
 
@@ -81,7 +93,7 @@ test("an agent override shows with what it inherits, what is in force and who ch
   await expect(mine.locator('[data-field="backoffFactor"]')).toHaveText(
     `×${global?.backoff_factor}`,
   );
-  // An agent with tasks but no row follows the global policy.
+  // An agent with tasks but no row and no published code follows the global policy.
   const theirs = inForce.locator(`tr[data-agent="${other}"]`);
   await expect(theirs.locator('[data-field="maxAttempts"]')).toHaveText(
     String(global?.max_attempts),
@@ -91,12 +103,138 @@ test("an agent override shows with what it inherits, what is in force and who ch
     "global",
   );
 
-  const changes = page.getByRole("region", { name: "Recent changes" });
-  const latest = changes.getByRole("listitem").first();
+  const history = page.getByRole("region", { name: "Change history" });
+  const latest = history
+    .getByRole("list", { name: "Policy changes, newest first" })
+    .locator(":scope > li")
+    .first();
   await expect(latest).toContainText(`agent:${agent}`);
   await expect(latest).toContainText("set by admin@example.com");
-  await expect(latest).toContainText("Max attempts 9");
-  await changes.getByRole("link", { name: "All policy changes" }).click();
+  const attempts = latest.locator('li[data-field="maxAttempts"]');
+  await expect(attempts.locator('[data-side="before"]')).toHaveText("inherits");
+  await expect(attempts.locator('[data-side="after"]')).toHaveText("9");
+  await history.getByRole("link", { name: "All policy changes" }).click();
   await expect(page).toHaveURL(/\/ledger\?kind=policy\.changed$/);
   await expect(page.locator("tbody tr").first()).toContainText("admin@example.com");
+});
+
+test.describe("refund's retry limit", () => {
+  // What a worker publishes at start. No worker runs against the e2e database, so this spec
+  // publishes the demo refund agent itself and puts the catalog back afterwards: other specs
+  // rely on refund being unpublished (no two-person rule on the seeded refunds).
+  const refund = createAgents(parseEnv({})).find((a) => a.name === "refund");
+  let hadCatalogRow = true;
+
+  test.beforeAll(async ({ db }) => {
+    if (!refund) throw new Error("the demo refund agent is missing");
+    const { rowCount } = await db.query("select 1 from agent_catalog where name = 'refund'");
+    hadCatalogRow = (rowCount ?? 0) > 0;
+    await publishCatalog(db, [refund], "e2e-policies");
+  });
+
+  test.afterAll(async ({ db }) => {
+    if (!hadCatalogRow) {
+      await db.query("delete from agent_catalog where name = 'refund' and published_by = $1", [
+        "e2e-policies",
+      ]);
+    }
+  });
+
+  test("shows 6 from the agent's code; an admin lowers it and sees before → after in the history and the ledger", async ({
+    page,
+    db,
+  }) => {
+    const existing = await db.query("select 1 from retry_policies where scope = 'agent:refund'");
+    expect(existing.rowCount, "the seeded demo has no agent:refund row").toBe(0);
+
+    await page.goto("/settings/retry-policies");
+    const inForce = page.getByRole("region", { name: "In force per agent" });
+    const refundRow = inForce.locator('tr[data-agent="refund"]');
+    const attemptsInForce = refundRow.locator('[data-field="maxAttempts"]');
+    await expect(attemptsInForce).toHaveText("6");
+    await expect(attemptsInForce).toHaveAttribute("data-source", "code");
+    await expect(refundRow).toContainText("agent code");
+    await expect(refundRow.locator('[data-field="backoffInitialMs"]')).toHaveText("0.5 s");
+    const code = page.getByRole("region", { name: "Declared in agent code" });
+    await expect(
+      code.locator('tr[data-code-agent="refund"] [data-field="maxAttempts"]'),
+    ).toHaveText("6");
+
+    // A new override: every empty field says what it inherits, in the page's units.
+    const agents = page.getByRole("region", { name: "Agent overrides" });
+    await agents.getByLabel("Add an override for").selectOption("refund");
+    await agents.getByRole("button", { name: "Set refund…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Retry policy: refund" });
+    const maxAttempts = dialog.getByLabel(/Max attempts/);
+    await expect(maxAttempts).toHaveAttribute("placeholder", "6 (agent code)");
+    await expect(maxAttempts).toHaveAccessibleDescription(/Empty inherits 6 from agent code/);
+    const firstBackoff = dialog.getByLabel(/First backoff \(seconds\)/);
+    await expect(firstBackoff).toHaveAttribute("placeholder", "0.5 (agent code)");
+
+    // A refusal names the field and the unit.
+    await maxAttempts.fill("4");
+    await firstBackoff.fill("0.0005");
+    await dialog.getByRole("button", { name: "Save policy" }).click();
+    await expect(dialog).toContainText("must have at most 3 decimals (whole milliseconds)");
+    await firstBackoff.fill("");
+    await dialog.getByRole("button", { name: "Save policy" }).click();
+    await expect(agents.getByTestId("review-status")).toContainText(
+      "Saved the agent:refund policy (version 1)",
+    );
+    await expect(attemptsInForce).toHaveText("4");
+    await expect(attemptsInForce).toHaveAttribute("data-source", "agent");
+
+    // Lowered again, from the row's own value.
+    await agents.getByRole("button", { name: "Edit refund…" }).click();
+    const edit = page.getByRole("dialog", { name: "Retry policy: refund" });
+    await expect(edit.getByLabel(/Max attempts/)).toHaveValue("4");
+    await edit.getByLabel(/Max attempts/).fill("3");
+    await edit.getByRole("button", { name: "Save policy" }).click();
+    await expect(agents.getByTestId("review-status")).toContainText(
+      "Saved the agent:refund policy (version 2)",
+    );
+    await expect(attemptsInForce).toHaveText("3");
+
+    const history = page
+      .getByRole("region", { name: "Change history" })
+      .getByRole("list", { name: "Policy changes, newest first" });
+    const [latest, previous] = [
+      history.locator(":scope > li").nth(0),
+      history.locator(":scope > li").nth(1),
+    ];
+    await expect(latest).toContainText("agent:refund");
+    await expect(latest).toContainText("changed by user:admin@example.com");
+    await expect(latest.locator('li[data-field="maxAttempts"] [data-side="before"]')).toHaveText(
+      "4",
+    );
+    await expect(latest.locator('li[data-field="maxAttempts"] [data-side="after"]')).toHaveText(
+      "3",
+    );
+    await expect(previous).toContainText("set by user:admin@example.com");
+    await expect(previous.locator('li[data-field="maxAttempts"] [data-side="before"]')).toHaveText(
+      "inherits",
+    );
+    await expect(previous.locator('li[data-field="maxAttempts"] [data-side="after"]')).toHaveText(
+      "4",
+    );
+    mkdirSync("docs/screenshots", { recursive: true });
+    await page.screenshot({ path: "docs/screenshots/retry-policies.png", fullPage: true });
+
+    // The ledger holds the same change, with before, after and who.
+    const entryId = await latest.getAttribute("data-entry-id");
+    const entry = await db.query<{ actor: string; data: unknown }>(
+      "select actor, data from ledger_entries where id = $1 and kind = 'policy.changed'",
+      [entryId],
+    );
+    expect(entry.rows[0]).toEqual({
+      actor: "user:admin@example.com",
+      data: { scope: "agent:refund", before: { maxAttempts: 4 }, after: { maxAttempts: 3 } },
+    });
+    await page
+      .getByRole("region", { name: "Change history" })
+      .getByRole("link", { name: "All policy changes" })
+      .click();
+    await expect(page).toHaveURL(/\/ledger\?kind=policy\.changed$/);
+    await expect(page.locator("tbody tr").first()).toContainText("user:admin@example.com");
+  });
 });
