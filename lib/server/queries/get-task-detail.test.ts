@@ -252,6 +252,56 @@ describe("getTaskDetail", () => {
     expect(d?.timeline.entries[0]?.seq).toBe(11);
     expect(d?.timeline.entries.at(-1)?.seq).toBe(TASK_TIMELINE_PAGE + 10);
   });
+
+  it("says who rejected the task and why, and diffs a payload mismatch's two payloads", async () => {
+    const id = await insertTask("rejected");
+    const key = newKey();
+    await withTransaction(t.pool, (c) =>
+      appendLedger(c, taskStream(id), [
+        {
+          kind: "effect.payload_mismatch",
+          actor: "worker:w1",
+          taskId: id,
+          key,
+          data: {
+            first: { fingerprint: "a".repeat(64), args: { to: "a@x.io", amountCents: 900 } },
+            second: { fingerprint: "b".repeat(64), args: { to: "a@x.io", amountCents: 1200 } },
+            policy: "dead-letter",
+          },
+        },
+        {
+          kind: "review.rejected",
+          actor: "user:rita@example.com",
+          taskId: id,
+          data: { from: "dead", deadReason: "payload_mismatch", reason: "<i>not</i> this one" },
+        },
+      ]),
+    );
+    const d = await getTaskDetail(t.db, ops, id);
+    expect(d?.rejection).toMatchObject({
+      by: "user:rita@example.com",
+      reason: "<i>not</i> this one",
+      from: "dead",
+    });
+    expect(d?.payloadMismatches).toEqual([
+      expect.objectContaining({
+        key,
+        policy: "dead-letter",
+        rows: [
+          { path: "amountCents", change: "changed", before: "900", after: "1200" },
+          { path: "to", change: "same", before: '"a@x.io"', after: '"a@x.io"' },
+        ],
+      }),
+    ]);
+    // Without payloads:read the payloads are hidden and no diff is drawn from them.
+    const token = await getTaskDetail(t.db, testTokenViewer(["tasks:read"]), id);
+    expect(token?.payloadMismatches[0]).toMatchObject({
+      first: { args: HIDDEN_PAYLOAD },
+      second: { args: HIDDEN_PAYLOAD },
+      rows: [],
+    });
+    expect(token?.rejection?.by).toBe("user:rita@example.com");
+  });
 });
 
 describe("getTaskDetail authorization", () => {
