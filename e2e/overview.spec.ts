@@ -138,6 +138,7 @@ test("the charts show what the ledger recorded in the window, as pictures and as
   await expect(chartRows(page, "chart-outcomes")).toHaveCount(24);
   const succeeded = number(await page.getByTestId("total-succeeded").textContent());
   expect(succeeded).toBeGreaterThanOrEqual(2);
+  await page.screenshot({ path: "docs/screenshots/overview.png", fullPage: true });
   // The numbers table holds the same counts as the picture: the current hour has ours.
   await outcomes.getByText("Show the numbers").click();
   const lastHour = chartRows(page, "chart-outcomes").last();
@@ -147,7 +148,6 @@ test("the charts show what the ledger recorded in the window, as pictures and as
   await expect(page.getByTestId("chart-success-rate").getByRole("img")).toHaveAccessibleName(
     /Success rate/,
   );
-  await page.screenshot({ path: "docs/screenshots/overview.png", fullPage: true });
 });
 
 test("the chart window is in the address: links switch it, back restores it", async ({ page }) => {

@@ -72,12 +72,13 @@ export async function readOldestWaiting(
       where r.status = 'pending'
       order by r.requested_at, r.id limit 1`,
   );
-  // effects_started_lease_idx: started effects by lease expiry; expired means nobody knows.
+  // effects_started_lease_idx: started effects by lease expiry; expired (or never leased) means
+  // nobody knows: the same rule as the count, so a count never shows without its oldest.
   const unknown = await client.query<Row>(
-    `select e.task_id, t.agent, e.lease_expires_at as since, e.tool as detail
+    `select e.task_id, t.agent, coalesce(e.lease_expires_at, e.updated_at) as since, e.tool as detail
        from effects e join tasks t on t.id = e.task_id
-      where e.status = 'started' and e.lease_expires_at <= now()
-      order by e.lease_expires_at limit 1`,
+      where e.status = 'started' and not coalesce(e.lease_expires_at > now(), false)
+      order by e.lease_expires_at nulls first, e.key limit 1`,
   );
 
   const firstApproval = approvals.rows.find((r) => !r.second);
