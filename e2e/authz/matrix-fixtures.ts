@@ -106,7 +106,7 @@ export function matrixContext(db: pg.Pool): MatrixContext {
         [MONEY_AGENT, ACTOR],
       );
       const task = await insertDead(db, MONEY_AGENT);
-      const requested = await replayTask(db, { ...task, fromStep: 1, actor: ACTOR });
+      const requested = await replayTask(db, operator(ACTOR), { ...task, fromStep: 1 });
       const waiting = requested.ok ? requested.value.waitingFor : null;
       if (!waiting?.requestId) {
         throw new Error(
