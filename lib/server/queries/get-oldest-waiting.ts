@@ -78,7 +78,7 @@ export async function readOldestWaiting(
     `select e.task_id, t.agent, coalesce(e.lease_expires_at, e.updated_at) as since, e.tool as detail
        from effects e join tasks t on t.id = e.task_id
       where e.status = 'started' and not coalesce(e.lease_expires_at > now(), false)
-      order by e.lease_expires_at nulls first, e.key limit 1`,
+      order by e.lease_expires_at limit 1`,
   );
 
   const firstApproval = approvals.rows.find((r) => !r.second);
