@@ -16,7 +16,7 @@ import {
 } from "./matrix";
 import { matrixContext } from "./matrix-fixtures";
 import { type Principals, setUpPrincipals } from "./principals";
-import { changedTables, snapshot } from "./snapshot";
+import { backgroundSettled, changedTables, snapshot } from "./snapshot";
 import { scanSource } from "./source-scan";
 
 const scan = scanSource();
@@ -146,6 +146,7 @@ async function call(
   }
   const before = mayWrite(row, principal) ? undefined : await snapshot(db);
   const observed = await run();
+  await backgroundSettled(db);
   const changed = before ? changedTables(before, await snapshot(db)) : [];
   return { observed, changed };
 }

@@ -41,3 +41,21 @@ export function changedTables(
     .filter((n) => before[n] !== after[n])
     .map((n) => `${n}: ${before[n] ?? "absent"} → ${after[n] ?? "absent"}`);
 }
+
+/**
+ * Waits until the web server's bulk runner has nothing left to do: a bulk action a call just
+ * confirmed acts on its tasks in the background, and those writes belong to that call, not to
+ * the next principal's "writes nothing" check.
+ */
+export async function backgroundSettled(db: pg.Pool, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await db.query<{ n: number }>(
+      `select count(*)::int as n from bulk_action_members m join bulk_actions b on b.id = m.bulk_id
+       where m.status = 'pending' and b.status = 'running'`,
+    );
+    if ((rows[0]?.n ?? 0) === 0) return;
+    if (Date.now() > deadline) throw new Error("the bulk runner did not finish within 30 s");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
