@@ -76,7 +76,7 @@ describe("summarizeEntry", () => {
       actor: "u",
       data: { note: "x".repeat(200) },
     });
-    expect(line).toHaveLength("note: ".length + 80);
+    expect(line).toHaveLength("note: ".length + 160);
     expect(line.endsWith("…")).toBe(true);
   });
 

@@ -8,7 +8,8 @@ type Obj = { [key: string]: JsonValue };
 const isObj = (v: JsonValue | undefined): v is Obj =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-function text(v: JsonValue | undefined, max = 80): string | null {
+/** Long enough for a whole Message-ID (<64 hex digits@domain>): ids are what people search for. */
+function text(v: JsonValue | undefined, max = 160): string | null {
   if (v === undefined || v === null) return null;
   const s = typeof v === "string" ? v : JSON.stringify(v);
   const line = s.replace(/\s+/g, " ").trim();
