@@ -127,7 +127,9 @@ test("a stale screen is told who acted first and offered a reload", async ({ pag
   const review = page.getByRole("region", { name: "Review" });
   await expect(review.getByRole("button", { name: "Approve" })).toBeVisible();
 
-  // Someone else decides while this page is open.
+  // The screen goes stale: its live re-reads do not arrive (a network hiccup) while someone
+  // else decides. Without this the live page would simply show the new state.
+  await page.route("**/api/screens/**", (route) => route.abort());
   const before = await taskRow(db, id);
   expect(
     await approveTask(db, operator("user:quick@example.com"), {
@@ -142,6 +144,7 @@ test("a stale screen is told who acted first and offered a reload", async ({ pag
   const alert = dialog.getByRole("alert");
   await expect(alert).toContainText("the task changed since you loaded it");
   await expect(alert).toContainText("review.approved by user:quick@example.com");
+  await page.unroute("**/api/screens/**");
   await dialog.getByRole("button", { name: "Reload the task" }).click();
   await expect(page.getByTestId("task-callout")).toContainText("Queued");
   await expect(review.getByTestId("review-none")).toBeVisible();

@@ -4,8 +4,8 @@
 // visible (react-query pauses interval polling in a hidden tab and refetches on focus), and at
 // once after an action (useReview invalidates every live query). Rows keep their React keys,
 // so a changed row updates in place and the reviewer's scroll, selection and dialogs stay.
-import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
 
 /** How often a visible screen re-reads its data. */
 export const LIVE_INTERVAL_MS = 4000;
@@ -73,8 +73,17 @@ export function useLiveQuery<T>({
   intervalMs?: number;
 }) {
   const url = screenUrl(screen, params);
+  const client = useQueryClient();
   // The server render is as fresh as the request that made it.
   const [renderedAt] = useState(() => Date.now());
+  // A new server render of the same screen (router.refresh(), "Reload the task") is newer than
+  // whatever the cache holds: it replaces it, rather than waiting for the next poll.
+  const rendered = useRef(initialData);
+  useEffect(() => {
+    if (rendered.current === initialData) return;
+    rendered.current = initialData;
+    client.setQueryData(["screen", url], initialData);
+  }, [client, url, initialData]);
   const query = useQuery({
     queryKey: ["screen", url],
     queryFn: ({ signal }) => readScreen<T>(url, signal),
