@@ -118,8 +118,9 @@ test("a second reviewer confirms a money replay from the inbox and is offered th
     await inbox.goto(`/tasks/${next.taskId}?inbox=all`);
     await expect(inbox.getByTestId("inbox-position")).toContainText("in your inbox");
     await inbox.getByRole("link", { name: /^Next in inbox/ }).click();
+    // The address before the click matches the pattern too: wait for it to leave this task.
+    await expect.poll(() => new URL(inbox.url()).pathname).not.toBe(`/tasks/${next.taskId}`);
     await expect(inbox).toHaveURL(/\/tasks\/[0-9a-f-]{36}\?inbox=all$/);
-    expect(new URL(inbox.url()).pathname).not.toBe(`/tasks/${next.taskId}`);
   } finally {
     await other.close();
   }
@@ -157,10 +158,10 @@ test("the sidebar count and the inbox change without a reload when a task dead-l
   await expect(count).toBeVisible();
   const before = Number(await count.getAttribute("data-count"));
   expect(Number.isSafeInteger(before)).toBe(true);
-  const navigations: string[] = [];
-  page.on("framenavigated", (frame) => {
-    if (frame === page.mainFrame()) navigations.push(frame.url());
-  });
+  const listed = page.getByTestId("inbox-filter-count-dead_letter");
+  const listedBefore = Number(((await listed.textContent()) ?? "").replace(/\D/g, ""));
+  // A reload would lose this; a live update keeps it.
+  await page.evaluate(() => Object.assign(window, { __stillThisPage: true }));
 
   // A real worker runs a refund that fails after refunding, with one attempt allowed.
   const agent = refundAgent(`e2e-inbox-${randomWord(6)}`);
@@ -173,11 +174,20 @@ test("the sidebar count and the inbox change without a reload when a task dead-l
   await runTasks([agent], [id], ["dead"]);
 
   await expect(count).toHaveAttribute("data-count", String(before + 1), { timeout: 20_000 });
-  const item = page.locator(`[data-testid="inbox-item"][data-task-id="${id}"]`);
-  await expect(item).toBeVisible({ timeout: 20_000 });
-  await expect(item).toContainText("ledger export failed after the refund");
-  await expect(item.getByTestId("needs-you")).toBeVisible();
-  expect(navigations).toEqual([]);
+  await expect
+    .poll(async () => Number(((await listed.textContent()) ?? "").replace(/\D/g, "")), {
+      timeout: 20_000,
+    })
+    .toBe(listedBefore + 1);
+  // The list shows the oldest INBOX_LIMIT items: on a database other specs filled, the new one
+  // may be past them, and only the counts show it.
+  if (listedBefore + 1 <= 100) {
+    const item = page.locator(`[data-testid="inbox-item"][data-task-id="${id}"]`);
+    await expect(item).toBeVisible({ timeout: 20_000 });
+    await expect(item).toContainText("ledger export failed after the refund");
+    await expect(item.getByTestId("needs-you")).toBeVisible();
+  }
+  expect(await page.evaluate(() => "__stillThisPage" in window)).toBe(true);
 });
 
 test("the inbox address is checked and its live read refuses a bad filter", async ({ page }) => {

@@ -48,7 +48,9 @@ async function adminPage(browser: Browser): Promise<Page> {
   return context.newPage();
 }
 
-const progressOf = (page: Page) => page.getByTestId("bulk-progress").first();
+/** The bulk action this page just started (others' pending bulks are listed above it). */
+const progressOf = (page: Page) =>
+  page.getByTestId("started-bulks").getByTestId("bulk-progress").first();
 
 test("outage drill: 300 refunds of one provider error bulk-replayed from their group", async ({
   page,

@@ -284,14 +284,18 @@ export function BulkTriage({
             ))}
         </div>
       ) : null}
-      {started.map((b) => (
-        <BulkProgress
-          key={b.id}
-          initial={b}
-          me={me}
-          canConfirm={allowed.resume || allowed.replay}
-        />
-      ))}
+      {started.length > 0 ? (
+        <div className="space-y-2" data-testid="started-bulks">
+          {started.map((b) => (
+            <BulkProgress
+              key={b.id}
+              initial={b}
+              me={me}
+              canConfirm={allowed.resume || allowed.replay}
+            />
+          ))}
+        </div>
+      ) : null}
       <DeadTaskTable
         tasks={tasks}
         caption={caption}
