@@ -4,7 +4,7 @@
 // fields, confirm. The dialog's key (a UUID made when it opens) makes one bulk action however
 // often the button is pressed; its asOf (the db clock when it opened) keeps later dead letters
 // out of the set. Afterwards the progress and each task's outcome show here, live.
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { previewBulkActionAction } from "../../lib/actions/bulk-preview";
 import { requestBulkActionAction } from "../../lib/actions/bulk-request";
 import type { BulkAction } from "../../lib/domain/bulk-actions";
@@ -217,6 +217,7 @@ export function BulkTriage({
   allowed,
   me,
   caption,
+  empty,
 }: {
   tasks: DeadTaskDto[];
   matching: number;
@@ -224,6 +225,8 @@ export function BulkTriage({
   allowed: BulkAllowed;
   me: string;
   caption: string;
+  /** Shown instead of the table when nothing matches; the bulk progress above stays. */
+  empty: ReactNode;
 }) {
   const [picked, setPicked] = useState<Map<string, number>>(() => new Map());
   const [allMatching, setAllMatching] = useState(false);
@@ -237,7 +240,7 @@ export function BulkTriage({
 
   return (
     <div className="space-y-3">
-      {any ? (
+      {any && tasks.length > 0 ? (
         <div
           role="toolbar"
           aria-label="Act on the selected dead tasks"
@@ -296,38 +299,42 @@ export function BulkTriage({
           ))}
         </div>
       ) : null}
-      <DeadTaskTable
-        tasks={tasks}
-        caption={caption}
-        selection={
-          any
-            ? {
-                has: (id) => allMatching || picked.has(id),
-                toggle: (t) => {
-                  setAllMatching(false);
-                  setPicked((m) => {
-                    const next = new Map(m);
-                    if (next.has(t.id)) next.delete(t.id);
-                    else next.set(t.id, t.version);
-                    return next;
-                  });
-                },
-                allOnPage: allMatching || allOnPage,
-                togglePage: () => {
-                  setAllMatching(false);
-                  setPicked((m) => {
-                    const next = new Map(m);
-                    for (const t of tasks) {
-                      if (allOnPage) next.delete(t.id);
+      {tasks.length === 0 ? (
+        empty
+      ) : (
+        <DeadTaskTable
+          tasks={tasks}
+          caption={caption}
+          selection={
+            any
+              ? {
+                  has: (id) => allMatching || picked.has(id),
+                  toggle: (t) => {
+                    setAllMatching(false);
+                    setPicked((m) => {
+                      const next = new Map(m);
+                      if (next.has(t.id)) next.delete(t.id);
                       else next.set(t.id, t.version);
-                    }
-                    return next;
-                  });
-                },
-              }
-            : undefined
-        }
-      />
+                      return next;
+                    });
+                  },
+                  allOnPage: allMatching || allOnPage,
+                  togglePage: () => {
+                    setAllMatching(false);
+                    setPicked((m) => {
+                      const next = new Map(m);
+                      for (const t of tasks) {
+                        if (allOnPage) next.delete(t.id);
+                        else next.set(t.id, t.version);
+                      }
+                      return next;
+                    });
+                  },
+                }
+              : undefined
+          }
+        />
+      )}
     </div>
   );
 }

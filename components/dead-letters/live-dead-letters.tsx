@@ -79,20 +79,20 @@ export function LiveDeadLetters({
           {filtered ? "Dead tasks matching this filter" : "All dead tasks"} ·{" "}
           <span data-testid="dead-letters-matching">{list.matching.toLocaleString("en-US")}</span>
         </h2>
-        {list.tasks.length === 0 ? (
-          <EmptyState title="No dead task matches">
-            Nothing dead matches this filter right now.
-          </EmptyState>
-        ) : (
-          <BulkTriage
-            tasks={list.tasks}
-            matching={list.matching}
-            filter={filter}
-            allowed={allowed}
-            me={me}
-            caption="Dead tasks, most recently dead first"
-          />
-        )}
+        {/* Always mounted: a bulk action this page started keeps its progress when it empties the list. */}
+        <BulkTriage
+          tasks={list.tasks}
+          matching={list.matching}
+          filter={filter}
+          allowed={allowed}
+          me={me}
+          caption="Dead tasks, most recently dead first"
+          empty={
+            <EmptyState title="No dead task matches">
+              Nothing dead matches this filter right now.
+            </EmptyState>
+          }
+        />
       </section>
     </div>
   );
