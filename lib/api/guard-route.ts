@@ -4,7 +4,7 @@
 // lib/api; the arrow points the other way).
 
 import { viewerFromHeaders } from "../auth/viewer";
-import type { Scope, Viewer } from "../domain/access";
+import { missingScope, principalOf, type Scope, type Viewer } from "../domain/access";
 import { isConnectionError } from "../server/db";
 import { problem, unavailable } from "./problems";
 
@@ -29,7 +29,7 @@ export function guardRoute(
       });
     }
     if (!viewer.scopes.has(scope)) {
-      return problem("forbidden", `needs the ${scope} scope`);
+      return problem("forbidden", missingScope(principalOf(viewer).who, scope));
     }
     return handler(request, viewer, context);
   };
