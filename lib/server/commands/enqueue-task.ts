@@ -101,13 +101,18 @@ export async function checkAgentInput(
   input: unknown,
   unpublished: EnqueueRequest["unpublished"] = "refuse",
 ): Promise<InputCheck> {
-  const { rows } = await client.query<{ name: string; input_schema: unknown }>(
-    "select name, input_schema from agent_catalog order by name",
+  // One row on the enqueue path; the whole catalog only to word a refusal.
+  const { rows } = await client.query<{ input_schema: unknown }>(
+    "select input_schema from agent_catalog where name = $1",
+    [agent],
   );
-  const published = rows.find((r) => r.name === agent);
+  const published = rows[0];
   if (!published) {
     if (unpublished !== "enqueue") {
-      const known = rows.map((r) => r.name);
+      const names = await client.query<{ name: string }>(
+        "select name from agent_catalog order by name",
+      );
+      const known = names.rows.map((r) => r.name);
       return {
         ok: false,
         code: "not_found",
