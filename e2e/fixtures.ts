@@ -1,7 +1,7 @@
 // The e2e `test`: Playwright's, plus a pool on the database the app under test is using, so a
 // spec can write a known row and check the screen shows it. Pages start signed in as admin (see
 // playwright.config.ts); `test.use(asRole("ops"))` or `test.use(ANONYMOUS)` changes that.
-import { test as base, type Page } from "@playwright/test";
+import { type Browser, test as base, expect as check, type Page } from "@playwright/test";
 import type pg from "pg";
 import { z } from "zod";
 import { createPool, withTransaction } from "../db/client";
@@ -198,4 +198,14 @@ export function refundAgent(name: string) {
       return { refundId: refund.refundId };
     },
   });
+}
+
+/** A browser context signed in through the HTTP sign-in endpoint (a second person, say). */
+export async function signedIn(browser: Browser, baseURL: string, email: string, password: string) {
+  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+  const response = await context.request.post("/api/auth/sign-in/email", {
+    data: { email, password },
+  });
+  check(response.status()).toBe(200);
+  return context;
 }

@@ -2,7 +2,6 @@
 // follows it from the inbox, confirms it and is offered the next item; the sidebar's count and
 // the list change by themselves when a task dead-letters.
 import { mkdirSync } from "node:fs";
-import type { Browser } from "@playwright/test";
 import type pg from "pg";
 import { operator } from "../lib/domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
@@ -15,6 +14,7 @@ import {
   randomWord,
   refundAgent,
   runTasks,
+  signedIn,
   test,
 } from "./fixtures";
 
@@ -53,16 +53,6 @@ async function deadPayer(db: pg.Pool): Promise<{ taskId: string; version: number
     ],
   );
   return { taskId, version: rows[0]?.version ?? 0 };
-}
-
-/** A browser context signed in through the HTTP sign-in endpoint. */
-async function signedIn(browser: Browser, baseURL: string, email: string, password: string) {
-  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
-  const response = await context.request.post("/api/auth/sign-in/email", {
-    data: { email, password },
-  });
-  expect(response.status()).toBe(200);
-  return context;
 }
 
 test("a second reviewer confirms a money replay from the inbox and is offered the next item", async ({

@@ -2,7 +2,6 @@
 // refund from the approvals list, a stale screen told who acted first, a dead letter replayed
 // after reading its live preview, and the two-person rule for money across two reviewers.
 
-import type { Browser } from "@playwright/test";
 import type pg from "pg";
 import { operator } from "../lib/domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
@@ -16,6 +15,7 @@ import {
   randomWord,
   refundAgent,
   runTasks,
+  signedIn,
   test,
 } from "./fixtures";
 
@@ -220,16 +220,6 @@ async function deadPayer(db: pg.Pool): Promise<string> {
     [deriveEffectKey(id, "pay", intent), id, JSON.stringify(intent), payloadFingerprint(intent)],
   );
   return id;
-}
-
-/** A browser context signed in through the HTTP sign-in endpoint. */
-async function signedIn(browser: Browser, baseURL: string, email: string, password: string) {
-  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
-  const response = await context.request.post("/api/auth/sign-in/email", {
-    data: { email, password },
-  });
-  expect(response.status()).toBe(200);
-  return context;
 }
 
 test("a replay that reaches money waits for a second, different reviewer", async ({
