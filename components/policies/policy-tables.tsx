@@ -1,8 +1,10 @@
 // Retry-policy rows, what each agent's code declares and what is in force per agent. A row
 // leaves a field empty to let it fall through to the next level; the in-force table names the
 // level each value comes from.
+import type { ReactNode } from "react";
 import type {
   AgentPolicyDto,
+  PolicyField,
   PolicyRowDto,
   PolicySource,
   PolicyValuesDto,
@@ -43,9 +45,33 @@ export function RowMeta({ row }: { row: PolicyRowDto }) {
   );
 }
 
-export function AgentRowsTable({ rows }: { rows: PolicyRowDto[] }) {
+/** A column after the policy fields (the agent-rows table adds version and who updated). */
+type ExtraColumn<R> = { header: string; align?: "right"; cell: (row: R) => ReactNode };
+
+/**
+ * The shape all three per-agent tables share: an agent column, one column per policy field,
+ * then any extra columns. Each table says only how a row names itself and fills a field.
+ */
+function PolicyFieldsTable<R>({
+  caption,
+  rows,
+  rowKey,
+  rowAttr,
+  agent,
+  field,
+  extra = [],
+}: {
+  caption: string;
+  rows: R[];
+  rowKey: (row: R) => string;
+  /** The data attribute the e2e specs find a row by, e.g. `data-agent`. */
+  rowAttr: `data-${string}`;
+  agent: (row: R) => string;
+  field: (row: R, f: PolicyField) => ReactNode;
+  extra?: ExtraColumn<R>[];
+}) {
   return (
-    <Table caption="Per-agent overrides; an empty field inherits">
+    <Table caption={caption}>
       <thead>
         <tr>
           <Th>Agent</Th>
@@ -54,40 +80,83 @@ export function AgentRowsTable({ rows }: { rows: PolicyRowDto[] }) {
               {POLICY_FIELD_LABEL[f]}
             </Th>
           ))}
-          <Th align="right">Version</Th>
-          <Th>Updated</Th>
+          {extra.map((c) => (
+            <Th key={c.header} align={c.align}>
+              {c.header}
+            </Th>
+          ))}
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
         {rows.map((r) => (
-          <tr key={r.scope} data-scope={r.scope}>
+          <tr key={rowKey(r)} {...{ [rowAttr]: rowKey(r) }}>
             <Td mono>
-              <span className="whitespace-nowrap">{r.agent ?? r.scope}</span>
+              <span className="whitespace-nowrap">{agent(r)}</span>
             </Td>
             {POLICY_FIELDS.map((f) => (
               <Td key={f} align="right">
-                {r.values[f] === null ? (
-                  <span className="text-slate-500">inherits</span>
-                ) : (
-                  <span data-field={f} className="font-medium text-slate-900">
-                    {formatPolicyValue(f, r.values[f])}
-                  </span>
-                )}
+                {field(r, f)}
               </Td>
             ))}
-            <Td align="right">{r.version}</Td>
-            <Td>
-              <span className="block truncate" title={r.updatedBy}>
-                {r.updatedBy}
-              </span>
-              <span className="block text-xs text-slate-600">
-                <Timestamp iso={r.updatedAt} />
-              </span>
-            </Td>
+            {extra.map((c) => (
+              <Td key={c.header} align={c.align}>
+                {c.cell(r)}
+              </Td>
+            ))}
           </tr>
         ))}
       </tbody>
     </Table>
+  );
+}
+
+/** A set value, or the word that says why there is none (`inherits`, `not set`). */
+function FieldValue({
+  f,
+  value,
+  empty,
+}: {
+  f: PolicyField;
+  value: number | null | undefined;
+  empty: string;
+}) {
+  return value == null ? (
+    <span className="text-slate-500">{empty}</span>
+  ) : (
+    <span data-field={f} className="font-medium text-slate-900">
+      {formatPolicyValue(f, value)}
+    </span>
+  );
+}
+
+const AGENT_ROW_EXTRA: ExtraColumn<PolicyRowDto>[] = [
+  { header: "Version", align: "right", cell: (r) => r.version },
+  {
+    header: "Updated",
+    cell: (r) => (
+      <>
+        <span className="block truncate" title={r.updatedBy}>
+          {r.updatedBy}
+        </span>
+        <span className="block text-xs text-slate-600">
+          <Timestamp iso={r.updatedAt} />
+        </span>
+      </>
+    ),
+  },
+];
+
+export function AgentRowsTable({ rows }: { rows: PolicyRowDto[] }) {
+  return (
+    <PolicyFieldsTable
+      caption="Per-agent overrides; an empty field inherits"
+      rows={rows}
+      rowKey={(r) => r.scope}
+      rowAttr="data-scope"
+      agent={(r) => r.agent ?? r.scope}
+      field={(r, f) => <FieldValue f={f} value={r.values[f]} empty="inherits" />}
+      extra={AGENT_ROW_EXTRA}
+    />
   );
 }
 
@@ -102,77 +171,39 @@ const SOURCE_CLASS: Record<PolicySource, string> = {
 /** What each published agent's code declares; a field it leaves out falls through to global. */
 export function CodeTable({ agents }: { agents: AgentPolicyDto[] }) {
   return (
-    <Table caption="Retry policy declared in each agent's code, as its workers published it">
-      <thead>
-        <tr>
-          <Th>Agent</Th>
-          {POLICY_FIELDS.map((f) => (
-            <Th key={f} align="right">
-              {POLICY_FIELD_LABEL[f]}
-            </Th>
-          ))}
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
-        {agents.map((a) => (
-          <tr key={a.agent} data-code-agent={a.agent}>
-            <Td mono>
-              <span className="whitespace-nowrap">{a.agent}</span>
-            </Td>
-            {POLICY_FIELDS.map((f) => (
-              <Td key={f} align="right">
-                {a.code?.[f] == null ? (
-                  <span className="text-slate-500">not set</span>
-                ) : (
-                  <span data-field={f} className="font-medium text-slate-900">
-                    {formatPolicyValue(f, a.code[f])}
-                  </span>
-                )}
-              </Td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </Table>
+    <PolicyFieldsTable
+      caption="Retry policy declared in each agent's code, as its workers published it"
+      rows={agents}
+      rowKey={(a) => a.agent}
+      rowAttr="data-code-agent"
+      agent={(a) => a.agent}
+      field={(a, f) => <FieldValue f={f} value={a.code?.[f]} empty="not set" />}
+    />
   );
 }
 
 export function InForceTable({ agents }: { agents: AgentPolicyDto[] }) {
   return (
-    <Table caption="Retry policy in force per agent, with the level each value comes from">
-      <thead>
-        <tr>
-          <Th>Agent</Th>
-          {POLICY_FIELDS.map((f) => (
-            <Th key={f} align="right">
-              {POLICY_FIELD_LABEL[f]}
-            </Th>
-          ))}
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
-        {agents.map((a) => (
-          <tr key={a.agent} data-agent={a.agent}>
-            <Td mono>
-              <span className="whitespace-nowrap">{a.agent}</span>
-            </Td>
-            {POLICY_FIELDS.map((f) => (
-              <Td key={f} align="right">
-                <span
-                  data-field={f}
-                  data-source={a.fields[f].source}
-                  className="block font-medium text-slate-900"
-                >
-                  {formatPolicyValue(f, a.fields[f].value)}
-                </span>
-                <span className={`block text-xs ${SOURCE_CLASS[a.fields[f].source]}`}>
-                  {POLICY_SOURCE_LABEL[a.fields[f].source]}
-                </span>
-              </Td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </Table>
+    <PolicyFieldsTable
+      caption="Retry policy in force per agent, with the level each value comes from"
+      rows={agents}
+      rowKey={(a) => a.agent}
+      rowAttr="data-agent"
+      agent={(a) => a.agent}
+      field={(a, f) => (
+        <>
+          <span
+            data-field={f}
+            data-source={a.fields[f].source}
+            className="block font-medium text-slate-900"
+          >
+            {formatPolicyValue(f, a.fields[f].value)}
+          </span>
+          <span className={`block text-xs ${SOURCE_CLASS[a.fields[f].source]}`}>
+            {POLICY_SOURCE_LABEL[a.fields[f].source]}
+          </span>
+        </>
+      )}
+    />
   );
 }
