@@ -50,6 +50,9 @@ export const bulkActions = pgTable(
     confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
+    /** Who withdrew it, or the runner that stopped it; with why, for withdrawn and stopped. */
+    endedBy: text("ended_by"),
+    endReason: text("end_reason"),
   },
   (t) => [
     check("bulk_actions_action_check", sql`${t.action} in (${inList(BULK_ACTIONS)})`),

@@ -16,17 +16,34 @@ export const BULK_TASK_ACTION: Readonly<Record<BulkAction, TaskAction>> = {
 
 /**
  * awaiting_second: a money bulk frozen by one reviewer, waiting for a different one to confirm
- * the whole set; running: members are being acted on; done: every member has an outcome.
+ * the whole set; running: members are being acted on; done: every member has an outcome;
+ * withdrawn: its requester (or an admin) took it back while it waited; stopped: the runner
+ * found that a person it acts for may no longer do this (role changed, user disabled), so the
+ * members not yet run were skipped. The last three are final.
  */
-export const BULK_STATUSES = ["awaiting_second", "running", "done"] as const;
+export const BULK_STATUSES = [
+  "awaiting_second",
+  "running",
+  "done",
+  "withdrawn",
+  "stopped",
+] as const;
 export type BulkStatus = (typeof BULK_STATUSES)[number];
 
 /**
  * What happened to one member: done (the action changed the task), waiting (it now waits for a
  * second reviewer of its own), taken (another reviewer acted on it first), refused (the
- * per-task checks said no: state, scope, step), failed (an error; the message says which).
+ * per-task checks said no: state, scope, step), failed (an error; the message says which),
+ * skipped (never acted on: the bulk action was withdrawn or stopped; the detail says why).
  */
-export const MEMBER_OUTCOMES = ["done", "waiting", "taken", "refused", "failed"] as const;
+export const MEMBER_OUTCOMES = [
+  "done",
+  "waiting",
+  "taken",
+  "refused",
+  "failed",
+  "skipped",
+] as const;
 export type MemberOutcome = (typeof MEMBER_OUTCOMES)[number];
 
 export const MEMBER_STATUSES = ["pending", "finished"] as const;
