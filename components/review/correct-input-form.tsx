@@ -3,21 +3,14 @@
 // says what is wrong field by field; otherwise which fields change, which effects get a new key
 // and act, which keep theirs and deduplicate), then confirm. The correction is recorded with
 // before and after; when money may act a second, different reviewer confirms the same input.
-import { useEffect, useId, useRef, useState, useTransition } from "react";
+import { useId, useState } from "react";
 import { correctInputAction, previewCorrectionAction } from "../../lib/actions/correct-input";
-import type { CorrectionPreview } from "../../lib/server/review/correction";
 import { DiffTable } from "../tasks/diff-table";
 import { ShortHash } from "../tasks/short-hash";
 import { useAnnounce } from "./announcer";
-import {
-  inputClass,
-  primaryButton,
-  ReviewFeedback,
-  secondaryButton,
-  useReview,
-} from "./review-kit";
+import { FormFoot, inputClass, NoteField, usePreview, useReview } from "./review-kit";
 import { ReviewPreviewList } from "./review-preview-list";
-import { type JournalStep, StepSelect } from "./step-select";
+import { type JournalStep, StepField } from "./step-select";
 
 type Props = {
   taskId: string;
@@ -28,11 +21,6 @@ type Props = {
   lastStep: number;
   close: () => void;
 };
-
-type Loaded = { text: string; fromStep: number } & (
-  | { ok: true; preview: CorrectionPreview }
-  | { ok: false; error: string }
-);
 
 export function CorrectInputForm({
   taskId,
@@ -48,45 +36,22 @@ export function CorrectInputForm({
   const [original] = useState(() => JSON.stringify(input, null, 2));
   const [text, setText] = useState(original);
   const [fromStep, setFromStep] = useState(1);
-  const [note, setNote] = useState("");
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
-  const [loading, startLoading] = useTransition();
-  const latest = useRef(0);
   const { feedback, pending, run } = useReview();
   const announce = useAnnounce();
   const unchanged = text.trim() === original.trim();
-
-  useEffect(() => {
-    if (unchanged) return;
-    const ticket = ++latest.current;
-    const timer = setTimeout(() => {
-      startLoading(async () => {
-        const r = await previewCorrectionAction({ taskId, input: text, fromStep }).catch(
-          (error: unknown) => ({
-            ok: false as const,
-            status: 0,
-            error: error instanceof Error ? error.message : "the preview did not load",
-          }),
-        );
-        if (ticket !== latest.current) return;
-        setLoaded(
-          r.ok
-            ? { text, fromStep, ok: true, preview: r.value }
-            : { text, fromStep, ok: false, error: r.error },
-        );
-      });
-    }, 300);
-    return () => clearTimeout(timer);
-  }, [text, fromStep, unchanged, taskId]);
-
-  const current = loaded && loaded.text === text && loaded.fromStep === fromStep ? loaded : null;
-  const preview = current?.ok ? current.preview : null;
+  const { loading, current } = usePreview(
+    unchanged ? null : JSON.stringify([text, fromStep]),
+    () => previewCorrectionAction({ taskId, input: text, fromStep }),
+    300,
+  );
+  const preview = current?.ok ? current.value : null;
   return (
     <form
       className="space-y-4"
       onSubmit={(event) => {
         event.preventDefault();
         if (!preview) return;
+        const note = String(new FormData(event.currentTarget).get("note") ?? "");
         run(
           correctInputAction,
           { taskId, version, input: text, fromStep, note },
@@ -121,18 +86,13 @@ export function CorrectInputForm({
           recorded beside it with your name.
         </p>
       </div>
-      <div>
-        <label htmlFor={`${id}-step`} className="block text-sm font-medium text-slate-800">
-          Replay from step
-        </label>
-        <StepSelect
-          id={`${id}-step`}
-          steps={steps}
-          lastStep={lastStep}
-          value={fromStep}
-          onChange={setFromStep}
-        />
-      </div>
+      <StepField
+        id={`${id}-step`}
+        steps={steps}
+        lastStep={lastStep}
+        value={fromStep}
+        onChange={setFromStep}
+      />
       <section aria-label="Preview" aria-busy={loading} className="min-h-16 space-y-3">
         {unchanged ? (
           <p className="text-sm text-slate-600">
@@ -182,39 +142,20 @@ export function CorrectInputForm({
           <p className="text-sm text-slate-600">Checking the input…</p>
         )}
       </section>
-      <div>
-        <label htmlFor={`${id}-note`} className="block text-sm font-medium text-slate-800">
-          Note{" "}
-          <span className="font-normal text-slate-600">(optional, recorded in the ledger)</span>
-        </label>
-        <textarea
-          id={`${id}-note`}
-          name="note"
-          rows={2}
-          maxLength={1000}
-          value={note}
-          onChange={(e) => setNote(e.target.value)}
-          className={inputClass}
-        />
-      </div>
-      <ReviewFeedback feedback={feedback} />
-      <div className="flex flex-wrap gap-2">
-        <button
-          type="submit"
-          className={primaryButton}
-          disabled={pending || loading || !preview}
-          data-testid="correct-confirm"
-        >
-          {pending
-            ? "Working…"
-            : preview?.twoPerson
-              ? "Request the correction (second reviewer confirms)"
-              : `Correct and replay from step ${fromStep}`}
-        </button>
-        <button type="button" className={secondaryButton} onClick={close}>
-          Cancel
-        </button>
-      </div>
+      <NoteField id={`${id}-note`} />
+      <FormFoot
+        feedback={feedback}
+        pending={pending}
+        close={close}
+        disabled={loading || !preview}
+        testId="correct-confirm"
+      >
+        {pending
+          ? "Working…"
+          : preview?.twoPerson
+            ? "Request the correction (second reviewer confirms)"
+            : `Correct and replay from step ${fromStep}`}
+      </FormFoot>
     </form>
   );
 }

@@ -196,3 +196,109 @@ export function ReviewDialog({
     </>
   );
 }
+
+/**
+ * How every review form ends: the last outcome, then its confirm button and Cancel. `children`
+ * is the confirm button's label (the caller says what "working" reads as).
+ */
+export function FormFoot({
+  feedback,
+  shownFields,
+  pending,
+  close,
+  disabled = false,
+  submitClass = primaryButton,
+  testId,
+  children,
+}: {
+  feedback: Feedback | null;
+  shownFields?: readonly string[];
+  pending: boolean;
+  close: () => void;
+  /** Besides pending: e.g. no preview yet for what would be confirmed. */
+  disabled?: boolean;
+  submitClass?: string;
+  testId?: string;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <ReviewFeedback feedback={feedback} shownFields={shownFields} />
+      <div className="flex flex-wrap gap-2">
+        <button
+          type="submit"
+          className={submitClass}
+          disabled={pending || disabled}
+          data-testid={testId}
+        >
+          {children}
+        </button>
+        <button type="button" className={secondaryButton} onClick={close}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** The optional note a review action records in the ledger; read from the form as `note`. */
+export function NoteField({ id, error }: { id: string; error?: string }) {
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        Note <span className="font-normal text-slate-600">(optional, recorded in the ledger)</span>
+      </label>
+      <textarea
+        id={id}
+        name="note"
+        rows={2}
+        maxLength={1000}
+        className={inputClass}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+      />
+      <FieldError id={`${id}-error`} message={error} />
+    </div>
+  );
+}
+
+export type Loaded<T> = { key: string } & ({ ok: true; value: T } | { ok: false; error: string });
+
+/**
+ * A preview that follows what the reviewer is choosing. `key` names the request (null: nothing
+ * to ask yet); once it has held still for `delayMs`, `load` runs. Only an answer for the key now
+ * chosen is returned, so a slow answer to an earlier choice never shows as this one's. `initial`
+ * is what the page already rendered, shown for its key without asking again.
+ */
+export function usePreview<T>(
+  key: string | null,
+  load: () => Promise<ActionResult<T>>,
+  delayMs: number,
+  initial?: { key: string; value: T },
+): { loading: boolean; current: Loaded<T> | null } {
+  const [loaded, setLoaded] = useState<Loaded<T> | null>(null);
+  const [loading, startLoading] = useTransition();
+  const latest = useRef(0);
+  const initialKey = initial?.key;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: key names everything load asks for; a new load closure each render is not a new request
+  useEffect(() => {
+    if (key === null || key === initialKey) return;
+    const ticket = ++latest.current;
+    const timer = setTimeout(() => {
+      startLoading(async () => {
+        const r = await load().catch((error: unknown) => ({
+          ok: false as const,
+          error: error instanceof Error ? error.message : "the preview did not load",
+        }));
+        if (ticket !== latest.current) return;
+        setLoaded(r.ok ? { key, ok: true, value: r.value } : { key, ok: false, error: r.error });
+      });
+    }, delayMs);
+    return () => clearTimeout(timer);
+  }, [key, initialKey, delayMs]);
+  if (key === null) return { loading, current: null };
+  if (initial && key === initial.key) {
+    return { loading, current: { key, ok: true, value: initial.value } };
+  }
+  return { loading, current: loaded?.key === key ? loaded : null };
+}

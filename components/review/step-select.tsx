@@ -1,6 +1,7 @@
 "use client";
 // Where a replay starts, chosen by name from the journal ("3 · tool send_email"), not typed as
 // a bare number; the step after the last journaled one runs only what was never reached.
+import type { ReactNode } from "react";
 import { inputClass } from "./review-kit";
 
 export type JournalStep = { seq: number; kind: string; name: string };
@@ -49,5 +50,33 @@ export function StepSelect({
         );
       })}
     </select>
+  );
+}
+
+/** The labelled "Replay from step" picker both replay forms open with, with an optional hint. */
+export function StepField({
+  id,
+  hint,
+  ...select
+}: {
+  id: string;
+  steps: readonly JournalStep[];
+  lastStep: number;
+  value: number;
+  onChange: (step: number) => void;
+  hint?: ReactNode;
+}) {
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        Replay from step
+      </label>
+      <StepSelect id={id} {...select} describedBy={hint ? `${id}-hint` : undefined} />
+      {hint ? (
+        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-600">
+          {hint}
+        </p>
+      ) : null}
+    </div>
   );
 }
