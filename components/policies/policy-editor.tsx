@@ -11,12 +11,10 @@ import type { PolicyCellDto, PolicyValuesDto } from "../../lib/server/queries/li
 import { useAnnounce } from "../review/announcer";
 import {
   FieldError,
+  FormFoot,
   fieldsOf,
   inputClass,
-  primaryButton,
   ReviewDialog,
-  ReviewFeedback,
-  secondaryButton,
   useReview,
 } from "../review/review-kit";
 import {
@@ -134,15 +132,9 @@ function PolicyForm({ scope, version, values, inherited, close }: Props) {
           );
         })}
       </div>
-      <ReviewFeedback feedback={feedback} shownFields={FORM_FIELDS} />
-      <div className="flex gap-2">
-        <button type="submit" className={primaryButton} disabled={pending}>
-          {pending ? "Saving…" : "Save policy"}
-        </button>
-        <button type="button" className={secondaryButton} onClick={close}>
-          Cancel
-        </button>
-      </div>
+      <FormFoot feedback={feedback} shownFields={FORM_FIELDS} pending={pending} close={close}>
+        {pending ? "Saving…" : "Save policy"}
+      </FormFoot>
     </form>
   );
 }

@@ -9,12 +9,12 @@ import { useAnnounce } from "./announcer";
 import {
   dangerButton,
   FieldError,
+  FormFoot,
   fieldsOf,
   inputClass,
+  NoteField,
   primaryButton,
   ReviewDialog,
-  ReviewFeedback,
-  secondaryButton,
   useReview,
 } from "./review-kit";
 
@@ -116,31 +116,10 @@ function ApproveForm({ target, close }: { target: ApprovalTarget; close: () => v
         The approval is bound to the effect's key and the fingerprint of its exact arguments; it
         authorizes them once.
       </p>
-      <div>
-        <label htmlFor={noteId} className="block text-sm font-medium text-slate-800">
-          Note{" "}
-          <span className="font-normal text-slate-600">(optional, recorded in the ledger)</span>
-        </label>
-        <textarea
-          id={noteId}
-          name="note"
-          rows={2}
-          maxLength={1000}
-          className={inputClass}
-          aria-invalid={fields.note ? true : undefined}
-          aria-describedby={fields.note ? `${noteId}-error` : undefined}
-        />
-        <FieldError id={`${noteId}-error`} message={fields.note} />
-      </div>
-      <ReviewFeedback feedback={feedback} shownFields={["note"]} />
-      <div className="flex gap-2">
-        <button type="submit" className={primaryButton} disabled={pending}>
-          {pending ? "Approving…" : "Approve"}
-        </button>
-        <button type="button" className={secondaryButton} onClick={close}>
-          Cancel
-        </button>
-      </div>
+      <NoteField id={noteId} error={fields.note} />
+      <FormFoot feedback={feedback} shownFields={["note"]} pending={pending} close={close}>
+        {pending ? "Approving…" : "Approve"}
+      </FormFoot>
     </form>
   );
 }
@@ -192,15 +171,15 @@ export function RejectForm({
         />
         <FieldError id={`${reasonId}-error`} message={fields.reason} />
       </div>
-      <ReviewFeedback feedback={feedback} shownFields={["reason"]} />
-      <div className="flex gap-2">
-        <button type="submit" className={dangerButton} disabled={pending}>
-          {pending ? "Rejecting…" : "Reject the task"}
-        </button>
-        <button type="button" className={secondaryButton} onClick={close}>
-          Cancel
-        </button>
-      </div>
+      <FormFoot
+        feedback={feedback}
+        shownFields={["reason"]}
+        pending={pending}
+        close={close}
+        submitClass={dangerButton}
+      >
+        {pending ? "Rejecting…" : "Reject the task"}
+      </FormFoot>
     </form>
   );
 }
