@@ -1,9 +1,17 @@
 // Writes the scale data set: tasks, effects, steps and hash-chained ledger streams, a batch of
 // tasks per statement (INSERT … SELECT FROM unnest of column arrays), two batches in flight so
-// Node builds the next while PostgreSQL writes the last. Hashes are computed in Node with the
+// Node builds the next while PostgreSQL writes the last, into tables without their indexes and
+// keys (bulk-schema.ts drops them first and re-creates and validates them after). Hashes are computed in Node with the
 // same entryHash the ledger uses, so `agent-ledger verify` passes on what is loaded.
 import type pg from "pg";
-import { entryHash, GENESIS_HASH } from "../../lib/domain/hash";
+import { GENESIS_HASH } from "../../lib/domain/hash";
+import {
+  dropBulkSchema,
+  readBulkSchema,
+  restoreBulkSchema,
+  restoreStatements,
+} from "./bulk-schema";
+import { canonical, fastEntryHash } from "./canonical";
 import { BIG_TASK_ENTRIES, startOf, type TaskBundle, taskBundle } from "./shape";
 
 export type LoadOptions = {
@@ -12,11 +20,8 @@ export type LoadOptions = {
   /** Tasks per INSERT batch. */
   batch?: number;
   now?: Date;
-  /**
-   * With a superuser pool: skip the foreign-key triggers while loading (session_replication_role
-   * = replica). The data is consistent by construction, and the checks cost more than the rows.
-   */
-  skipTriggers?: boolean;
+  /** Phases and the statements that re-create the indexes and keys (see bulk-schema.ts). */
+  log?: (line: string) => void;
   onProgress?: (done: { tasks: number; entries: number }) => void;
 };
 
@@ -150,7 +155,7 @@ async function insertEntries(
         part.map((x) => x.actor),
         part.map((x) => x.taskId),
         part.map((x) => x.key),
-        part.map((x) => JSON.stringify(x.data)),
+        part.map((x) => x.dataText),
         part.map((x) => x.prevHash),
         part.map((x) => x.hash),
       ],
@@ -177,8 +182,9 @@ function systemStream(count: number, nowMs: number): Pick<TaskBundle, "entries">
         after: { maxAttempts: 5 + ((n + 1) % 3) },
       },
     };
-    const hash = entryHash(prev, e);
-    entries.push({ ...e, prevHash: prev, hash });
+    const dataText = canonical(e.data);
+    const hash = fastEntryHash(prev, e, dataText);
+    entries.push({ ...e, dataText, prevHash: prev, hash });
     prev = hash;
   }
   return { entries };
@@ -221,7 +227,6 @@ export async function loadScale(pool: pg.Pool, opts: LoadOptions): Promise<LoadR
     try {
       // A throwaway data set: losing the last commits in a crash costs nothing.
       await client.query("set synchronous_commit = off");
-      if (opts.skipTriggers) await client.query("set session_replication_role = replica");
       await client.query("begin");
       await insertBatch(client, bundles);
       await client.query("commit");
@@ -229,39 +234,67 @@ export async function loadScale(pool: pg.Pool, opts: LoadOptions): Promise<LoadR
       await client.query("rollback").catch(() => undefined);
       throw err;
     } finally {
-      if (opts.skipTriggers)
-        await client.query("reset session_replication_role").catch(() => undefined);
       client.release();
     }
   };
 
-  const inFlight = new Set<Promise<void>>();
-  let done = 0;
-  while (next < opts.tasks) {
-    const bundles = build();
-    const p: Promise<void> = write(bundles).then(() => {
-      inFlight.delete(p);
-      done += bundles.length;
-      opts.onProgress?.({ tasks: done, entries: written });
-    });
-    inFlight.add(p);
-    if (inFlight.size >= 2) await Promise.race(inFlight);
-  }
-  await Promise.all(inFlight);
+  const log = opts.log ?? (() => undefined);
+  const schema = await (async () => {
+    const client = await pool.connect();
+    try {
+      const found = await readBulkSchema(client);
+      // Printed first, so a load killed halfway leaves the way back in its log.
+      const back = restoreStatements(found);
+      log(
+        `dropping ${found.keys.length} keys, ${found.indexes.length} indexes and ${found.foreignKeys.length} foreign keys until the load is in; they come back as:\n${[...back.keys, ...back.indexes, ...back.foreignKeys].map((q) => `  ${q};`).join("\n")}`,
+      );
+      await dropBulkSchema(client, found);
+      return found;
+    } finally {
+      client.release();
+    }
+  })();
 
-  const system = systemStream(Math.max(1, Math.floor(written / 10_000)), nowMs);
-  const client = await pool.connect();
-  try {
-    if (opts.skipTriggers) await client.query("set session_replication_role = replica");
-    await insertEntries(client, system.entries, [system]);
-  } finally {
-    if (opts.skipTriggers) await client.query("reset session_replication_role");
-    client.release();
-  }
+  const system = await (async () => {
+    const inFlight = new Set<Promise<void>>();
+    let done = 0;
+    while (next < opts.tasks) {
+      const bundles = build();
+      const p: Promise<void> = write(bundles).then(() => {
+        inFlight.delete(p);
+        done += bundles.length;
+        opts.onProgress?.({ tasks: done, entries: written });
+      });
+      inFlight.add(p);
+      if (inFlight.size >= 2) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+    const system = systemStream(Math.max(1, Math.floor(written / 10_000)), nowMs);
+    const client = await pool.connect();
+    try {
+      await client.query("set synchronous_commit = off");
+      await insertEntries(client, system.entries, [system]);
+    } finally {
+      client.release();
+    }
+    return system;
+  })().catch(async (err) => {
+    // Put the schema back even so: the batches that committed are whole tasks and streams.
+    await restoreBulkSchema(pool, schema, { log }).catch((e) =>
+      log(`re-creating the indexes failed too: ${(e as Error).message}`),
+    );
+    throw err;
+  });
+  const rowsIn = performance.now();
+  log(`rows in after ${((rowsIn - started) / 1000).toFixed(1)} s; re-creating indexes and keys`);
+  await restoreBulkSchema(pool, schema, { log, maintenanceWorkMem: "1GB" });
+  log(`indexes and keys back in ${((performance.now() - rowsIn) / 1000).toFixed(1)} s`);
   written += system.entries.length;
   // Hint bits and the visibility map set, as autovacuum leaves a live database: the first
   // measure should not pay for the load's cleanup.
+  const analyzing = performance.now();
   await pool.query("vacuum analyze");
+  log(`vacuum analyze in ${((performance.now() - analyzing) / 1000).toFixed(1)} s`);
   return {
     tasks: opts.tasks,
     entries: written,

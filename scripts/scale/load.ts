@@ -41,7 +41,8 @@ try {
     await su.query("select pg_reload_conf()");
     await su.end();
   }
-  // The embedded cluster's superuser, in the scale database, may skip the FK triggers.
+  // The embedded cluster's superuser, in the scale database (the owner elsewhere): it may drop
+  // and re-create the indexes and keys around the bulk insert (load-data.ts).
   const loadUrl = target.superUrl ? inDatabase(target.superUrl, target.ownerUrl) : target.ownerUrl;
   const pool = createPool(loadUrl, { max: 3, applicationName: "scale-load" });
   try {
@@ -58,7 +59,7 @@ try {
       const report = await loadScale(pool, {
         entries,
         tasks,
-        skipTriggers: target.superUrl !== null,
+        log: (line) => console.error(line),
         onProgress: (p) => {
           if (values.json || p.tasks - shown < tasks / 20) return;
           shown = p.tasks;

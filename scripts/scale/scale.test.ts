@@ -4,7 +4,10 @@
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { entryHash, GENESIS_HASH } from "../../lib/domain/hash";
+import { canonicalJson } from "../../lib/domain/json";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
+import { canonical, fastEntryHash } from "./canonical";
 import { ADMIN_VIEWER, CASES } from "./cases";
 import { explainCases } from "./explain";
 import { loadScale } from "./load-data";
@@ -14,9 +17,37 @@ import { findSamples } from "./samples";
 const db = await setUpTestDatabase("scale");
 
 describe("scale load and measure", () => {
+  it("hashes entries as the ledger does", () => {
+    const args = { to: "a@example.com", n: 1.5, list: [null, true, "ü\u2028"] };
+    const e = {
+      stream: "task:x",
+      seq: 3,
+      at: "2026-01-01T00:00:00.000Z",
+      kind: "effect.started",
+      actor: "worker:w",
+      taskId: null,
+      key: "k",
+      data: { args, zeta: { args }, alpha: 0 },
+    };
+    expect(canonical(e.data)).toBe(canonicalJson(e.data));
+    expect(fastEntryHash(GENESIS_HASH, e, canonical(e.data))).toBe(entryHash(GENESIS_HASH, e));
+  });
+
   it("loads chains that verify, and every case answers", async () => {
+    const catalog = () =>
+      db.ownerPool.query<{ def: string }>(
+        `select indexdef as def from pg_indexes where schemaname = 'public'
+         union all
+         select conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) || ' ' || convalidated
+         from pg_constraint where connamespace = 'public'::regnamespace
+         order by 1`,
+      );
+    const before = (await catalog()).rows.map((r) => r.def);
     const loaded = await loadScale(db.ownerPool, { entries: 20_000, tasks: 2_000, batch: 500 });
     expect(loaded.tasks).toBe(2_000);
+    // Every index and key the migrations made is back, validated, as it was.
+    expect((await catalog()).rows.map((r) => r.def)).toEqual(before);
+    expect(before.some((d) => d.includes("FOREIGN KEY"))).toBe(true);
     // Within a few per cent of what was asked: retries and the system stream round it.
     expect(Math.abs(loaded.entries - 20_000)).toBeLessThan(1_000);
     const counts = await db.pool.query<{ tasks: number; entries: number; dead: number }>(

@@ -3,14 +3,10 @@
 // the same size is the same data and the measure can name a recipient, a Message-ID or a
 // refund id that exists without asking the database first.
 import { createHash } from "node:crypto";
-import {
-  deriveEffectKey,
-  entryHash,
-  GENESIS_HASH,
-  payloadFingerprint,
-} from "../../lib/domain/hash";
+import { deriveEffectKey, GENESIS_HASH, payloadFingerprint } from "../../lib/domain/hash";
 import type { JsonValue } from "../../lib/domain/json";
 import type { DeadReason, TaskStatus } from "../../lib/domain/task-states";
+import { canonical, fastEntryHash } from "./canonical";
 
 export const MAIL_DOMAIN = "mail.example.com";
 /** Entries of the one long task (a 20k-entry page on the task screen). */
@@ -104,6 +100,8 @@ export type LoadedEntry = {
   taskId: string | null;
   key: string | null;
   data: JsonValue;
+  /** `data` as canonical JSON: hashed, and sent as the jsonb text. */
+  dataText: string;
   prevHash: string;
   hash: string;
 };
@@ -240,8 +238,9 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
       key: withKey ? key : null,
       data,
     };
-    const hash = entryHash(prev, e);
-    entries.push({ ...e, prevHash: prev, hash });
+    const dataText = canonical(data);
+    const hash = fastEntryHash(prev, e, dataText);
+    entries.push({ ...e, dataText, prevHash: prev, hash });
     prev = hash;
   };
 
