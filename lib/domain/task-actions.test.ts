@@ -33,6 +33,7 @@ const EXPECTED: Record<TaskAction, Partial<Record<TaskStatus, Scope[]>>> = {
   replay: { dead: ["deadLetters:review"], awaiting_approval: ["deadLetters:review"] },
   correct: { dead: ["deadLetters:review"] },
   resolve: { dead: ["outcomes:resolve"] },
+  reconcile: { dead: ["outcomes:resolve"] },
   cancel: {
     queued: ["tasks:cancel"],
     running: ["tasks:cancel"],
@@ -109,6 +110,7 @@ describe("the task-actions table", () => {
       "replay",
       "correct",
       "resolve",
+      "reconcile",
       "cancel",
       "withdraw",
     ]);

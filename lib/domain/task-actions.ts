@@ -13,6 +13,7 @@ export const TASK_ACTIONS = [
   "replay",
   "correct",
   "resolve",
+  "reconcile",
   "cancel",
   "withdraw",
 ] as const;
@@ -65,6 +66,15 @@ export const TASK_ACTION_RULES: Readonly<Record<TaskAction, Rule>> = {
   /** A reviewer records whether an effect with an unknown outcome happened. */
   resolve: {
     verb: "resolve an outcome of",
+    needs: { dead: ["outcomes:resolve"] },
+    twoPerson: false,
+  },
+  /**
+   * A worker asks the provider (the tool's reconcile) whether such an effect happened; the
+   * answer is recorded for the reviewer who resolves, it changes nothing by itself.
+   */
+  reconcile: {
+    verb: "check with the provider about",
     needs: { dead: ["outcomes:resolve"] },
     twoPerson: false,
   },

@@ -12,6 +12,8 @@ export type CatalogTool = {
   description: string | null;
   money: boolean;
   providerIdempotent: boolean;
+  /** The tool can ask its provider whether an effect happened ("check with the provider"). */
+  reconcile: boolean;
   requiresApproval: boolean;
   sensitive: string[];
 };
@@ -58,6 +60,7 @@ export function catalogEntry(agent: Agent): CatalogEntry {
       description: t.description ?? null,
       money: t.money === true,
       providerIdempotent: t.providerIdempotent === true,
+      reconcile: typeof t.reconcile === "function",
       requiresApproval: typeof t.requiresApproval === "function",
       sensitive: [...(t.sensitive ?? [])],
     })),

@@ -24,6 +24,7 @@ import { LeaseLostError, SuspendError } from "./errors";
 import { startListener } from "./listener";
 import { markWorkerStopped, registerWorker, touchWorker } from "./presence";
 import { reapExpiredLeases } from "./reaper";
+import { startCheckRunner } from "./reconcile-checks";
 import { type AttemptOutcome, runAttempt } from "./run-attempt";
 import { extendEffectLeases, heartbeat } from "./task-sql";
 
@@ -138,13 +139,26 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     },
   );
 
+  // Reviewers' "check with the provider" requests, answered beside the task loop.
+  const checks = startCheckRunner({
+    pool: config.pool,
+    worker: id,
+    agents,
+    claimMs: leaseMs,
+    pollMs,
+    log,
+  });
+
   const listener = startListener({
     clientConfig: {
       ...config.pool.options,
       application_name: `${config.pool.options.application_name ?? "agent-ledger"}-listen`,
     },
     channel: TASKS_CHANNEL,
-    onNotify: () => wake(),
+    onNotify: () => {
+      wake();
+      checks.wake();
+    },
     onReconnect: () => wake(),
     log,
   });
@@ -326,6 +340,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     stopping = true;
     wake();
     await loop;
+    await checks.stop();
     let graceTimer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((r) => {
       graceTimer = setTimeout(r, graceMs);
