@@ -116,6 +116,18 @@ async function publishedDeadTask(ctx: MatrixContext): Promise<TaskAt> {
   return task;
 }
 
+/** An unknown outcome whose tool the catalog says can ask its provider (reconcile). */
+async function reconcilableOutcome(ctx: MatrixContext): Promise<{ taskId: string; key: string }> {
+  const { taskId, key } = await ctx.unknownOutcome();
+  await ctx.db.query(
+    `insert into agent_catalog (name, input_schema, tools, published_by)
+     values ('authz-reconcile-agent', '{}', '[{"name": "send_email", "reconcile": true}]', 'e2e')
+     on conflict (name) do nothing`,
+  );
+  await ctx.db.query("update tasks set agent = 'authz-reconcile-agent' where id = $1", [taskId]);
+  return { taskId, key };
+}
+
 const DEMO_SIGN_IN = { email: "ops@example.com", password: DEMO_PASSWORD };
 const SESSION_PRINCIPALS: readonly Principal[] = ["ops", "reviewer", "admin"];
 const holdsSession = (p: Principal) => SESSION_PRINCIPALS.includes(p);
@@ -289,6 +301,12 @@ export const MATRIX: readonly MatrixRow[] = [
       kind: "action",
       args: async (ctx) => [{ ...(await ctx.unknownOutcome()), happened: "no" }],
     },
+    scope: "outcomes:resolve",
+  },
+  {
+    target: "action:requestReconcileAction",
+    does: "asks a worker to check an unknown outcome with the provider",
+    call: { kind: "action", args: async (ctx) => [await reconcilableOutcome(ctx)] },
     scope: "outcomes:resolve",
   },
   {
@@ -622,6 +640,13 @@ export const MATRIX: readonly MatrixRow[] = [
     target: "GET /api/screens/inbox-counts",
     does: "reads the sidebar's inbox counts",
     call: { kind: "route", path: "/api/screens/inbox-counts" },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
+    target: "GET /api/screens/approvals",
+    does: "reads the pending approvals and recent decisions a live /approvals shows",
+    call: { kind: "route", path: "/api/screens/approvals" },
     scope: "tasks:read",
     readOnly: true,
   },

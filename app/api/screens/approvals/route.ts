@@ -1,0 +1,14 @@
+import { screenRoute } from "../../../../lib/api/screen-route";
+import { getDb, getPool } from "../../../../lib/server/db";
+import {
+  approvalsSearchSchema,
+  getApprovalsScreen,
+} from "../../../../lib/server/queries/get-approvals-screen";
+
+export const dynamic = "force-dynamic";
+
+export const GET = screenRoute({
+  scope: "tasks:read",
+  search: approvalsSearchSchema,
+  read: (viewer) => getApprovalsScreen(getDb(), getPool(), viewer),
+});
