@@ -24,6 +24,8 @@ export type BulkSchema = {
   indexes: { name: string; def: string }[];
   /** Foreign keys from or to the loaded tables (a key cannot go while one points at it). */
   foreignKeys: { table: string; name: string; def: string }[];
+  /** Loaded tables whose autovacuum is paused for the load (those without a setting of their own). */
+  autovacuumPaused: string[];
 };
 
 export async function readBulkSchema(client: pg.ClientBase): Promise<BulkSchema> {
@@ -55,7 +57,19 @@ export async function readBulkSchema(client: pg.ClientBase): Promise<BulkSchema>
     constraints.rows
       .filter((c) => kinds.includes(c.kind))
       .map(({ table, name, def }) => ({ table, name, def }));
-  return { keys: pick(["p", "u", "x"]), indexes: indexes.rows, foreignKeys: pick(["f"]) };
+  const plain = await client.query<{ table: string }>(
+    `select c.oid::regclass::text as table from pg_class c
+     where c.oid = any($1::text[]::regclass[])
+       and not exists (select 1 from unnest(coalesce(c.reloptions, '{}')) o where o like 'autovacuum_enabled=%')
+     order by 1`,
+    [tables],
+  );
+  return {
+    keys: pick(["p", "u", "x"]),
+    indexes: indexes.rows,
+    foreignKeys: pick(["f"]),
+    autovacuumPaused: plain.rows.map((r) => r.table),
+  };
 }
 
 /** The statements that put `schema` back, in an order that works (keys before what needs them). */
@@ -82,6 +96,9 @@ export async function dropBulkSchema(client: pg.ClientBase, schema: BulkSchema):
     for (const k of schema.keys)
       await client.query(`alter table ${k.table} drop constraint ${k.name}`);
     for (const i of schema.indexes) await client.query(`drop index ${i.name}`);
+    // The load ends with its own VACUUM ANALYZE; autovacuum chasing the inserts only competes.
+    for (const t of schema.autovacuumPaused)
+      await client.query(`alter table ${t} set (autovacuum_enabled = false)`);
     await client.query("commit");
   } catch (err) {
     await client.query("rollback").catch(() => undefined);
@@ -119,4 +136,6 @@ export async function restoreBulkSchema(
   };
   await Promise.all([worker(), worker()]);
   for (const sql of steps.foreignKeys) await run(sql);
+  for (const t of schema.autovacuumPaused)
+    await pool.query(`alter table ${t} reset (autovacuum_enabled)`);
 }

@@ -7,9 +7,13 @@ import { scopesForRole, type Viewer } from "../../lib/domain/access";
 import { OVERVIEW_WINDOWS } from "../../lib/domain/overview-window";
 import { TASK_STATUSES } from "../../lib/domain/task-states";
 import { readDeadLettersScreen } from "../../lib/server/queries/dead-letters-screen";
+import { getApprovalsScreen } from "../../lib/server/queries/get-approvals-screen";
+import { getEffect } from "../../lib/server/queries/get-effect";
 import { getMetrics } from "../../lib/server/queries/get-metrics";
 import { getOverview } from "../../lib/server/queries/get-overview";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
+import { getTaskScreen, taskScreenSearchSchema } from "../../lib/server/queries/get-task-screen";
+import { listAgents } from "../../lib/server/queries/list-agents";
 import { listApprovals } from "../../lib/server/queries/list-approvals";
 import { listDeadLetters } from "../../lib/server/queries/list-dead-letters";
 import {
@@ -25,10 +29,15 @@ import {
   listLedgerPage,
 } from "../../lib/server/queries/list-ledger-entries";
 import { listLedgerKinds } from "../../lib/server/queries/list-ledger-kinds";
-import { listTaskTimeline } from "../../lib/server/queries/list-task-timeline";
+import {
+  listTaskTimeline,
+  timelineSearchSchema,
+} from "../../lib/server/queries/list-task-timeline";
 import { listTasks, taskSearchSchema } from "../../lib/server/queries/list-tasks";
 import { explainWhy, whyQuerySchema } from "../../lib/server/queries/why";
-import { deadLetterSearchSchema } from "../../lib/server/review/dead-letter-filter";
+import { DEAD_AGES, deadLetterSearchSchema } from "../../lib/server/review/dead-letter-filter";
+
+const DEAD_AGE_NAMES = Object.keys(DEAD_AGES) as (keyof typeof DEAD_AGES)[];
 
 /** Values that exist in the loaded data, looked up once before timing (see samples.ts). */
 export type Samples = {
@@ -49,7 +58,28 @@ export type Samples = {
 };
 
 export type CaseContext = { pool: pg.Pool; db: Db; viewer: Viewer; s: Samples };
-export type ScaleCase = { name: string; run: (c: CaseContext) => Promise<unknown> };
+export type ScaleCase = {
+  name: string;
+  run: (c: CaseContext) => Promise<unknown>;
+  /** Untimed, once before the runs: e.g. the first page whose cursor a next-page case passes. */
+  setup?: (c: CaseContext) => Promise<void>;
+};
+
+/** A next-page case: page one is read (untimed) for its cursor, the timed runs read page two. */
+function nextPage(
+  name: string,
+  first: (c: CaseContext) => Promise<string | null>,
+  next: (c: CaseContext, cursor: string | undefined) => Promise<unknown>,
+): ScaleCase {
+  let cursor: string | undefined;
+  return {
+    name,
+    setup: async (c) => {
+      cursor = (await first(c)) ?? undefined;
+    },
+    run: (c) => next(c, cursor),
+  };
+}
 
 export const ADMIN_VIEWER: Viewer = {
   kind: "user",
@@ -84,6 +114,7 @@ const LEDGER_FILTERS: [string, (s: Samples) => Raw][] = [
   ["unfiltered", () => ({})],
   ["kind=effect.succeeded", () => ({ kind: "effect.succeeded" })],
   ["kind=effect.* (prefix)", () => ({ kind: "effect.*" })],
+  ["kind=two kinds", () => ({ kind: "task.dead_lettered,review.rejected" })],
   ["tool=refund", () => ({ tool: "refund" })],
   ["tool=update_contact (rare)", () => ({ tool: "update_contact" })],
   ["agent=refund", () => ({ agent: "refund" })],
@@ -96,11 +127,33 @@ const LEDGER_FILTERS: [string, (s: Samples) => Raw][] = [
   ["from (open-ended, 30 d)", (s) => ({ from: s.recentFrom })],
   ["q=recipient", (s) => ({ q: s.recipient })],
   ["q=refund id", (s) => ({ q: s.refundId })],
+  ["q=Message-ID", (s) => ({ q: s.messageId })],
+  ["q=task id", (s) => ({ q: s.taskId })],
+  ["q=key prefix", (s) => ({ q: s.key.slice(0, 12) })],
+  ["agent+from (refund, 30 d)", (s) => ({ agent: "refund", from: s.recentFrom })],
 ];
 
 export const CASES: ScaleCase[] = [
   ...LEDGER_FILTERS.map(([n, q]) => ledgerScreen(n, q)),
   ...LEDGER_FILTERS.map(([n, q]) => ledgerApi(n, q)),
+  nextPage(
+    "ledger screen page 2 (cursor)",
+    async (c) => (await listLedgerEntries(c.db, c.viewer, ledgerSearchSchema.parse({}))).nextCursor,
+    (c, cursor) => listLedgerEntries(c.db, c.viewer, ledgerSearchSchema.parse({ cursor })),
+  ),
+  nextPage(
+    "GET /api/v1/ledger page 2 (cursor)",
+    async (c) => (await listLedgerPage(c.db, c.viewer, ledgerApiQuerySchema.parse({}))).nextCursor,
+    (c, cursor) => listLedgerPage(c.db, c.viewer, ledgerApiQuerySchema.parse({ cursor })),
+  ),
+  nextPage(
+    "GET /api/v1/ledger agent=refund page 2",
+    async (c) =>
+      (await listLedgerPage(c.db, c.viewer, ledgerApiQuerySchema.parse({ agent: "refund" })))
+        .nextCursor,
+    (c, cursor) =>
+      listLedgerPage(c.db, c.viewer, ledgerApiQuerySchema.parse({ agent: "refund", cursor })),
+  ),
   { name: "ledger kinds (filter choices)", run: (c) => listLedgerKinds(c.db, c.viewer) },
   why("key", (s) => s.key),
   why("taskId", (s) => s.taskId),
@@ -128,13 +181,40 @@ export const CASES: ScaleCase[] = [
     name: "tasks list agent=crm-sync",
     run: (c) => listTasks(c.db, c.viewer, taskSearchSchema.parse({ agent: "crm-sync" })),
   },
+  nextPage(
+    "tasks list page 2 (before)",
+    async (c) => (await listTasks(c.db, c.viewer, taskSearchSchema.parse({}))).olderBefore,
+    (c, before) => listTasks(c.db, c.viewer, taskSearchSchema.parse({ before })),
+  ),
+  // GET /api/v1/tasks: the same query with the API's default page of 50.
+  {
+    name: "GET /api/v1/tasks unfiltered",
+    run: (c) => listTasks(c.db, c.viewer, {}, 50),
+  },
+  {
+    name: "GET /api/v1/tasks status=dead agent=refund",
+    run: (c) =>
+      listTasks(c.db, c.viewer, taskSearchSchema.parse({ status: "dead", agent: "refund" }), 50),
+  },
+  { name: "GET /api/v1/agents", run: (c) => listAgents(c.pool, c.viewer) },
+  { name: "GET /api/v1/effects/{key}", run: (c) => getEffect(c.db, c.viewer, c.s.key) },
   { name: "dead-letter groups", run: (c) => listDeadLetters(c.db, c.viewer) },
   deadLetters("list unfiltered", () => ({})),
   deadLetters("reason", (s) => ({ reason: s.deadReason })),
   deadLetters("reason+fingerprint", (s) => ({ reason: s.deadReason, fingerprint: s.fingerprint })),
   deadLetters("agent=refund", () => ({ agent: "refund" })),
   deadLetters("tool=refund", () => ({ tool: "refund" })),
-  deadLetters("age", () => ({ age: "gt7d" })),
+  deadLetters("fingerprint", (s) => ({ fingerprint: s.fingerprint })),
+  deadLetters("agent=crm-sync (rare)", () => ({ agent: "crm-sync" })),
+  deadLetters("tool=update_contact (rare)", () => ({ tool: "update_contact" })),
+  ...DEAD_AGE_NAMES.map((age) => deadLetters(`age=${age}`, () => ({ age }))),
+  nextPage(
+    "dead letters list page 2 (before)",
+    async (c) =>
+      (await readDeadLettersScreen(c.db, c.viewer, deadLetterSearchSchema.parse({}))).list
+        .olderBefore,
+    (c, before) => readDeadLettersScreen(c.db, c.viewer, deadLetterSearchSchema.parse({ before })),
+  ),
   ...INBOX_KINDS.map(
     (kind): ScaleCase => ({
       name: `inbox kind=${kind}`,
@@ -147,6 +227,27 @@ export const CASES: ScaleCase[] = [
   },
   { name: "inbox counts (sidebar)", run: (c) => countInbox(c.pool, c.viewer) },
   { name: "approvals", run: (c) => listApprovals(c.db, c.viewer) },
+  { name: "approvals screen", run: (c) => getApprovalsScreen(c.db, c.pool, c.viewer) },
+  {
+    name: "task screen live read (20k entries)",
+    run: (c) =>
+      getTaskScreen(c.db, c.pool, c.viewer, taskScreenSearchSchema.parse({ id: c.s.bigTaskId })),
+  },
+  {
+    name: "task timeline window from=10000 (20k entries)",
+    run: (c) =>
+      listTaskTimeline(
+        c.db,
+        c.viewer,
+        c.s.bigTaskId,
+        timelineSearchSchema.parse({ from: "10000" }),
+      ),
+  },
+  {
+    name: "task screen live read (typical)",
+    run: (c) =>
+      getTaskScreen(c.db, c.pool, c.viewer, taskScreenSearchSchema.parse({ id: c.s.taskId })),
+  },
   { name: "task page (20k entries)", run: (c) => getTaskDetail(c.db, c.viewer, c.s.bigTaskId) },
   {
     name: "task timeline (20k entries)",

@@ -29,6 +29,7 @@ function record<T>(fn: () => Promise<T>): Promise<{ result: T; statements: State
 export async function explainCases(ctx: CaseContext, cases: readonly ScaleCase[]): Promise<string> {
   const out: string[] = [];
   for (const c of cases) {
+    await c.setup?.(ctx);
     const { statements } = await record(() => c.run(ctx));
     out.push(`### ${c.name}`);
     for (const s of statements) {

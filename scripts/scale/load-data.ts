@@ -1,5 +1,5 @@
 // Writes the scale data set: tasks, effects, steps and hash-chained ledger streams, a batch of
-// tasks per statement (INSERT … SELECT FROM unnest of column arrays), two batches in flight so
+// tasks per COPY per table (copy-in.ts), two batches in flight so
 // Node builds the next while PostgreSQL writes the last, into tables without their indexes and
 // keys (bulk-schema.ts drops them first and re-creates and validates them after). Hashes are computed in Node with the
 // same entryHash the ledger uses, so `agent-ledger verify` passes on what is loaded.
@@ -12,6 +12,7 @@ import {
   restoreStatements,
 } from "./bulk-schema";
 import { canonical, fastEntryHash } from "./canonical";
+import { copyRows } from "./copy-in";
 import { BIG_TASK_ENTRIES, startOf, type TaskBundle, taskBundle } from "./shape";
 
 export type LoadOptions = {
@@ -36,131 +37,150 @@ export type LoadReport = {
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
 async function insertBatch(client: pg.PoolClient, bundles: readonly TaskBundle[]): Promise<void> {
-  const t = bundles.map((b) => b.task);
-  await client.query(
-    `insert into tasks (id, agent, input, status, dead_reason, attempts, last_error, result, lease_owner,
-                        lease_expires_at, created_by, created_at, updated_at, status_changed_at, run_at)
-     select id, agent, input, status, dead_reason, attempts, last_error, result, lease_owner,
-            lease_expires_at, created_by, created_at, status_changed_at, status_changed_at, created_at
-     from unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::int[], $7::jsonb[],
-                 $8::jsonb[], $9::text[], $10::timestamptz[], $11::text[], $12::timestamptz[], $13::timestamptz[])
-       as s(id, agent, input, status, dead_reason, attempts, last_error, result, lease_owner,
-            lease_expires_at, created_by, created_at, status_changed_at)`,
+  await copyRows(
+    client,
+    "tasks",
     [
-      t.map((x) => x.id),
-      t.map((x) => x.agent),
-      t.map((x) => json(x.input)),
-      t.map((x) => x.status),
-      t.map((x) => x.deadReason),
-      t.map((x) => x.attempts),
-      t.map((x) => json(x.lastError)),
-      t.map((x) => json(x.result)),
-      t.map((x) => x.leaseOwner),
-      t.map((x) => x.leaseExpiresAt),
-      t.map((x) => x.createdBy),
-      t.map((x) => x.createdAt),
-      t.map((x) => x.statusChangedAt),
+      "id",
+      "agent",
+      "input",
+      "status",
+      "dead_reason",
+      "attempts",
+      "last_error",
+      "result",
+      "lease_owner",
+      "lease_expires_at",
+      "created_by",
+      "created_at",
+      "updated_at",
+      "status_changed_at",
+      "run_at",
     ],
+    bundles.map(({ task: x }) => [
+      x.id,
+      x.agent,
+      json(x.input),
+      x.status,
+      x.deadReason,
+      x.attempts,
+      json(x.lastError),
+      json(x.result),
+      x.leaseOwner,
+      x.leaseExpiresAt,
+      x.createdBy,
+      x.createdAt,
+      x.statusChangedAt,
+      x.statusChangedAt,
+      x.createdAt,
+    ]),
   );
-  const f = bundles.flatMap((b) => b.effects);
-  if (f.length > 0) {
-    await client.query(
-      `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, result, error,
-                            attempts, created_at, updated_at, completed_at)
-       select key, task_id, step_seq, tool, intent, args, fingerprint, status, result, error, attempts,
-              created_at, coalesce(completed_at, created_at), completed_at
-       from unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[], $7::text[],
-                   $8::text[], $9::jsonb[], $10::jsonb[], $11::int[], $12::timestamptz[], $13::timestamptz[])
-         as s(key, task_id, step_seq, tool, intent, args, fingerprint, status, result, error, attempts,
-              created_at, completed_at)`,
-      [
-        f.map((x) => x.key),
-        f.map((x) => x.taskId),
-        f.map((x) => x.stepSeq),
-        f.map((x) => x.tool),
-        f.map((x) => json(x.intent)),
-        f.map((x) => json(x.args)),
-        f.map((x) => x.fingerprint),
-        f.map((x) => x.status),
-        f.map((x) => json(x.result)),
-        f.map((x) => json(x.error)),
-        f.map((x) => x.attempts),
-        f.map((x) => x.createdAt),
-        f.map((x) => x.completedAt),
-      ],
-    );
-  }
-  const s = bundles.flatMap((b) => b.steps);
-  if (s.length > 0) {
-    await client.query(
-      `insert into steps (task_id, seq, kind, name, status, result, effect_key, attempt, started_at, completed_at)
-       select task_id, seq, kind, name, 'completed', result, effect_key, attempt, started_at, completed_at
-       from unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::int[],
-                   $8::timestamptz[], $9::timestamptz[])
-         as s(task_id, seq, kind, name, result, effect_key, attempt, started_at, completed_at)`,
-      [
-        s.map((x) => x.taskId),
-        s.map((x) => x.seq),
-        s.map((x) => x.kind),
-        s.map((x) => x.name),
-        s.map((x) => json(x.result)),
-        s.map((x) => x.effectKey),
-        s.map((x) => x.attempt),
-        s.map((x) => x.startedAt),
-        s.map((x) => x.completedAt),
-      ],
-    );
-  }
-  const e = bundles.flatMap((b) => b.entries);
-  await insertEntries(client, e, bundles);
+  await copyRows(
+    client,
+    "effects",
+    [
+      "key",
+      "task_id",
+      "step_seq",
+      "tool",
+      "intent",
+      "args",
+      "fingerprint",
+      "status",
+      "result",
+      "error",
+      "attempts",
+      "created_at",
+      "updated_at",
+      "completed_at",
+    ],
+    bundles.flatMap((b) =>
+      b.effects.map((x) => [
+        x.key,
+        x.taskId,
+        x.stepSeq,
+        x.tool,
+        json(x.intent),
+        json(x.args),
+        x.fingerprint,
+        x.status,
+        json(x.result),
+        json(x.error),
+        x.attempts,
+        x.createdAt,
+        x.completedAt ?? x.createdAt,
+        x.completedAt,
+      ]),
+    ),
+  );
+  await copyRows(
+    client,
+    "steps",
+    [
+      "task_id",
+      "seq",
+      "kind",
+      "name",
+      "status",
+      "result",
+      "effect_key",
+      "attempt",
+      "started_at",
+      "completed_at",
+    ],
+    bundles.flatMap((b) =>
+      b.steps.map((x) => [
+        x.taskId,
+        x.seq,
+        x.kind,
+        x.name,
+        "completed",
+        json(x.result),
+        x.effectKey,
+        x.attempt,
+        x.startedAt,
+        x.completedAt,
+      ]),
+    ),
+  );
+  await insertEntries(client, bundles);
 }
 
 async function insertEntries(
   client: pg.PoolClient,
-  e: readonly TaskBundle["entries"][number][],
   bundles: readonly Pick<TaskBundle, "entries">[],
 ): Promise<void> {
   const heads = bundles.flatMap((b) => {
     const first = b.entries[0];
     const last = b.entries.at(-1);
-    return first && last ? [{ ...last, createdAt: first.at }] : [];
+    return first && last ? [[last.stream, last.seq, last.hash, first.at, last.at]] : [];
   });
-  // Heads first: entries reference their stream.
-  await client.query(
-    `insert into ledger_streams (stream, head_seq, head_hash, created_at, updated_at)
-     select stream, seq, hash, created_at, at
-     from unnest($1::text[], $2::bigint[], $3::text[], $4::timestamptz[], $5::timestamptz[])
-       as s(stream, seq, hash, created_at, at)`,
-    [
-      heads.map((h) => h.stream),
-      heads.map((h) => h.seq),
-      heads.map((h) => h.hash),
-      heads.map((h) => h.createdAt),
-      heads.map((h) => h.at),
-    ],
+  // Heads first: entries reference their stream (checked when the foreign key comes back).
+  await copyRows(
+    client,
+    "ledger_streams",
+    ["stream", "head_seq", "head_hash", "created_at", "updated_at"],
+    heads,
   );
-  // Big streams go in slices, so no one statement carries megabytes of parameters.
-  const SLICE = 20_000;
-  for (let from = 0; from < e.length; from += SLICE) {
-    const part = e.slice(from, from + SLICE);
-    await client.query(
-      `insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash)
-       select * from unnest($1::text[], $2::bigint[], $3::timestamptz[], $4::text[], $5::text[],
-                            $6::uuid[], $7::text[], $8::jsonb[], $9::text[], $10::text[])`,
-      [
-        part.map((x) => x.stream),
-        part.map((x) => x.seq),
-        part.map((x) => x.at),
-        part.map((x) => x.kind),
-        part.map((x) => x.actor),
-        part.map((x) => x.taskId),
-        part.map((x) => x.key),
-        part.map((x) => x.dataText),
-        part.map((x) => x.prevHash),
-        part.map((x) => x.hash),
-      ],
-    );
-  }
+  await copyRows(
+    client,
+    "ledger_entries",
+    ["stream", "seq", "at", "kind", "actor", "task_id", "key", "data", "prev_hash", "hash"],
+    bundles.flatMap((b) =>
+      b.entries.map((x) => [
+        x.stream,
+        x.seq,
+        x.at,
+        x.kind,
+        x.actor,
+        x.taskId,
+        x.key,
+        x.dataText,
+        x.prevHash,
+        x.hash,
+      ]),
+    ),
+  );
 }
 
 /** Policy and user changes on the system stream, one per ~10k task entries. */
@@ -273,7 +293,7 @@ export async function loadScale(pool: pg.Pool, opts: LoadOptions): Promise<LoadR
     const client = await pool.connect();
     try {
       await client.query("set synchronous_commit = off");
-      await insertEntries(client, system.entries, [system]);
+      await insertEntries(client, [system]);
     } finally {
       client.release();
     }

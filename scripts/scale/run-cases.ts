@@ -33,6 +33,7 @@ export async function runCases(
   for (const c of cases) {
     let result: CaseResult;
     try {
+      await c.setup?.(ctx);
       for (let i = 0; i < opts.warmup; i++) await c.run(ctx);
       const times: number[] = [];
       let spent = 0;

@@ -40,6 +40,9 @@ describe("scale load and measure", () => {
          union all
          select conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) || ' ' || convalidated
          from pg_constraint where connamespace = 'public'::regnamespace
+         union all
+         select relname || ' ' || coalesce(reloptions::text, '') from pg_class
+         where relnamespace = 'public'::regnamespace and relkind = 'r'
          order by 1`,
       );
     const before = (await catalog()).rows.map((r) => r.def);
