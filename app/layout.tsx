@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { readTheme } from "../components/theme/read-theme";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -8,9 +9,11 @@ export const metadata: Metadata = {
     "Background AI agents on PostgreSQL, with an append-only ledger of everything they did.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // The theme comes with the HTML (from its cookie), so the first paint is already in it.
+  const theme = await readTheme();
   return (
-    <html lang="en">
+    <html lang="en" data-theme={theme}>
       <body className="min-h-dvh font-sans">{children}</body>
     </html>
   );

@@ -77,6 +77,9 @@ test("on a phone the navigation stays reachable and the page does not scroll sid
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto("/");
   const nav = page.getByRole("navigation", { name: "Main" });
+  // Folded behind the Menu button on a phone (e2e/sidebar.spec.ts has the tablet's).
+  await expect(nav).toBeHidden();
+  await page.getByRole("button", { name: "Menu" }).click();
   await expect(nav).toBeVisible();
   const tokens = nav.getByRole("link", { name: "API tokens" });
   await tokens.scrollIntoViewIfNeeded();

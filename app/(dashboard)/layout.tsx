@@ -1,6 +1,8 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { KeyboardShortcuts } from "../../components/keyboard/keyboard-shortcuts";
 import { QueryProvider } from "../../components/live/query-provider";
+import { CollapsibleSidebar } from "../../components/shell/collapsible-sidebar";
 import { SidebarNav } from "../../components/shell/sidebar-nav";
 import { UserMenu } from "../../components/shell/user-menu";
 import { pageViewer } from "../../lib/auth/page";
@@ -25,25 +27,31 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       >
         Skip to main content
       </a>
-      <div className="min-h-dvh md:grid md:grid-cols-[15rem_minmax(0,1fr)]">
-        {/* The column carries the colour so it reaches the bottom of long pages; the header inside stays in view. */}
-        <div className="bg-slate-900">
-          <header className="text-slate-100 md:sticky md:top-0 md:h-dvh md:overflow-y-auto">
-            <div className="flex items-center gap-2 px-5 pt-4 pb-3 md:pt-6 md:pb-6">
-              <Link href="/" className="group flex items-center gap-2 rounded-md">
-                <span
-                  aria-hidden="true"
-                  className="grid size-7 place-items-center rounded-md bg-sky-500 font-mono text-sm font-bold text-slate-950"
-                >
-                  AL
-                </span>
-                <span className="text-base font-semibold tracking-tight text-white group-hover:text-sky-200">
-                  Agent Ledger
-                </span>
-              </Link>
-            </div>
-            <SidebarNav scopes={[...viewer.scopes]} inboxCounts={inboxCounts} />
-            <UserMenu name={viewer.name} email={viewer.email} role={viewer.role} />
+      <div className="min-h-dvh lg:grid lg:grid-cols-[15rem_minmax(0,1fr)]">
+        {/* The column carries the colour so it reaches the bottom of long pages; the header inside stays in view.
+            Below lg it is a bar at the top that folds the navigation away (CollapsibleSidebar).
+            palette-fixed: the sidebar is dark in both themes. */}
+        <div className="palette-fixed bg-slate-900 max-lg:sticky max-lg:top-0 max-lg:z-40">
+          <header className="text-slate-100 lg:sticky lg:top-0 lg:h-dvh lg:overflow-y-auto">
+            <CollapsibleSidebar
+              inboxCounts={inboxCounts}
+              brand={
+                <Link href="/" className="group flex items-center gap-2 rounded-md">
+                  <span
+                    aria-hidden="true"
+                    className="grid size-7 place-items-center rounded-md bg-sky-500 font-mono text-sm font-bold text-slate-950"
+                  >
+                    AL
+                  </span>
+                  <span className="text-base font-semibold tracking-tight text-white group-hover:text-sky-200">
+                    Agent Ledger
+                  </span>
+                </Link>
+              }
+            >
+              <SidebarNav scopes={[...viewer.scopes]} inboxCounts={inboxCounts} />
+              <UserMenu name={viewer.name} email={viewer.email} role={viewer.role} />
+            </CollapsibleSidebar>
           </header>
         </div>
         <main
@@ -51,7 +59,10 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           tabIndex={-1}
           className="min-w-0 px-4 py-6 focus:outline-none sm:px-6 lg:px-10 lg:py-8"
         >
-          <div className="mx-auto max-w-7xl">{children}</div>
+          <div className="mx-auto max-w-7xl">
+            {/* j/k, Enter, x, a/r/p, Esc, / and ? on every screen; "Keyboard shortcuts (?)" below the page. */}
+            <KeyboardShortcuts>{children}</KeyboardShortcuts>
+          </div>
         </main>
       </div>
     </QueryProvider>

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { readTheme } from "../../components/theme/read-theme";
+import { ThemeToggle } from "../../components/theme/theme-toggle";
 import { ssoEnabled } from "../../lib/auth/auth";
 import { currentViewer, safeNext } from "../../lib/auth/page";
 import { SignInForm } from "./sign-in-form";
@@ -33,7 +35,7 @@ export default async function SignInPage({
         <div className="mb-6 flex items-center gap-2">
           <span
             aria-hidden="true"
-            className="grid size-8 place-items-center rounded-md bg-sky-500 font-mono text-sm font-bold text-slate-950"
+            className="palette-fixed grid size-8 place-items-center rounded-md bg-sky-500 font-mono text-sm font-bold text-slate-950"
           >
             AL
           </span>
@@ -51,6 +53,7 @@ export default async function SignInPage({
           ) : null}
           <SignInForm next={next} sso={ssoEnabled()} />
         </div>
+        <ThemeToggle initial={await readTheme()} tone="page" className="mt-6" />
       </div>
     </main>
   );

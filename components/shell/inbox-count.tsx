@@ -5,7 +5,17 @@
 import type { InboxCountsDto } from "../../lib/server/queries/list-inbox";
 import { useLiveQuery } from "../live/use-live-query";
 
-export function InboxCount({ initial }: { initial: InboxCountsDto }) {
+export function InboxCount({
+  initial,
+  placement = "beside-link",
+}: {
+  initial: InboxCountsDto;
+  /**
+   * `beside-link`: over the end of the sidebar's Inbox link. `in-link`: inside a link that says
+   * "Inbox" itself (the collapsed sidebar's bar), so the hidden text does not repeat the word.
+   */
+  placement?: "beside-link" | "in-link";
+}) {
   const live = useLiveQuery<InboxCountsDto>({ screen: "inbox-counts", initialData: initial });
   const counts = live.data;
   const mine = counts.forYouTotal > 0 || counts.total === 0;
@@ -13,10 +23,14 @@ export function InboxCount({ initial }: { initial: InboxCountsDto }) {
   const title = `${counts.total} waiting in all: ${counts.waiting.dead_letter} dead letters, ${counts.waiting.unknown_outcome} unknown outcomes, ${counts.waiting.approval} approvals, ${counts.waiting.confirmation} second-reviewer confirmations`;
   return (
     <span
-      data-testid="inbox-count"
+      data-testid={placement === "beside-link" ? "inbox-count" : "inbox-count-bar"}
       data-count={n}
       title={title}
-      className={`pointer-events-none absolute top-1/2 right-2 -translate-y-1/2 rounded-full px-2 py-0.5 text-xs font-semibold tabular-nums ${
+      className={`rounded-full px-2 py-0.5 text-xs font-semibold tabular-nums ${
+        placement === "beside-link"
+          ? "pointer-events-none absolute top-1/2 right-2 -translate-y-1/2"
+          : "inline-block"
+      } ${
         n === 0
           ? "bg-slate-700 text-slate-200"
           : mine
@@ -24,7 +38,7 @@ export function InboxCount({ initial }: { initial: InboxCountsDto }) {
             : "bg-slate-600 text-white"
       }`}
     >
-      <span className="sr-only">Inbox: </span>
+      {placement === "beside-link" ? <span className="sr-only">Inbox: </span> : null}
       {n.toLocaleString("en-US")}
       <span className="sr-only">{mine ? " waiting for you" : " waiting"}</span>
     </span>

@@ -17,23 +17,24 @@ export function SidebarNav({
 }) {
   const pathname = usePathname();
   return (
-    <nav aria-label="Main" className="px-2 pb-3 md:px-3 md:pb-6">
-      <ul className="flex gap-1 overflow-x-auto md:flex-col md:gap-5 md:overflow-visible">
+    <nav aria-label="Main" className="px-3 py-3 lg:pt-0 lg:pb-6">
+      {/* Side by side in the folded panel of a tablet, one column in the sidebar. */}
+      <ul className="grid gap-4 sm:grid-cols-3 lg:flex lg:flex-col lg:gap-5">
         {visibleGroups(scopes).map((group) => {
           const groupId = `nav-group-${group.label.toLowerCase()}`;
           return (
-            <li key={group.label} className="shrink-0">
+            <li key={group.label}>
               <p
                 id={groupId}
-                className="hidden px-3 pb-1 text-xs font-semibold tracking-wider text-slate-400 uppercase md:block"
+                className="px-3 pb-1 text-xs font-semibold tracking-wider text-slate-400 uppercase"
               >
                 {group.label}
               </p>
-              <ul aria-labelledby={groupId} className="flex gap-1 md:flex-col md:gap-0.5">
+              <ul aria-labelledby={groupId} className="flex flex-col gap-0.5">
                 {group.items.map((item) => {
                   const current = isCurrent(item.href, pathname);
                   return (
-                    <li key={item.href} className="relative shrink-0">
+                    <li key={item.href} className="relative">
                       <Link
                         href={item.href}
                         aria-current={current ? "page" : undefined}

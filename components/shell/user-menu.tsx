@@ -1,7 +1,19 @@
-// Who is signed in, their role, and sign-out (which ends the session in the database).
+// Who is signed in, their role, the colour theme, and sign-out (which ends the session in the
+// database).
 import { signOut } from "../../lib/actions/session";
+import { readTheme } from "../theme/read-theme";
+import { ThemeToggle } from "../theme/theme-toggle";
 
-export function UserMenu({ name, email, role }: { name: string; email: string; role: string }) {
+export async function UserMenu({
+  name,
+  email,
+  role,
+}: {
+  name: string;
+  email: string;
+  role: string;
+}) {
+  const theme = await readTheme();
   return (
     <div className="border-t border-slate-800 px-5 py-4 text-sm">
       <p className="truncate font-medium text-white" title={email}>
@@ -10,6 +22,7 @@ export function UserMenu({ name, email, role }: { name: string; email: string; r
       <p className="truncate text-slate-400">
         {email} · <span data-testid="viewer-role">{role}</span>
       </p>
+      <ThemeToggle initial={theme} tone="sidebar" className="mt-3" />
       <form action={signOut} className="mt-2">
         <button
           type="submit"

@@ -1,0 +1,197 @@
+// Accessibility: axe over every page of the app (each app/**/page.tsx, with the states that
+// change what it shows: a task dead, succeeded and waiting for approval, a filtered dead-letter
+// list, a ledger row opened, a /why answer), in the light and the dark theme, and on a tablet with
+// the sidebar folded and open. A serious or critical violation of WCAG 2.1 A/AA fails the test,
+// named in the message with where it is and what is wrong.
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { THEME_COOKIE, type Theme } from "../components/theme/theme";
+import {
+  ANONYMOUS,
+  E2E_APPROVAL_THRESHOLD_CENTS,
+  enqueue,
+  expect,
+  randomWord,
+  refundAgent,
+  runTasks,
+  test,
+} from "./fixtures";
+
+const TAGS = ["wcag2a", "wcag2aa", "wcag21aa"];
+const THEMES = ["light", "dark"] as const satisfies readonly Theme[];
+
+type Staged = { agent: string; dead: string; succeeded: string; awaiting: string; key: string };
+
+type Visit = {
+  name: string;
+  path: (s: Staged) => string;
+  /** After the page shows its heading: bring it into the state under test. */
+  prepare?: (page: Page) => Promise<void>;
+};
+
+const DASHBOARD: Visit[] = [
+  { name: "overview", path: () => "/" },
+  { name: "tasks", path: () => "/tasks" },
+  { name: "dead task", path: (s) => `/tasks/${s.dead}` },
+  { name: "succeeded task", path: (s) => `/tasks/${s.succeeded}` },
+  { name: "task awaiting approval", path: (s) => `/tasks/${s.awaiting}` },
+  { name: "dead letters", path: () => "/dead-letters" },
+  { name: "dead letters of one agent", path: (s) => `/dead-letters?agent=${s.agent}` },
+  { name: "inbox", path: () => "/inbox" },
+  { name: "approvals", path: () => "/approvals" },
+  {
+    name: "ledger with an entry opened",
+    path: (s) => `/ledger?taskId=${s.succeeded}`,
+    prepare: async (page) => {
+      await page
+        .getByTestId("ledger-row")
+        .first()
+        .getByRole("button", { name: /Show data of entry/ })
+        .click();
+      await expect(page.getByRole("button", { name: /Hide data of entry/ })).toBeVisible();
+    },
+  },
+  {
+    name: "why with an answer",
+    path: (s) => `/why?key=${s.key}`,
+    prepare: async (page) => {
+      await expect(page.getByText(/issue_refund/).first()).toBeVisible();
+    },
+  },
+  { name: "retry policies", path: () => "/settings/retry-policies" },
+  { name: "users", path: () => "/settings/users" },
+  { name: "API tokens", path: () => "/settings/tokens" },
+  { name: "alerts", path: () => "/settings/alerts" },
+];
+
+let staged: Staged | undefined;
+
+function stagedTasks(): Staged {
+  if (!staged) throw new Error("beforeAll did not stage the tasks");
+  return staged;
+}
+
+test.beforeAll(async ({ db }) => {
+  // Tasks of a refund agent only this spec runs: one per task page state.
+  const agent = refundAgent(`e2e-a11y-${randomWord(6)}`);
+  const succeeded = await enqueue(db, agent.name, {
+    orderId: `ord_${randomWord(6)}`,
+    amountCents: 700,
+  });
+  const dead = await enqueue(
+    db,
+    agent.name,
+    { orderId: `ord_${randomWord(6)}`, amountCents: 500, failAfterRefund: true },
+    { maxAttempts: 1 },
+  );
+  const awaiting = await enqueue(db, agent.name, {
+    orderId: `ord_${randomWord(6)}`,
+    amountCents: E2E_APPROVAL_THRESHOLD_CENTS + 1_000,
+  });
+  await runTasks([agent], [succeeded, dead], ["succeeded", "dead"]);
+  await runTasks([agent], [awaiting], ["awaiting_approval"]);
+  const { rows } = await db.query<{ key: string }>(
+    "select key from effects where task_id = $1 and status = 'succeeded'",
+    [succeeded],
+  );
+  const key = rows[0]?.key;
+  if (!key) throw new Error("the succeeded refund recorded no effect");
+  staged = { agent: agent.name, dead, succeeded, awaiting, key };
+});
+
+async function useTheme(page: Page, baseURL: string | undefined, theme: Theme) {
+  if (!baseURL) throw new Error("no baseURL");
+  await page.context().addCookies([{ name: THEME_COOKIE, value: theme, url: baseURL }]);
+}
+
+/** The page's background lightness (0–1), from the colour the browser actually paints. */
+async function backgroundLightness(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const canvas = document.createElement("canvas");
+    canvas.width = 1;
+    canvas.height = 1;
+    const ctx = canvas.getContext("2d");
+    if (!ctx) throw new Error("no canvas");
+    ctx.fillStyle = getComputedStyle(document.body).backgroundColor;
+    ctx.fillRect(0, 0, 1, 1);
+    const [r = 0, g = 0, b = 0] = ctx.getImageData(0, 0, 1, 1).data;
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+  });
+}
+
+/** Checks that the theme is the one painted, then runs axe; serious and critical fail. */
+async function expectAccessible(page: Page, theme: Theme | "system", what: string) {
+  if (theme !== "system") {
+    await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
+    const lightness = await backgroundLightness(page);
+    if (theme === "dark") expect(lightness, "the dark theme paints a dark page").toBeLessThan(0.2);
+    else expect(lightness, "the light theme paints a light page").toBeGreaterThan(0.9);
+  }
+  const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  const blocking = results.violations.filter(
+    (v) => v.impact === "serious" || v.impact === "critical",
+  );
+  const report = blocking
+    .flatMap((v) =>
+      v.nodes.map(
+        (n) =>
+          `${v.id} (${v.impact}) at ${n.target.join(" ")}: ${(n.failureSummary ?? v.help).replaceAll("\n", " ")}`,
+      ),
+    )
+    .join("\n");
+  expect(blocking, `${what}: ${blocking.length} serious or critical violations\n${report}`).toEqual(
+    [],
+  );
+}
+
+for (const theme of THEMES) {
+  test.describe(`${theme} theme`, () => {
+    for (const visit of DASHBOARD) {
+      test(`${visit.name} has no serious violations`, async ({ page, baseURL }) => {
+        await useTheme(page, baseURL, theme);
+        const response = await page.goto(visit.path(stagedTasks()));
+        expect(response?.status()).toBe(200);
+        await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+        await visit.prepare?.(page);
+        await expectAccessible(page, theme, `${visit.name} (${theme})`);
+      });
+    }
+
+    test.describe("signed out", () => {
+      test.use(ANONYMOUS);
+      test("sign-in has no serious violations", async ({ page, baseURL }) => {
+        await useTheme(page, baseURL, theme);
+        await page.goto("/sign-in");
+        await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
+        await expectAccessible(page, theme, `sign-in (${theme})`);
+      });
+    });
+
+    test.describe("on a tablet", () => {
+      test.use({ viewport: { width: 820, height: 1180 } });
+      for (const path of ["/", "/dead-letters"]) {
+        test(`${path} with the sidebar folded and open`, async ({ page, baseURL }) => {
+          await useTheme(page, baseURL, theme);
+          await page.goto(path);
+          const menu = page.getByRole("button", { name: "Menu" });
+          await expect(menu).toHaveAttribute("aria-expanded", "false");
+          await expect(page.getByRole("navigation", { name: "Main" })).toBeHidden();
+          await expectAccessible(page, theme, `${path} folded (${theme})`);
+          await menu.click();
+          await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+          await expectAccessible(page, theme, `${path} open (${theme})`);
+        });
+      }
+    });
+  });
+}
+
+test.describe("following the system", () => {
+  test("a dark system gives the dark palette, and axe agrees", async ({ page }) => {
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.goto("/dead-letters");
+    await expect(page.locator("html")).toHaveAttribute("data-theme", "system");
+    expect(await backgroundLightness(page)).toBeLessThan(0.2);
+    await expectAccessible(page, "system", "dead letters (system, dark)");
+  });
+});
