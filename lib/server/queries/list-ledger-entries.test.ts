@@ -204,9 +204,20 @@ describe("listLedgerPage", () => {
     );
     toolOf.set(keyA1, "send_email").set(keyR1, "refund").set(keyR2, "refund");
 
+    // As the runtime writes them: effect and approval entries name their tool, outcome.resolved
+    // does not (the tool filter finds it by its key's effect).
     const append = (taskId: string, kind: string, actor: string, key?: string) =>
       withTransaction(t.pool, (c) =>
-        appendLedger(c, `task:${taskId}`, { kind, actor, taskId, key, data: { args: "secret" } }),
+        appendLedger(c, `task:${taskId}`, {
+          kind,
+          actor,
+          taskId,
+          key,
+          data:
+            key === undefined || kind === "outcome.resolved"
+              ? { args: "secret" }
+              : { tool: toolOf.get(key) ?? "", args: "secret" },
+        }),
       );
     await append(taskA1, "attempt.started", "worker:w1");
     await append(taskA1, "effect.started", "worker:w1", keyA1);
@@ -222,6 +233,7 @@ describe("listLedgerPage", () => {
     windowTo = after?.at ?? new Date();
     await append(taskR1, "effect.started", "worker:w2", keyR1);
     await append(taskR1, "effect.succeeded", "worker:w2", keyR1);
+    await append(taskR1, "outcome.resolved", "user:rita@example.com", keyR1);
     await withTransaction(t.pool, (c) =>
       appendLedger(c, "system", {
         kind: "policy.changed",
@@ -265,8 +277,11 @@ describe("listLedgerPage", () => {
       expect(want.length, JSON.stringify(filter)).toBeLessThan(total);
       expect(await walk(filter, 2), JSON.stringify(filter)).toEqual(want);
     }
-    // The tool filter reaches an approval request whose effect never ran.
+    // The tool filter reaches an approval request whose effect never ran, and an entry whose
+    // data does not name the tool through its key.
     expect(await walk({ tool: "refund", kind: ["approval.requested"] }, 5)).toHaveLength(1);
+    expect(await walk({ tool: "refund", kind: ["outcome.resolved"] }, 5)).toHaveLength(1);
+    expect(await walk({ tool: "send_email", kind: ["outcome.resolved"] }, 5)).toEqual([]);
     expect(await walk({ agent: "nobody" }, 5)).toEqual([]);
   });
 

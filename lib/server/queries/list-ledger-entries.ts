@@ -3,8 +3,9 @@
 // (at, id), the order of ledger_entries_at_idx and ledger_entries_kind_at_idx, so a page never
 // shifts or repeats rows while new entries arrive, and no page needs a count.
 import { and, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import { z } from "zod";
-import { approvals, effects, type LedgerEntryRow, ledgerEntries, tasks } from "../../../db/schema";
+import { type LedgerEntryRow, ledgerEntries, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import { isoInstant } from "../../domain/instant";
 import type { JsonValue } from "../../domain/json";
@@ -295,10 +296,28 @@ function freeTextMatch(q: string): SQL {
 }
 
 /**
+ * The entries about effects of `tool` (and approvals asked for it), in two parts that each walk
+ * an index newest first: the entries whose data names the tool (every effect.* and
+ * approval.requested entry does: ledger_entries_tool_at_idx), and the few keyed entries whose
+ * data does not (outcome.resolved: ledger_entries_untooled_at_idx), matched by their key's
+ * effect or approval one probe at a time. The tool is a function of the key (it is part of what
+ * the key is derived from), so both parts together are the entries with a key of that tool.
+ */
+function toolParts(tool: string): [SQL, SQL] {
+  const e = ledgerEntries;
+  return [
+    sql`(${e.key} is not null and ${e.data} ->> 'tool' = ${tool})`,
+    sql`(${e.key} is not null and ${e.data} ->> 'tool' is null
+         and ((select f.tool from effects f where f.key = ${e.key}) = ${tool}
+              or exists (select from approvals a where a.effect_key = ${e.key} and a.tool = ${tool})))`,
+  ];
+}
+
+/**
  * One page of the ledger, newest first, as rows. Agent and tool are not columns of the ledger:
  * an agent's entries are those of its tasks, a tool's those carrying the key of one of its
- * effects or approval requests. System entries (users, policies) have no task, so an agent or
- * task filter leaves them out.
+ * effects or approval requests (see toolParts). System entries (users, policies) have no task,
+ * so an agent or task filter leaves them out.
  */
 async function readLedgerRows(
   db: DbReader,
@@ -314,71 +333,66 @@ async function readLedgerRows(
         ? expandKinds(search.kind, await readLedgerKinds(db))
         : search.kind;
   const e = ledgerEntries;
-  const rows = await db
-    .select({
-      id: e.id,
-      stream: e.stream,
-      seq: e.seq,
-      at: e.at,
-      kind: e.kind,
-      actor: e.actor,
-      taskId: e.taskId,
-      key: e.key,
-      // pg_column_size is the stored (compressed) size: cheap, and the bound that matters here.
-      data:
-        maxDataBytes === null
-          ? e.data
-          : sql<unknown>`case when pg_column_size(${e.data}) > ${maxDataBytes} then null else ${e.data} end`,
-      dataBytes:
-        maxDataBytes === null
-          ? sql<null>`null`
-          : sql<
-              number | null
-            >`case when pg_column_size(${e.data}) > ${maxDataBytes} then pg_column_size(${e.data}) end`,
-      prevHash: e.prevHash,
-      hash: e.hash,
-    })
-    .from(e)
-    .where(
-      and(
-        kinds === undefined ? undefined : kinds.length === 0 ? sql`false` : inArray(e.kind, kinds),
-        search.agent === undefined
-          ? undefined
-          : inArray(
-              e.taskId,
-              db.select({ id: tasks.id }).from(tasks).where(eq(tasks.agent, search.agent)),
-            ),
-        search.tool === undefined
-          ? undefined
-          : // One IN over a union is a semi-join the planner can drive from the key index.
-            inArray(
-              e.key,
-              db
-                .select({ key: effects.key })
-                .from(effects)
-                .where(eq(effects.tool, search.tool))
-                .union(
-                  db
-                    .select({ key: approvals.effectKey })
-                    .from(approvals)
-                    .where(eq(approvals.tool, search.tool)),
-                ),
-            ),
-        search.actor === undefined ? undefined : eq(e.actor, search.actor),
-        search.taskId === undefined ? undefined : eq(e.taskId, search.taskId),
-        search.key === undefined ? undefined : eq(e.key, search.key),
-        search.q === undefined ? undefined : freeTextMatch(search.q),
-        search.from === undefined ? undefined : gte(e.at, search.from),
-        search.to === undefined ? undefined : lt(e.at, search.to),
-        // A row comparison, so the (at desc, id desc) indexes can start right after the cursor.
-        after === null
-          ? undefined
-          : sql`(${e.at}, ${e.id}) < (${after.at.toISOString()}::timestamptz, ${after.id})`,
-      ),
-    )
-    .orderBy(desc(e.at), desc(e.id))
-    // One extra row tells whether an older page exists without a count.
-    .limit(limit + 1);
+  const columns = {
+    id: e.id,
+    stream: e.stream,
+    seq: e.seq,
+    at: e.at,
+    kind: e.kind,
+    actor: e.actor,
+    taskId: e.taskId,
+    key: e.key,
+    // pg_column_size is the stored (compressed) size: cheap, and the bound that matters here.
+    data:
+      maxDataBytes === null
+        ? e.data
+        : sql<unknown>`case when pg_column_size(${e.data}) > ${maxDataBytes} then null else ${e.data} end`,
+    dataBytes:
+      maxDataBytes === null
+        ? sql<null>`null`
+        : sql<
+            number | null
+          >`case when pg_column_size(${e.data}) > ${maxDataBytes} then pg_column_size(${e.data}) end`,
+    prevHash: e.prevHash,
+    hash: e.hash,
+  };
+  const filters = [
+    kinds === undefined ? undefined : kinds.length === 0 ? sql`false` : inArray(e.kind, kinds),
+    search.agent === undefined
+      ? undefined
+      : inArray(
+          e.taskId,
+          db.select({ id: tasks.id }).from(tasks).where(eq(tasks.agent, search.agent)),
+        ),
+    search.actor === undefined ? undefined : eq(e.actor, search.actor),
+    search.taskId === undefined ? undefined : eq(e.taskId, search.taskId),
+    search.key === undefined ? undefined : eq(e.key, search.key),
+    search.q === undefined ? undefined : freeTextMatch(search.q),
+    search.from === undefined ? undefined : gte(e.at, search.from),
+    search.to === undefined ? undefined : lt(e.at, search.to),
+    // A row comparison, so the (at desc, id desc) indexes can start right after the cursor.
+    after === null
+      ? undefined
+      : sql`(${e.at}, ${e.id}) < (${after.at.toISOString()}::timestamptz, ${after.id})`,
+  ];
+  // One extra row tells whether an older page exists without a count.
+  const page = (part?: SQL) =>
+    db
+      .select(columns)
+      .from(e)
+      .where(and(...filters, part))
+      .orderBy(desc(e.at), desc(e.id))
+      .limit(limit + 1);
+  let rows: Row[];
+  if (search.tool === undefined) rows = await page();
+  else {
+    // Each part a page of its own, merged: one OR would be a bitmap of every entry of the tool,
+    // sorted (1.7 s for refund at 1M entries).
+    const [named, unnamed] = toolParts(search.tool);
+    rows = await unionAll(page(named), page(unnamed))
+      .orderBy(desc(e.at), desc(e.id))
+      .limit(limit + 1);
+  }
   return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
 

@@ -1,0 +1,2 @@
+CREATE INDEX "ledger_entries_tool_at_idx" ON "ledger_entries" USING btree (("data" ->> 'tool'),"at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "ledger_entries"."key" is not null;--> statement-breakpoint
+CREATE INDEX "ledger_entries_untooled_at_idx" ON "ledger_entries" USING btree ("at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "ledger_entries"."key" is not null and ("ledger_entries"."data" ->> 'tool') is null;
