@@ -18,6 +18,7 @@ import {
   signedIn,
   test,
 } from "./fixtures";
+import { stageUnknownOutcome } from "./staging";
 
 test.use(asRole("reviewer"));
 
@@ -344,18 +345,7 @@ test("an unknown outcome is resolved as 'it happened' with the provider's id", a
   page,
   db,
 }) => {
-  const id = await enqueue(db, `e2e-mailer-${randomWord(6)}`, {});
-  await db.query(
-    "update tasks set status = 'dead', dead_reason = 'outcome_unknown', attempts = 1, version = version + 1 where id = $1",
-    [id],
-  );
-  const intent = { to: "ada@example.com" };
-  const key = deriveEffectKey(id, "send_email", intent);
-  await db.query(
-    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
-     values ($1, $2, 1, 'send_email', $3, $3, $4, 'started', 'gone', now() - interval '1 minute')`,
-    [key, id, JSON.stringify(intent), payloadFingerprint(intent)],
-  );
+  const { taskId: id, key } = await stageUnknownOutcome(db, "ada@example.com");
 
   await page.goto(`/tasks/${id}`);
   await page.getByRole("button", { name: "Resolve the outcome of send_email…" }).click();

@@ -1,0 +1,29 @@
+// Rows staged as the runtime leaves them, for specs that start from a state no demo agent
+// reaches on demand. Beside ../fixtures (the test, users, workers) and shared by the specs and
+// the journeys, so a staged state is written once.
+import type pg from "pg";
+import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
+import { enqueue, randomWord } from "./fixtures";
+
+/**
+ * A task dead with `outcome_unknown`: its send_email to `to` started and its lease ran out with
+ * no result, as a worker that crashed mid-send leaves it. Returns the task and the effect key.
+ */
+export async function stageUnknownOutcome(
+  db: pg.Pool,
+  to: string,
+): Promise<{ taskId: string; key: string }> {
+  const taskId = await enqueue(db, `e2e-mailer-${randomWord(6)}`, {});
+  await db.query(
+    "update tasks set status = 'dead', dead_reason = 'outcome_unknown', attempts = 1, version = version + 1 where id = $1",
+    [taskId],
+  );
+  const intent = { to };
+  const key = deriveEffectKey(taskId, "send_email", intent);
+  await db.query(
+    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
+     values ($1, $2, 1, 'send_email', $3, $3, $4, 'started', 'gone', now() - interval '1 minute')`,
+    [key, taskId, JSON.stringify(intent), payloadFingerprint(intent)],
+  );
+  return { taskId, key };
+}
