@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
+import { InvalidAddress } from "../../components/filters/invalid-address";
 import { LiveOverview } from "../../components/overview/live-overview";
-import { InvalidAddressNotice } from "../../components/ui/notice";
 import { PageHeader } from "../../components/ui/page-header";
 import { pageViewer } from "../../lib/auth/page";
 import { env } from "../../lib/env";
@@ -26,15 +26,13 @@ export default async function OverviewPage({
   );
   if (!parsed.ok) {
     return (
-      <>
-        {header}
-        <InvalidAddressNotice
-          title="This overview address is not valid."
-          errors={parsed.errors}
-          resetHref="/"
-          resetLabel="Show the last 24 hours"
-        />
-      </>
+      <InvalidAddress
+        header={header}
+        title="This overview address is not valid."
+        errors={parsed.errors}
+        resetHref="/"
+        resetLabel="Show the last 24 hours"
+      />
     );
   }
   const overview = await getOverview(getPool(), viewer, {

@@ -27,6 +27,9 @@ import { DeadTaskTable } from "./dead-task-table";
 
 export type BulkAllowed = Record<BulkAction, boolean>;
 
+/** a / r / p open these dialogs from the keyboard; cancel has no key. */
+const SHORTCUT: Partial<Record<BulkAction, string>> = { resume: "a", reject: "r", replay: "p" };
+
 const LABEL: Record<BulkAction, string> = {
   resume: "Resume",
   replay: "Replay",
@@ -269,6 +272,7 @@ export function BulkTriage({
                 title={`${LABEL[a]} ${count.toLocaleString("en-US")} dead tasks`}
                 disabled={count === 0}
                 testId={`bulk-${a}`}
+                shortcut={SHORTCUT[a]}
               >
                 {(close) => (
                   <Confirm

@@ -47,7 +47,7 @@ export function DeadTaskTable({
       </thead>
       <tbody className="divide-y divide-slate-100">
         {tasks.map((t) => (
-          <tr key={t.id} data-task-id={t.id}>
+          <tr key={t.id} data-task-id={t.id} data-kb-row={t.id}>
             {selection ? (
               <Td>
                 <input

@@ -72,6 +72,7 @@ function Item({ item, filter }: { item: InboxItemDto; filter: InboxKind | null }
       className="flex flex-col gap-2 px-4 py-3 sm:flex-row sm:items-start sm:justify-between"
       data-testid="inbox-item"
       data-task-id={item.taskId}
+      data-kb-row={item.taskId}
       data-kind={item.kind}
     >
       <div className="min-w-0 space-y-1">

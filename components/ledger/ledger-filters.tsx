@@ -1,9 +1,7 @@
-// The ledger's filters: a GET form (next/form: a client-side navigation), so the address holds
-// the whole search, shareable, and back/forward restore it; the page remounts the form per
-// address, so its fields follow the address rather than what the browser remembers typing.
-// The kind field offers the kinds the ledger holds and their prefixes (effect.*).
-import Form from "next/form";
+// The ledger's filters, in the address (FilterForm: shareable, and back/forward put the fields
+// back). The kind field offers the kinds the ledger holds and their prefixes (effect.*).
 import Link from "next/link";
+import { FilterForm } from "../filters/filter-form";
 
 const inputClass =
   "mt-1 w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-xs";
@@ -59,75 +57,78 @@ export function LedgerFilters({
   ];
   const active = Object.keys(values).length > 0;
   return (
-    <search aria-label="Filter the ledger" className="mb-4 block">
-      <Form action="/ledger" className="space-y-3">
-        <div>
-          <label htmlFor="ledger-q" className="block text-sm font-medium text-slate-800">
-            Search
-          </label>
-          <input
-            id="ledger-q"
-            name="q"
-            type="search"
-            defaultValue={values.q ?? ""}
-            placeholder="a recipient, Message-ID, refund id, intent value, task id or key"
-            aria-describedby="ledger-q-hint"
-            className={`${inputClass} max-w-2xl`}
-          />
-          <p id="ledger-q-hint" className="mt-1 text-xs text-slate-600">
-            Matches whole values where they are recorded (e.g. ada@example.com), or the start of an
-            effect key (8 hex digits or more).
-          </p>
-        </div>
-        <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4">
-          {FIELDS.map((f) => (
-            <div key={f.name}>
-              <label
-                htmlFor={`ledger-${f.name}`}
-                className="block text-sm font-medium text-slate-800"
-              >
-                {f.label}
-              </label>
-              <input
-                id={`ledger-${f.name}`}
-                name={f.name}
-                defaultValue={values[f.name] ?? ""}
-                placeholder={f.placeholder}
-                list={f.list}
-                autoComplete="off"
-                aria-describedby={f.hint ? `ledger-${f.name}-hint` : undefined}
-                className={`${inputClass} ${f.mono ? "font-mono" : ""}`}
-              />
-              {f.hint ? (
-                <p id={`ledger-${f.name}-hint`} className="mt-1 text-xs text-slate-600">
-                  {f.hint}
-                </p>
-              ) : null}
-            </div>
-          ))}
-        </div>
-        <datalist id="ledger-kinds">
-          {[...prefixes, ...kinds].map((k) => (
-            <option key={k} value={k} />
-          ))}
-        </datalist>
-        <div className="flex gap-2">
-          <button
-            type="submit"
-            className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
-          >
-            Filter
-          </button>
-          {active ? (
-            <Link
-              href="/ledger"
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50"
+    <FilterForm
+      label="Filter the ledger"
+      action="/ledger"
+      values={values}
+      className="mb-4 space-y-3"
+    >
+      <div>
+        <label htmlFor="ledger-q" className="block text-sm font-medium text-slate-800">
+          Search
+        </label>
+        <input
+          id="ledger-q"
+          name="q"
+          type="search"
+          defaultValue={values.q ?? ""}
+          placeholder="a recipient, Message-ID, refund id, intent value, task id or key"
+          aria-describedby="ledger-q-hint"
+          className={`${inputClass} max-w-2xl`}
+        />
+        <p id="ledger-q-hint" className="mt-1 text-xs text-slate-600">
+          Matches whole values where they are recorded (e.g. ada@example.com), or the start of an
+          effect key (8 hex digits or more).
+        </p>
+      </div>
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4">
+        {FIELDS.map((f) => (
+          <div key={f.name}>
+            <label
+              htmlFor={`ledger-${f.name}`}
+              className="block text-sm font-medium text-slate-800"
             >
-              Clear
-            </Link>
-          ) : null}
-        </div>
-      </Form>
-    </search>
+              {f.label}
+            </label>
+            <input
+              id={`ledger-${f.name}`}
+              name={f.name}
+              defaultValue={values[f.name] ?? ""}
+              placeholder={f.placeholder}
+              list={f.list}
+              autoComplete="off"
+              aria-describedby={f.hint ? `ledger-${f.name}-hint` : undefined}
+              className={`${inputClass} ${f.mono ? "font-mono" : ""}`}
+            />
+            {f.hint ? (
+              <p id={`ledger-${f.name}-hint`} className="mt-1 text-xs text-slate-600">
+                {f.hint}
+              </p>
+            ) : null}
+          </div>
+        ))}
+      </div>
+      <datalist id="ledger-kinds">
+        {[...prefixes, ...kinds].map((k) => (
+          <option key={k} value={k} />
+        ))}
+      </datalist>
+      <div className="flex gap-2">
+        <button
+          type="submit"
+          className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
+        >
+          Filter
+        </button>
+        {active ? (
+          <Link
+            href="/ledger"
+            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50"
+          >
+            Clear
+          </Link>
+        ) : null}
+      </div>
+    </FilterForm>
   );
 }

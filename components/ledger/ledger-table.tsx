@@ -42,7 +42,7 @@ export function LedgerTable({ entries, caption }: { entries: LedgerEntryDto[]; c
               : summarizeEntry({ kind: e.kind, actor: e.actor, data: e.data });
           return (
             <Fragment key={e.id}>
-              <tr data-entry-id={e.id} data-testid="ledger-row">
+              <tr data-entry-id={e.id} data-testid="ledger-row" data-kb-row={e.id}>
                 <Td align="right" mono>
                   <button
                     type="button"

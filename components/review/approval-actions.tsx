@@ -71,10 +71,16 @@ export function ApprovalActions({
           buttonClass={primaryButton}
           disabled={mine}
           testId="approve-open"
+          shortcut="a"
         >
           {(close) => <ApproveForm target={target} close={close} />}
         </ReviewDialog>
-        <ReviewDialog label="Reject" title={`Reject ${target.tool}`} testId="reject-open">
+        <ReviewDialog
+          label="Reject"
+          title={`Reject ${target.tool}`}
+          testId="reject-open"
+          shortcut="r"
+        >
           {(close) => <RejectForm target={target} close={close} />}
         </ReviewDialog>
       </div>

@@ -139,6 +139,7 @@ export function ReviewDialog({
   buttonClass = secondaryButton,
   disabled = false,
   testId,
+  shortcut,
   children,
 }: {
   label: string;
@@ -146,6 +147,8 @@ export function ReviewDialog({
   buttonClass?: string;
   disabled?: boolean;
   testId?: string;
+  /** The key that opens it (components/keyboard finds the trigger by aria-keyshortcuts). */
+  shortcut?: string;
   children: (close: () => void) => ReactNode;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -165,6 +168,7 @@ export function ReviewDialog({
         disabled={disabled}
         onClick={() => setOpen(true)}
         data-testid={testId}
+        aria-keyshortcuts={shortcut}
       >
         {label}
       </button>

@@ -106,12 +106,18 @@ function Controls({
               title="Resume the dead task"
               buttonClass={primaryButton}
               testId="resume-open"
+              shortcut="a"
             >
               {(close) => <ResumeForm target={target} preview={resume} close={close} />}
             </ReviewDialog>
           ) : null}
           {may("reject") ? (
-            <ReviewDialog label="Reject…" title="Reject the dead task" testId="reject-dead-open">
+            <ReviewDialog
+              label="Reject…"
+              title="Reject the dead task"
+              testId="reject-dead-open"
+              shortcut="r"
+            >
               {(close) => <RejectForm target={target} close={close} />}
             </ReviewDialog>
           ) : null}
@@ -121,7 +127,12 @@ function Controls({
       {(may("replay") && replay) || may("correct") ? (
         <div className="flex flex-wrap gap-2">
           {may("replay") && replay ? (
-            <ReviewDialog label="Replay from step…" title="Replay from a step" testId="replay-open">
+            <ReviewDialog
+              label="Replay from step…"
+              title="Replay from a step"
+              testId="replay-open"
+              shortcut="p"
+            >
               {(close) => (
                 <ReplayForm
                   taskId={task.id}
@@ -164,7 +175,18 @@ function Controls({
                 title={`Did ${e.tool} happen?`}
                 testId="resolve-open"
               >
-                {(close) => <ResolveForm target={target} effect={e} close={close} />}
+                {(close) => (
+                  <ResolveForm
+                    target={target}
+                    effect={e}
+                    provider={{
+                      reconcilable: state.reconcile.tools.includes(e.tool),
+                      catalogKnown: state.reconcile.known,
+                      check: state.reconcile.checks[e.key] ?? null,
+                    }}
+                    close={close}
+                  />
+                )}
               </ReviewDialog>
               <span className="text-slate-600">step {e.stepSeq}: outcome unknown</span>
             </li>

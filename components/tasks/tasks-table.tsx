@@ -22,7 +22,7 @@ export function TasksTable({ tasks, caption }: { tasks: TaskListItemDto[]; capti
       </thead>
       <tbody className="divide-y divide-slate-100">
         {tasks.map((t) => (
-          <tr key={t.id} data-task-id={t.id}>
+          <tr key={t.id} data-task-id={t.id} data-kb-row={t.id}>
             <Td>
               <TaskLink id={t.id} />
             </Td>

@@ -1,16 +1,20 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import {
+  DEAD_LETTER_FILTER_FIELDS,
+  DeadLetterFilterForm,
+} from "../../../components/dead-letters/dead-letter-filter-form";
 import { deadLettersHref } from "../../../components/dead-letters/href";
 import { LiveDeadLetters } from "../../../components/dead-letters/live-dead-letters";
+import { filterValues } from "../../../components/filters/filter-values";
+import { InvalidAddress } from "../../../components/filters/invalid-address";
 import { DEAD_REASON_LABEL } from "../../../components/ui/labels";
-import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
 import { Stat } from "../../../components/ui/stat";
 import { pageViewer } from "../../../lib/auth/page";
 import { principalOf } from "../../../lib/domain/access";
 import { BULK_ACTIONS, BULK_TASK_ACTION } from "../../../lib/domain/bulk-actions";
 import { refusalOf } from "../../../lib/domain/task-actions";
-import { DEAD_REASONS } from "../../../lib/domain/task-states";
 import { getDb } from "../../../lib/server/db";
 import { readDeadLettersScreen } from "../../../lib/server/queries/dead-letters-screen";
 import { getBulkAction, listPendingBulkActions } from "../../../lib/server/queries/get-bulk-action";
@@ -19,8 +23,6 @@ import {
   type SearchParams,
 } from "../../../lib/server/queries/parse-search-params";
 import {
-  DEAD_AGES,
-  type DeadAge,
   deadLetterSearchSchema,
   filterParams,
 } from "../../../lib/server/review/dead-letter-filter";
@@ -30,9 +32,6 @@ export const metadata: Metadata = { title: "Dead letters" };
 
 const linkClass =
   "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50";
-const fieldClass =
-  "mt-1 w-48 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-xs";
-const labelClass = "block text-sm font-medium text-slate-800";
 
 export default async function DeadLettersPage({
   searchParams,
@@ -50,15 +49,15 @@ export default async function DeadLettersPage({
   );
   if (!parsed.ok) {
     return (
-      <>
-        {header}
-        <InvalidAddressNotice
-          title="This dead-letters address is not valid."
-          errors={parsed.errors}
-          resetHref="/dead-letters"
-          resetLabel="Show every dead letter"
-        />
-      </>
+      <InvalidAddress
+        header={header}
+        title="This dead-letters address is not valid."
+        errors={parsed.errors}
+        resetHref="/dead-letters"
+        resetLabel="Show every dead letter"
+      >
+        <DeadLetterFilterForm values={filterValues(raw, DEAD_LETTER_FILTER_FIELDS)} />
+      </InvalidAddress>
     );
   }
   const search = parsed.data;
@@ -95,86 +94,7 @@ export default async function DeadLettersPage({
         ))}
       </ul>
 
-      <search aria-label="Filter dead letters">
-        <form method="get" action="/dead-letters" className="mb-6 flex flex-wrap items-end gap-3">
-          <div>
-            <label htmlFor="dl-reason" className={labelClass}>
-              Reason
-            </label>
-            <select
-              id="dl-reason"
-              name="reason"
-              defaultValue={filter.reason ?? ""}
-              className={fieldClass}
-            >
-              <option value="">Any reason</option>
-              {DEAD_REASONS.map((r) => (
-                <option key={r} value={r}>
-                  {DEAD_REASON_LABEL[r]}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label htmlFor="dl-fingerprint" className={labelClass}>
-              Error group
-            </label>
-            <input
-              id="dl-fingerprint"
-              name="fingerprint"
-              defaultValue={filter.fingerprint ?? ""}
-              placeholder="refund <id> failed: <n>"
-              className={`${fieldClass} w-72`}
-            />
-          </div>
-          <div>
-            <label htmlFor="dl-agent" className={labelClass}>
-              Agent
-            </label>
-            <input
-              id="dl-agent"
-              name="agent"
-              defaultValue={filter.agent ?? ""}
-              className={fieldClass}
-            />
-          </div>
-          <div>
-            <label htmlFor="dl-tool" className={labelClass}>
-              Tool
-            </label>
-            <input
-              id="dl-tool"
-              name="tool"
-              defaultValue={filter.tool ?? ""}
-              className={fieldClass}
-            />
-          </div>
-          <div>
-            <label htmlFor="dl-age" className={labelClass}>
-              Dead for
-            </label>
-            <select id="dl-age" name="age" defaultValue={filter.age ?? ""} className={fieldClass}>
-              <option value="">Any time</option>
-              {(Object.keys(DEAD_AGES) as DeadAge[]).map((a) => (
-                <option key={a} value={a}>
-                  {DEAD_AGES[a].label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button
-            type="submit"
-            className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
-          >
-            Filter
-          </button>
-          {filtered ? (
-            <Link href="/dead-letters" className={linkClass}>
-              Clear filter
-            </Link>
-          ) : null}
-        </form>
-      </search>
+      <DeadLetterFilterForm values={filter} />
 
       <LiveDeadLetters
         initial={screen}

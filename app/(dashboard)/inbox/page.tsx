@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
+import { InvalidAddress } from "../../../components/filters/invalid-address";
 import { InboxList } from "../../../components/inbox/inbox-list";
-import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
 import { pageViewer } from "../../../lib/auth/page";
 import { getPool } from "../../../lib/server/db";
@@ -24,15 +24,13 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   );
   if (!parsed.ok) {
     return (
-      <>
-        {header}
-        <InvalidAddressNotice
-          title="This inbox address is not valid."
-          errors={parsed.errors}
-          resetHref="/inbox"
-          resetLabel="Show everything waiting"
-        />
-      </>
+      <InvalidAddress
+        header={header}
+        title="This inbox address is not valid."
+        errors={parsed.errors}
+        resetHref="/inbox"
+        resetLabel="Show everything waiting"
+      />
     );
   }
   const inbox = await listInbox(getPool(), viewer, parsed.data);

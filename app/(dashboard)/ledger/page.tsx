@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { filterKey, filterValues } from "../../../components/filters/filter-values";
+import { InvalidAddress } from "../../../components/filters/invalid-address";
 import { ChainBadge } from "../../../components/ledger/chain-badge";
 import { LedgerExport } from "../../../components/ledger/ledger-export";
 import { LedgerFilters } from "../../../components/ledger/ledger-filters";
@@ -6,7 +8,6 @@ import { LedgerPager } from "../../../components/ledger/ledger-pager";
 import { LedgerTable } from "../../../components/ledger/ledger-table";
 import { LiveLedger } from "../../../components/ledger/live-ledger";
 import { EmptyState } from "../../../components/ui/empty-state";
-import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
 import { pageViewer } from "../../../lib/auth/page";
 import { getDb } from "../../../lib/server/db";
@@ -26,19 +27,10 @@ import {
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Ledger" };
 
-const FIELDS = Object.keys(ledgerSearchFields) as (keyof typeof ledgerSearchFields)[];
-
-/** The address's filter values as typed (validated by then), without the page position. */
-function filterText(raw: SearchParams): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of FIELDS) {
-    const value = raw[name];
-    if (name !== "cursor" && name !== "limit" && typeof value === "string" && value.trim() !== "") {
-      out[name] = value.trim();
-    }
-  }
-  return out;
-}
+/** The filter fields of the address: everything it parses but the page position. */
+const FILTER_FIELDS = Object.keys(ledgerSearchFields).filter(
+  (f) => f !== "cursor" && f !== "limit",
+);
 
 export default async function LedgerPage({
   searchParams,
@@ -59,32 +51,28 @@ export default async function LedgerPage({
     listLedgerKinds(db, viewer),
     getLedgerVerification(db, viewer),
   ]);
-  const values = filterText(raw);
-  // Remounted on every address change, so back and forward put the fields back as well.
-  const filters = (
-    <LedgerFilters key={new URLSearchParams(values).toString()} values={values} kinds={kinds} />
-  );
+  const values = filterValues(raw, FILTER_FIELDS);
+  const filters = <LedgerFilters values={values} kinds={kinds} />;
 
   if (!parsed.ok) {
     return (
-      <>
-        {header}
+      <InvalidAddress
+        header={header}
+        title="This ledger address is not valid."
+        errors={parsed.errors}
+        resetHref="/ledger"
+        resetLabel="Show the latest entries"
+      >
         <ChainBadge status={verification} />
         {filters}
-        <InvalidAddressNotice
-          title="This ledger address is not valid."
-          errors={parsed.errors}
-          resetHref="/ledger"
-          resetLabel="Show the latest entries"
-        />
-      </>
+      </InvalidAddress>
     );
   }
 
   const search = parsed.data;
   const page = await listLedgerEntries(db, viewer, search);
   const filtered = Object.keys(values).length > 0;
-  const query = new URLSearchParams(values).toString();
+  const query = filterKey(values);
   const caption = `Ledger entries, newest first, up to ${search.limit ?? LEDGER_PAGE_SIZE} per page`;
   const empty = {
     title: search.cursor !== undefined ? "No older entries" : "No entries match",

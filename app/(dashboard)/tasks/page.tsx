@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { InvalidAddress } from "../../../components/filters/invalid-address";
 import { LiveTasks } from "../../../components/tasks/live-tasks";
+import { TasksFilter } from "../../../components/tasks/tasks-filter";
 import { TASK_STATUS_LABEL } from "../../../components/ui/labels";
-import { InvalidAddressNotice } from "../../../components/ui/notice";
 import { PageHeader } from "../../../components/ui/page-header";
 import { pageViewer } from "../../../lib/auth/page";
-import { TASK_STATUSES, type TaskStatus } from "../../../lib/domain/task-states";
+import type { TaskStatus } from "../../../lib/domain/task-states";
 import { getDb } from "../../../lib/server/db";
 import {
   listTasks,
@@ -44,15 +45,15 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
 
   if (!parsed.ok) {
     return (
-      <>
-        {header}
-        <InvalidAddressNotice
-          title="This tasks address is not valid."
-          errors={parsed.errors}
-          resetHref="/tasks"
-          resetLabel="Show the latest tasks"
-        />
-      </>
+      <InvalidAddress
+        header={header}
+        title="This tasks address is not valid."
+        errors={parsed.errors}
+        resetHref="/tasks"
+        resetLabel="Show the latest tasks"
+      >
+        <TasksFilter status={typeof raw.status === "string" ? raw.status : undefined} />
+      </InvalidAddress>
     );
   }
 
@@ -63,34 +64,7 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
   return (
     <>
       {header}
-      <search aria-label="Filter tasks">
-        <form method="get" action="/tasks" className="mb-4 flex flex-wrap items-end gap-3">
-          <div>
-            <label htmlFor="tasks-status" className="block text-sm font-medium text-slate-800">
-              Status
-            </label>
-            <select
-              id="tasks-status"
-              name="status"
-              defaultValue={search.status ?? ""}
-              className="mt-1 w-56 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-xs"
-            >
-              <option value="">Any status</option>
-              {TASK_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {TASK_STATUS_LABEL[s]}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button
-            type="submit"
-            className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
-          >
-            Filter
-          </button>
-        </form>
-      </search>
+      <TasksFilter status={search.status} />
 
       <section
         aria-labelledby="tasks-results"

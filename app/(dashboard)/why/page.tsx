@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { z } from "zod";
-import { InvalidAddressNotice } from "../../../components/ui/notice";
+import { InvalidAddress } from "../../../components/filters/invalid-address";
 import { PageHeader } from "../../../components/ui/page-header";
 import { Timestamp } from "../../../components/ui/timestamp";
 import { isLookup, LOOKUP_LABEL, LOOKUPS, type Lookup } from "../../../components/why/labels";
@@ -61,6 +61,17 @@ export default async function WhyPage({ searchParams }: { searchParams: Promise<
   const viewer = await pageViewer("ledger:read");
   const raw = await searchParams;
   const form = typed(raw);
+  const invalid = (errors: string[]) => (
+    <InvalidAddress
+      header={<Header />}
+      title="This lookup is not valid."
+      errors={errors}
+      resetHref="/why"
+      resetLabel="Start a new lookup"
+    >
+      <LookupForm by={form.by} value={form.value} />
+    </InvalidAddress>
+  );
 
   if (raw.by !== undefined || raw.q !== undefined) {
     const sent = parseSearchParams(formSchema, raw);
@@ -68,18 +79,7 @@ export default async function WhyPage({ searchParams }: { searchParams: Promise<
       // The address it lands on is parsed like any other: a wrong value is explained there.
       redirect(whyHref(sent.data.by, sent.data.q, sent.data.limit));
     }
-    return (
-      <>
-        <Header />
-        <LookupForm by={form.by} value={form.value} />
-        <InvalidAddressNotice
-          title="This lookup is not valid."
-          errors={sent.errors}
-          resetHref="/why"
-          resetLabel="Start a new lookup"
-        />
-      </>
-    );
+    return invalid(sent.errors);
   }
 
   const asked = Object.values(raw).some((v) => v !== undefined && v !== "");
@@ -106,18 +106,7 @@ export default async function WhyPage({ searchParams }: { searchParams: Promise<
 
   const parsed = parseSearchParams(whyQuerySchema, raw);
   if (!parsed.ok) {
-    return (
-      <>
-        <Header />
-        <LookupForm by={form.by} value={form.value} />
-        <InvalidAddressNotice
-          title="This lookup is not valid."
-          errors={parsed.errors}
-          resetHref="/why"
-          resetLabel="Start a new lookup"
-        />
-      </>
-    );
+    return invalid(parsed.errors);
   }
 
   const answer = await explainWhy(getDb(), viewer, parsed.data);

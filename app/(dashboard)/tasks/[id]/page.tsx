@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { InvalidAddress } from "../../../../components/filters/invalid-address";
 import { InboxNext } from "../../../../components/inbox/inbox-next";
 import { LiveTaskPage } from "../../../../components/task-page/live-task-page";
-import { InvalidAddressNotice, Notice } from "../../../../components/ui/notice";
+import { Notice } from "../../../../components/ui/notice";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
 import { pageViewer } from "../../../../lib/auth/page";
@@ -74,16 +75,18 @@ export default async function TaskPage({ params, searchParams }: Props) {
   const search = parseSearchParams(timelineSearchSchema, await searchParams);
   if (!search.ok) {
     return (
-      <>
-        <Breadcrumb current={parsed.data.slice(0, 8)} />
-        <PageHeader title={`Task ${parsed.data.slice(0, 8)}`} />
-        <InvalidAddressNotice
-          title="This task address is not valid."
-          errors={search.errors}
-          resetHref={`/tasks/${parsed.data}`}
-          resetLabel="Show the whole task"
-        />
-      </>
+      <InvalidAddress
+        header={
+          <>
+            <Breadcrumb current={parsed.data.slice(0, 8)} />
+            <PageHeader title={`Task ${parsed.data.slice(0, 8)}`} />
+          </>
+        }
+        title="This task address is not valid."
+        errors={search.errors}
+        resetHref={`/tasks/${parsed.data}`}
+        resetLabel="Show the whole task"
+      />
     );
   }
 
