@@ -49,6 +49,10 @@ export const effects = pgTable(
       .where(sql`jsonb_typeof(${t.args} -> 'to') = 'array'`),
     index("effects_message_id_idx").on(sql`(${t.result} ->> 'messageId')`),
     index("effects_refund_id_idx").on(sql`(${t.result} ->> 'refundId')`),
+    // The ledger's free text matches any top-level intent value (`intent @? '$.* ? (@ == q)'`):
+    // jsonb_ops (not jsonb_path_ops) indexes the `.*` accessor, so that is a probe too, and the
+    // whole match is one BitmapOr of indexes instead of a scan of every effect.
+    index("effects_intent_values_idx").using("gin", t.intent),
   ],
 );
 

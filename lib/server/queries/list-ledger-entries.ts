@@ -3,7 +3,7 @@
 // (at, id), the order of ledger_entries_at_idx and ledger_entries_kind_at_idx, so a page never
 // shifts or repeats rows while new entries arrive, and no page needs a count.
 import { and, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
-import { unionAll } from "drizzle-orm/pg-core";
+import { union } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import { type LedgerEntryRow, ledgerEntries, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
@@ -65,7 +65,7 @@ export function expandKinds(patterns: readonly string[], known: readonly string[
  * What the ledger can be filtered by, each optional, all applied together: the screen's
  * address and the API's query string. `kind` is one kind or prefix, a comma-separated list or a
  * repeated parameter; `from` is inclusive and `to` exclusive; `q` is free text (see
- * `freeTextMatch`). `cursor` is the (at, id) of the last entry of the page before.
+ * `freeTextParts`). `cursor` is the (at, id) of the last entry of the page before.
  */
 export const ledgerSearchFields = {
   kind: z
@@ -271,9 +271,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * arguments or intent, any case), Message-ID (with or without brackets, or the key inside it),
  * refund id or any top-level intent value equals it, by their keys; an effect key or a prefix of
  * at least 8 hex digits; a task id. The effect expressions are the ones /why matches on, so the
- * same indexes serve both.
+ * same indexes serve both (effects_intent_values_idx for the intent values). Returned as parts,
+ * any of which may match: each is a page of its own (see readLedgerRows), since an OR of a
+ * key subquery and a task id is no index's condition and read the whole ledger (3 s at 1M).
  */
-function freeTextMatch(q: string): SQL {
+function freeTextParts(q: string): SQL[] {
   const e = ledgerEntries;
   const lower = q.toLowerCase();
   const bare = q.replace(/^<(.*)>$/, "$1");
@@ -292,7 +294,7 @@ function freeTextMatch(q: string): SQL {
   // Keys are lower-case hex: a range on the key index, which a LIKE under a locale cannot use.
   if (HEX_PREFIX.test(lower)) parts.push(sql`(${e.key} >= ${lower} and ${e.key} < ${`${lower}g`})`);
   if (UUID.test(lower)) parts.push(eq(e.taskId, lower));
-  return sql`(${sql.join(parts, sql` or `)})`;
+  return parts;
 }
 
 /**
@@ -367,7 +369,6 @@ async function readLedgerRows(
     search.actor === undefined ? undefined : eq(e.actor, search.actor),
     search.taskId === undefined ? undefined : eq(e.taskId, search.taskId),
     search.key === undefined ? undefined : eq(e.key, search.key),
-    search.q === undefined ? undefined : freeTextMatch(search.q),
     search.from === undefined ? undefined : gte(e.at, search.from),
     search.to === undefined ? undefined : lt(e.at, search.to),
     // A row comparison, so the (at desc, id desc) indexes can start right after the cursor.
@@ -376,23 +377,33 @@ async function readLedgerRows(
       : sql`(${e.at}, ${e.id}) < (${after.at.toISOString()}::timestamptz, ${after.id})`,
   ];
   // One extra row tells whether an older page exists without a count.
-  const page = (part?: SQL) =>
+  const page = (parts: readonly SQL[]) =>
     db
       .select(columns)
       .from(e)
-      .where(and(...filters, part))
+      .where(and(...filters, ...parts))
       .orderBy(desc(e.at), desc(e.id))
       .limit(limit + 1);
-  let rows: Row[];
-  if (search.tool === undefined) rows = await page();
-  else {
-    // Each part a page of its own, merged: one OR would be a bitmap of every entry of the tool,
-    // sorted (1.7 s for refund at 1M entries).
-    const [named, unnamed] = toolParts(search.tool);
-    rows = await unionAll(page(named), page(unnamed))
-      .orderBy(desc(e.at), desc(e.id))
-      .limit(limit + 1);
+  // The tool and free-text filters are each "any of these parts"; every combination of one part
+  // of each is a page of its own, newest first on its index, and the pages are merged. One OR
+  // instead is no index's condition: a bitmap of every match, sorted, or a scan of the ledger.
+  let branches: SQL[][] = [[]];
+  for (const anyOf of [
+    search.tool === undefined ? null : toolParts(search.tool),
+    search.q === undefined ? null : freeTextParts(search.q),
+  ]) {
+    if (anyOf !== null) branches = branches.flatMap((b) => anyOf.map((part) => [...b, part]));
   }
+  const [first, second, ...rest] = branches.map(page);
+  const rows: Row[] =
+    first === undefined
+      ? []
+      : second === undefined
+        ? await first
+        : // union, not union all: an entry may match two parts (a key and its own prefix).
+          await union(first, second, ...rest)
+            .orderBy(desc(e.at), desc(e.id))
+            .limit(limit + 1);
   return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
 

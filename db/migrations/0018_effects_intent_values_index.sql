@@ -1,0 +1,1 @@
+CREATE INDEX "effects_intent_values_idx" ON "effects" USING gin ("intent");
