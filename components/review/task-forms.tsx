@@ -15,6 +15,7 @@ import type { ReviewStateDto } from "../../lib/server/queries/get-review-state";
 import { Timestamp } from "../ui/timestamp";
 import { useAnnounce } from "./announcer";
 import { CopyValue } from "./copy-value";
+import { ProviderCheck, type ProviderCheckProps } from "./provider-check";
 import {
   dangerButton,
   FieldError,
@@ -103,16 +104,26 @@ export function ResumeForm({
 export function ResolveForm({
   target,
   effect,
+  provider,
   close,
 }: {
   target: Target;
   effect: { key: string; tool: string; stepSeq: number; refs: { label: string; value: string }[] };
+  /** What "check with the provider" can do for this effect, and its latest answer. */
+  provider: Pick<ProviderCheckProps, "reconcilable" | "catalogKnown" | "check">;
   close: () => void;
 }) {
   const [frozen] = useState(target);
   const { feedback, pending, run } = useReview();
   const announce = useAnnounce();
   const [happened, setHappened] = useState<"yes" | "no" | null>(null);
+  // A provider's answer pre-selects the outcome once, unless the reviewer already chose.
+  const said = providerSaid(provider.check);
+  const [preselected, setPreselected] = useState<number | null>(null);
+  if (said && preselected !== said.checkId) {
+    setPreselected(said.checkId);
+    if (happened === null) setHappened(said.happened ? "yes" : "no");
+  }
   const id = useId();
   const fields = fieldsOf(feedback);
   return (
@@ -153,6 +164,12 @@ export function ResolveForm({
           <CopyValue key={r.label} label={r.label} value={r.value} />
         ))}
       </dl>
+      <ProviderCheck
+        taskId={frozen.taskId}
+        effectKey={effect.key}
+        tool={effect.tool}
+        {...provider}
+      />
       <fieldset>
         <legend className="text-sm font-medium text-slate-800">Did it happen?</legend>
         <div className="mt-1 space-y-1 text-sm">
@@ -162,12 +179,19 @@ export function ResolveForm({
               name="happened"
               value="yes"
               required
+              checked={happened === "yes"}
               onChange={() => setHappened("yes")}
             />
             It happened: record the provider's id or result
           </label>
           <label className="flex items-center gap-2">
-            <input type="radio" name="happened" value="no" onChange={() => setHappened("no")} />
+            <input
+              type="radio"
+              name="happened"
+              value="no"
+              checked={happened === "no"}
+              onChange={() => setHappened("no")}
+            />
             It did not happen: the effect may act, with the same key (an effect that moves money
             acts only after two different reviewers approve)
           </label>
@@ -199,6 +223,7 @@ export function ResolveForm({
               id={`${id}-result`}
               name="result"
               rows={4}
+              defaultValue={said?.result ?? ""}
               className={`${inputClass} font-mono`}
               aria-invalid={fields.result ? true : undefined}
               aria-describedby={fields.result ? `${id}-result-error` : undefined}
@@ -215,6 +240,19 @@ export function ResolveForm({
       </Buttons>
     </form>
   );
+}
+
+/** The latest check's answer when the provider gave one (not when it could not be asked). */
+function providerSaid(
+  check: ProviderCheckProps["check"],
+): { checkId: number; happened: boolean; result: string | null } | null {
+  const answer = check?.status === "answered" ? check.answer : null;
+  if (!answer || !("happened" in answer)) return null;
+  return {
+    checkId: check?.id ?? 0,
+    happened: answer.happened,
+    result: "result" in answer ? JSON.stringify(answer.result, null, 2) : null,
+  };
 }
 
 export function CancelForm({ target, close }: { target: Target; close: () => void }) {

@@ -15,6 +15,8 @@ import {
   resumeStep,
   reviewPreview,
 } from "../review/preview";
+import { latestChecks, type ReconcileCheck, reconcilableTools } from "../review/reconcile";
+import { payload, seesPayloads } from "./payloads";
 
 /** For the task screen: the two-person state and the previews its review buttons confirm. */
 export type ReviewStateDto = {
@@ -44,6 +46,13 @@ export type ReviewStateDto = {
   lastStep: number;
   /** What the viewer may do to the task now (lib/domain/task-actions): the buttons to show. */
   allowed: AllowedActions;
+  /** "Check with the provider": which tools can, and each effect's latest check by key. */
+  reconcile: {
+    /** Whether a worker has published the agent (otherwise nothing can be checked). */
+    known: boolean;
+    tools: string[];
+    checks: Record<string, ReconcileCheck>;
+  };
 };
 
 export async function readReviewState(
@@ -76,6 +85,7 @@ export async function readReviewState(
       [task.id],
     );
     const flags = await moneyToolsOf(client, task);
+    const reconcilable = await reconcilableTools(client, task.agent);
     return {
       pending:
         pending && pending.taskVersion === task.version
@@ -105,6 +115,25 @@ export async function readReviewState(
         : null,
       lastStep: await lastStepOf(client, task.id),
       allowed: allowedActions(task, principalOf(reader)),
+      reconcile: {
+        known: reconcilable.known,
+        tools: [...reconcilable.tools].sort(),
+        checks: Object.fromEntries(
+          [...(await latestChecks(client, task.id))].map(([key, check]) => [
+            key,
+            // The provider's result is a payload like the effect's own.
+            check.answer && "result" in check.answer
+              ? {
+                  ...check,
+                  answer: {
+                    ...check.answer,
+                    result: payload(seesPayloads(reader), check.answer.result),
+                  },
+                }
+              : check,
+          ]),
+        ),
+      },
     };
   } finally {
     await client.query("rollback").catch(() => undefined);
