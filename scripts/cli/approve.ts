@@ -2,24 +2,9 @@
 // completed step with a fresh attempt budget. Money takes two different reviewers.
 import { z } from "zod";
 import { approveTask } from "../../lib/server/commands/approve-task";
-import {
-  cliPrincipal,
-  failure,
-  noSuchTask,
-  parseTaskId,
-  readTaskVersion,
-  withAppDatabase,
-} from "./operator";
-import {
-  type Command,
-  EXIT,
-  helpOption,
-  jsonOption,
-  parseCommandLine,
-  parseOption,
-  printJson,
-  wholeNumber,
-} from "./shared";
+import { cliPrincipal, failure } from "./operator";
+import { EXIT, parseOption, printJson } from "./shared";
+import { taskCommand } from "./task-command";
 
 export const noteSchema = z
   .string()
@@ -27,7 +12,7 @@ export const noteSchema = z
   .min(1, { error: "must not be empty" })
   .max(2000, { error: "must be at most 2000 characters" });
 
-export const approveCommand: Command = {
+export const approveCommand = taskCommand({
   name: "approve",
   summary: "Approve a parked effect, or resume a dead task (money: two reviewers)",
   usage: `agent-ledger approve ID [--note T] [--version V] [--json]
@@ -52,41 +37,30 @@ Options:
 Exit codes: 0 approved or first approval recorded, 1 refused (no such task, a status that
 cannot be approved, the task changed since version V, the same reviewer twice), 2 could not
 run (bad options, no database).`,
-  run: async (argv) => {
-    const { values: opts, args } = parseCommandLine(
-      argv,
-      { ...helpOption, ...jsonOption, note: { type: "string" }, version: { type: "string" } },
-      ["ID"] as const,
-    );
-    const id = parseTaskId(args.ID);
-    const note = opts.note === undefined ? undefined : parseOption(noteSchema, opts.note, "--note");
-    const pinned =
-      opts.version === undefined
-        ? undefined
-        : parseOption(wholeNumber(1), opts.version, "--version");
-    return withAppDatabase("approve", async (pool) => {
-      const now = await readTaskVersion(pool, id);
-      if (!now) return noSuchTask("approve", id);
-      const result = await approveTask(pool, cliPrincipal(), {
-        taskId: id,
-        version: pinned ?? now.version,
-        note,
-      });
-      if (!result.ok) return failure("approve", result);
-      const r = result.value;
-      if (opts.json) printJson(r);
-      else if (r.waitingFor?.kind === "approval") {
-        console.log(
-          `Recorded ${r.waitingFor.requestedBy}'s approval of task ${id} as the first of two: it moves money, so a second, different reviewer must approve it too. The task is still ${r.status}.`,
-        );
-      } else if (r.waitingFor) {
-        console.log(
-          `Recorded ${r.waitingFor.requestedBy}'s request to resume task ${id}${r.waitingFor.requestId === null ? "" : ` (request ${r.waitingFor.requestId})`}: it can reach money, so a second, different reviewer must confirm it. The task is still ${r.status}.`,
-        );
-      } else {
-        console.log(`Approved task ${id}: ${r.status} at version ${r.version}.`);
-      }
-      return EXIT.ok;
+  options: { note: { type: "string" } },
+  input: (opts) =>
+    opts.note === undefined ? undefined : parseOption(noteSchema, opts.note, "--note"),
+  act: async (pool, task, note, json) => {
+    const result = await approveTask(pool, cliPrincipal(), {
+      taskId: task.id,
+      version: task.actOn,
+      note,
     });
+    if (!result.ok) return failure("approve", result);
+    const r = result.value;
+    const id = task.id;
+    if (json) printJson(r);
+    else if (r.waitingFor?.kind === "approval") {
+      console.log(
+        `Recorded ${r.waitingFor.requestedBy}'s approval of task ${id} as the first of two: it moves money, so a second, different reviewer must approve it too. The task is still ${r.status}.`,
+      );
+    } else if (r.waitingFor) {
+      console.log(
+        `Recorded ${r.waitingFor.requestedBy}'s request to resume task ${id}${r.waitingFor.requestId === null ? "" : ` (request ${r.waitingFor.requestId})`}: it can reach money, so a second, different reviewer must confirm it. The task is still ${r.status}.`,
+      );
+    } else {
+      console.log(`Approved task ${id}: ${r.status} at version ${r.version}.`);
+    }
+    return EXIT.ok;
   },
-};
+});

@@ -1,27 +1,11 @@
 // agent-ledger reject: the task ends as rejected with the reviewer's reason; nothing more runs.
 import { rejectTask } from "../../lib/server/commands/reject-task";
 import { noteSchema } from "./approve";
-import {
-  cliPrincipal,
-  failure,
-  noSuchTask,
-  parseTaskId,
-  readTaskVersion,
-  withAppDatabase,
-} from "./operator";
-import {
-  type Command,
-  EXIT,
-  helpOption,
-  jsonOption,
-  parseCommandLine,
-  parseOption,
-  printJson,
-  UsageError,
-  wholeNumber,
-} from "./shared";
+import { cliPrincipal, failure } from "./operator";
+import { EXIT, parseOption, printJson, UsageError } from "./shared";
+import { taskCommand } from "./task-command";
 
-export const rejectCommand: Command = {
+export const rejectCommand = taskCommand({
   name: "reject",
   summary: "Reject a dead or parked task with a reason; it ends as rejected",
   usage: `agent-ledger reject ID --reason T [--version V] [--json]
@@ -39,34 +23,23 @@ Options:
 
 Exit codes: 0 rejected, 1 refused (no such task, a status that cannot be rejected, the task
 changed since version V), 2 could not run (bad options, no database).`,
-  run: async (argv) => {
-    const { values: opts, args } = parseCommandLine(
-      argv,
-      { ...helpOption, ...jsonOption, reason: { type: "string" }, version: { type: "string" } },
-      ["ID"] as const,
-    );
-    const id = parseTaskId(args.ID);
+  options: { reason: { type: "string" } },
+  input: (opts) => {
     if (opts.reason === undefined) throw new UsageError("--reason: is required");
-    const reason = parseOption(noteSchema, opts.reason, "--reason");
-    const pinned =
-      opts.version === undefined
-        ? undefined
-        : parseOption(wholeNumber(1), opts.version, "--version");
-    return withAppDatabase("reject", async (pool) => {
-      const now = await readTaskVersion(pool, id);
-      if (!now) return noSuchTask("reject", id);
-      const result = await rejectTask(pool, cliPrincipal(), {
-        taskId: id,
-        version: pinned ?? now.version,
-        reason,
-      });
-      if (!result.ok) return failure("reject", result);
-      if (opts.json) printJson(result.value);
-      else
-        console.log(
-          `Rejected task ${id}: ${result.value.status} at version ${result.value.version}.`,
-        );
-      return EXIT.ok;
-    });
+    return parseOption(noteSchema, opts.reason, "--reason");
   },
-};
+  act: async (pool, task, reason, json) => {
+    const result = await rejectTask(pool, cliPrincipal(), {
+      taskId: task.id,
+      version: task.actOn,
+      reason,
+    });
+    if (!result.ok) return failure("reject", result);
+    if (json) printJson(result.value);
+    else
+      console.log(
+        `Rejected task ${task.id}: ${result.value.status} at version ${result.value.version}.`,
+      );
+    return EXIT.ok;
+  },
+});

@@ -6,27 +6,9 @@ import { refusalOf } from "../../lib/domain/task-actions";
 import { replayTask } from "../../lib/server/commands/replay-task";
 import type { SecondReviewer } from "../../lib/server/commands/two-person";
 import { previewReview, readReviewState } from "../../lib/server/queries/get-review-state";
-import {
-  cliPrincipal,
-  failure,
-  formatTable,
-  noSuchTask,
-  operatorViewer,
-  parseTaskId,
-  readTaskVersion,
-  withAppDatabase,
-} from "./operator";
-import {
-  type Command,
-  EXIT,
-  helpOption,
-  jsonOption,
-  parseCommandLine,
-  parseOption,
-  printJson,
-  UsageError,
-  wholeNumber,
-} from "./shared";
+import { cliPrincipal, failure, formatTable, operatorViewer } from "./operator";
+import { EXIT, parseOption, printJson, UsageError, wholeNumber } from "./shared";
+import { taskCommand } from "./task-command";
 
 const USAGE = `agent-ledger replay ID --from-step N [--dry-run] [--version V] [--json]
 
@@ -110,89 +92,73 @@ function describeWaiting(w: SecondReviewer, what: string): string {
   return `${w.requestedBy} asked for ${what} at ${w.requestedAt}${w.requestId === null ? "" : ` (request ${w.requestId})`}. Nothing runs until a second, different reviewer confirms it: the same command run by another person, or the dashboard.`;
 }
 
-export const replayCommand: Command = {
+export const replayCommand = taskCommand({
   name: "replay",
   summary: "Replay a dead or parked task from step N (--dry-run: preview only)",
   usage: USAGE,
-  run: async (argv) => {
-    const { values: opts, args } = parseCommandLine(
-      argv,
-      {
-        ...helpOption,
-        ...jsonOption,
-        "from-step": { type: "string" },
-        "dry-run": { type: "boolean" },
-        version: { type: "string" },
-      },
-      ["ID"] as const,
-    );
-    const id = parseTaskId(args.ID);
+  options: { "from-step": { type: "string" }, "dry-run": { type: "boolean" } },
+  input: (opts) => {
     if (opts["from-step"] === undefined) throw new UsageError("--from-step: is required");
-    const fromStep = parseOption(wholeNumber(1), opts["from-step"], "--from-step");
-    const pinned =
-      opts.version === undefined
-        ? undefined
-        : parseOption(wholeNumber(1), opts.version, "--version");
-
-    return withAppDatabase("replay", async (pool) => {
-      const now = await readTaskVersion(pool, id);
-      if (!now) return noSuchTask("replay", id);
-      const version = pinned ?? now.version;
-
-      // The checks the replay command makes under its lock, made here on a plain read.
-      if (opts["dry-run"]) {
-        const refused = refusalOf("replay", now.status, cliPrincipal());
-        if (refused) return failure("replay", refused);
-        if (version !== now.version) {
-          console.error(
-            `agent-ledger replay: the task changed: it is ${now.status} at version ${now.version}, not ${version}`,
-          );
-          return EXIT.problem;
-        }
-        const preview = await previewReview(pool, operatorViewer(), id, fromStep);
-        if (!preview.ok) return failure("replay", preview);
-        const state = await readReviewState(pool, operatorViewer(), id);
-        const pending = state?.pending ?? null;
-        if (opts.json) {
-          printJson({
-            id,
-            status: now.status,
-            version,
-            dryRun: true,
-            pending,
-            preview: preview.value,
-          });
-          return EXIT.ok;
-        }
-        console.log(`Dry run: replaying task ${id} (${now.status}, version ${version}).\n`);
-        console.log(formatPreview(preview.value));
-        if (pending) {
-          console.log(
-            `\nPending: ${pending.requestedBy} asked for ${pending.action === "replay" ? `a replay from step ${pending.fromStep}` : "resuming the task"} at ${pending.requestedAt}; a different reviewer confirms it by running the same action.`,
-          );
-        }
-        console.log(
-          `\nNothing was changed. To replay: agent-ledger replay ${id} --from-step ${fromStep} --version ${version}`,
-        );
-        return EXIT.ok;
-      }
-
-      const result = await replayTask(pool, cliPrincipal(), { taskId: id, version, fromStep });
-      if (!result.ok) return failure("replay", result);
-      const r = result.value;
-      if (opts.json) {
-        printJson(r);
-        return EXIT.ok;
-      }
-      if (r.waitingFor) {
-        console.log(describeWaiting(r.waitingFor, `a replay of task ${id} from step ${fromStep}`));
-      } else {
-        console.log(
-          `Replaying task ${id} from step ${fromStep}: ${r.status} at version ${r.version}.`,
-        );
-      }
-      console.log(`\n${formatPreview(r.preview)}`);
-      return EXIT.ok;
-    });
+    return {
+      fromStep: parseOption(wholeNumber(1), opts["from-step"], "--from-step"),
+      dryRun: opts["dry-run"] === true,
+    };
   },
-};
+  act: async (pool, task, { fromStep, dryRun }, json) => {
+    const { id, actOn: version } = task;
+    // The checks the replay command makes under its lock, made here on a plain read.
+    if (dryRun) {
+      const refused = refusalOf("replay", task.status, cliPrincipal());
+      if (refused) return failure("replay", refused);
+      if (version !== task.version) {
+        console.error(
+          `agent-ledger replay: the task changed: it is ${task.status} at version ${task.version}, not ${version}`,
+        );
+        return EXIT.problem;
+      }
+      const preview = await previewReview(pool, operatorViewer(), id, fromStep);
+      if (!preview.ok) return failure("replay", preview);
+      const state = await readReviewState(pool, operatorViewer(), id);
+      const pending = state?.pending ?? null;
+      if (json) {
+        printJson({
+          id,
+          status: task.status,
+          version,
+          dryRun: true,
+          pending,
+          preview: preview.value,
+        });
+        return EXIT.ok;
+      }
+      console.log(`Dry run: replaying task ${id} (${task.status}, version ${version}).\n`);
+      console.log(formatPreview(preview.value));
+      if (pending) {
+        console.log(
+          `\nPending: ${pending.requestedBy} asked for ${pending.action === "replay" ? `a replay from step ${pending.fromStep}` : "resuming the task"} at ${pending.requestedAt}; a different reviewer confirms it by running the same action.`,
+        );
+      }
+      console.log(
+        `\nNothing was changed. To replay: agent-ledger replay ${id} --from-step ${fromStep} --version ${version}`,
+      );
+      return EXIT.ok;
+    }
+
+    const result = await replayTask(pool, cliPrincipal(), { taskId: id, version, fromStep });
+    if (!result.ok) return failure("replay", result);
+    const r = result.value;
+    if (json) {
+      printJson(r);
+      return EXIT.ok;
+    }
+    if (r.waitingFor) {
+      console.log(describeWaiting(r.waitingFor, `a replay of task ${id} from step ${fromStep}`));
+    } else {
+      console.log(
+        `Replaying task ${id} from step ${fromStep}: ${r.status} at version ${r.version}.`,
+      );
+    }
+    console.log(`\n${formatPreview(r.preview)}`);
+    return EXIT.ok;
+  },
+});
