@@ -9,7 +9,7 @@ import { createDb, createPool } from "../../db/client";
 import { PROJECT_ROOT } from "../../db/open";
 import { ADMIN_VIEWER, CASES } from "./cases";
 import { explainCases } from "./explain";
-import { markdownTable, runCases } from "./run-cases";
+import { markdownTable, runCases, summarize, TARGET_P95_MS } from "./run-cases";
 import { findSamples } from "./samples";
 import { DEFAULT_SCALE_DIR, openScaleTarget } from "./target";
 
@@ -66,11 +66,15 @@ try {
       `\n${data?.entries} ledger entries, ${data?.tasks} tasks, ${data?.effects} effects; up to ${values.runs} runs per case after a warm-up (fewer once a case has spent --budget-ms)\n`,
     );
     console.log(markdownTable(results));
+    const summary = summarize(results);
+    console.log(
+      `\n${summary.underTarget} of ${summary.cases} cases under ${TARGET_P95_MS} ms p95${summary.over.length ? `; over: ${summary.over.map((o) => `${o.name} ${o.error ? "(error)" : `${o.p95Ms} ms`}`).join(", ")}` : ""}`,
+    );
     mkdirSync(values.out, { recursive: true });
     const file = path.join(values.out, `scale-${values.label}.json`);
     writeFileSync(
       file,
-      `${JSON.stringify({ label: values.label, measuredAt: new Date().toISOString(), ...data, runs: Number(values.runs), results }, null, 2)}\n`,
+      `${JSON.stringify({ label: values.label, measuredAt: new Date().toISOString(), ...data, runs: Number(values.runs), summary, results }, null, 2)}\n`,
     );
     console.error(`\nwrote ${path.relative(PROJECT_ROOT, file)}`);
   }

@@ -87,3 +87,19 @@ export function markdownTable(results: readonly CaseResult[]): string {
   }
   return lines.join("\n");
 }
+
+export type CaseSummary = {
+  cases: number;
+  underTarget: number;
+  /** The cases at or over the target (or failing), slowest first. */
+  over: { name: string; p95Ms: number; error?: string }[];
+};
+
+/** How many cases meet the target (p95 under 100 ms), and which do not. */
+export function summarize(results: readonly CaseResult[]): CaseSummary {
+  const over = results
+    .filter((r) => r.error !== undefined || !(r.p95Ms < TARGET_P95_MS))
+    .map((r) => ({ name: r.name, p95Ms: r.p95Ms, ...(r.error ? { error: r.error } : {}) }))
+    .sort((a, b) => (Number.isNaN(b.p95Ms) ? 1 : b.p95Ms - a.p95Ms));
+  return { cases: results.length, underTarget: results.length - over.length, over };
+}

@@ -11,7 +11,7 @@ import { canonical, fastEntryHash } from "./canonical";
 import { ADMIN_VIEWER, CASES } from "./cases";
 import { explainCases } from "./explain";
 import { loadScale } from "./load-data";
-import { markdownTable, runCases } from "./run-cases";
+import { markdownTable, runCases, summarize } from "./run-cases";
 import { findSamples } from "./samples";
 
 const db = await setUpTestDatabase("scale");
@@ -74,6 +74,11 @@ describe("scale load and measure", () => {
     expect(results.filter((r) => r.error)).toEqual([]);
     const table = markdownTable(results);
     for (const c of CASES) expect(table).toContain(`| ${c.name} |`);
+    const summary = summarize(results);
+    expect(summary.cases).toBe(CASES.length);
+    expect(summary.underTarget + summary.over.length).toBe(CASES.length);
+    // Case names are the keys of the benchmark files: one name, one case.
+    expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
 
     // --explain finds the statements a case sends and explains each of them.
     const plans = await explainCases(
