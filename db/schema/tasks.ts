@@ -47,6 +47,15 @@ export const tasks = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     statusChangedAt: timestamp("status_changed_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * A dead task's error fingerprint (error_fingerprint of migration 0009 over the recorded
+     * message, "" when none), null while not dead. Stored and generated: the dead-letter groups
+     * and the fingerprint filter read it instead of running six regular expressions per dead
+     * task per read, and no writer sets it.
+     */
+    deadFingerprint: text("dead_fingerprint").generatedAlwaysAs(
+      sql`case when status = 'dead' then coalesce(error_fingerprint(coalesce(last_error ->> 'message', last_error #>> '{}')), '') end`,
+    ),
   },
   (t) => [
     check("tasks_status_check", sql`${t.status} in (${inList(TASK_STATUSES)})`),
@@ -69,6 +78,13 @@ export const tasks = pgTable(
     // Dead letters by reason and age.
     index("tasks_dead_idx")
       .on(t.deadReason, t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.status} = 'dead'`),
+    // The dead-letter list newest dead first, unfiltered or by fingerprint.
+    index("tasks_dead_at_idx")
+      .on(t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.status} = 'dead'`),
+    index("tasks_dead_fingerprint_idx")
+      .on(t.deadFingerprint, t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.status} = 'dead'`),
     index("tasks_status_created_idx").on(
       t.status,

@@ -59,8 +59,12 @@ export type DeadLetterSearch = z.output<typeof deadLetterSearchSchema>;
 /** The message a dead task's error shows: `message` of the recorded error, or the bare value. */
 export const errorMessageSql = sql`coalesce(${tasks.lastError} ->> 'message', ${tasks.lastError} #>> '{}')`;
 
-/** The fingerprint of that message (migration 0009); "" when no error was recorded. */
-export const fingerprintSql = sql`coalesce(error_fingerprint(${errorMessageSql}), '')`;
+/**
+ * The fingerprint of that message (error_fingerprint, migration 0009); "" when no error was
+ * recorded. A dead task's is stored (tasks.dead_fingerprint, generated), so this holds only
+ * where `status = 'dead'`, as every condition and read here does.
+ */
+export const fingerprintSql = sql`${tasks.deadFingerprint}`;
 
 /** The tool of the task's last journaled tool step: where it was when it stopped. */
 export const lastToolSql = sql`(select s.name from steps s where s.task_id = ${tasks.id} and s.kind = 'tool' order by s.seq desc limit 1)`;

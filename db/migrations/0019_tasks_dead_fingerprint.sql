@@ -1,0 +1,3 @@
+ALTER TABLE "tasks" ADD COLUMN "dead_fingerprint" text GENERATED ALWAYS AS (case when status = 'dead' then coalesce(error_fingerprint(coalesce(last_error ->> 'message', last_error #>> '{}')), '') end) STORED;--> statement-breakpoint
+CREATE INDEX "tasks_dead_at_idx" ON "tasks" USING btree ("status_changed_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "tasks"."status" = 'dead';--> statement-breakpoint
+CREATE INDEX "tasks_dead_fingerprint_idx" ON "tasks" USING btree ("dead_fingerprint","status_changed_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "tasks"."status" = 'dead';
