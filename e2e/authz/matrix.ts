@@ -553,6 +553,21 @@ export const MATRIX: readonly MatrixRow[] = [
     scope: "deadLetters:review",
   },
   {
+    target: "POST /api/v1/tasks/[id]/correct",
+    does: "corrects a dead task's input and replays it",
+    call: {
+      kind: "route",
+      path: async (ctx) => {
+        const { taskId, version } = await publishedDeadTask(ctx);
+        return {
+          path: `/api/v1/tasks/${taskId}/correct`,
+          body: { version, input: { fixed: true }, fromStep: 1 },
+        };
+      },
+    },
+    scope: "deadLetters:review",
+  },
+  {
     target: "POST /api/v1/tasks/[id]/cancel",
     does: "cancels a task",
     call: {

@@ -20,6 +20,7 @@ const approveRoute = await import("../../../app/api/v1/tasks/[id]/approve/route"
 const rejectRoute = await import("../../../app/api/v1/tasks/[id]/reject/route");
 const replayRoute = await import("../../../app/api/v1/tasks/[id]/replay/route");
 const cancelRoute = await import("../../../app/api/v1/tasks/[id]/cancel/route");
+const correctRoute = await import("../../../app/api/v1/tasks/[id]/correct/route");
 const resolveRoute = await import("../../../app/api/v1/effects/[key]/resolve/route");
 const openApiRoute = await import("../../../app/api/v1/openapi.json/route");
 const ledgerRoute = await import("../../../app/api/v1/ledger/route");
@@ -495,6 +496,96 @@ describe("review commands", () => {
     });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: "queued" });
+  });
+});
+
+describe("POST /tasks/{id}/correct", () => {
+  const correct = (id: string, body: unknown, auth?: string) =>
+    call({
+      handler: correctRoute.POST,
+      template: "/tasks/{id}/correct",
+      params: { id },
+      body,
+      auth,
+    });
+  const entries = async (id: string, kind: string) =>
+    (
+      await t.pool.query<{ actor: string; data: Body }>(
+        "select actor, data from ledger_entries where task_id = $1 and kind = $2 order by seq",
+        [id, kind],
+      )
+    ).rows;
+
+  it("records the correction with before, after and who, and replays the task with it", async () => {
+    const dead = await deadTask();
+    const r = await correct(dead.id, {
+      version: dead.version,
+      input: { to: "fixed@example.com" },
+      note: "typo in the address",
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: dead.id, status: "queued", waitingFor: null });
+    expect(await entries(dead.id, "task.input_corrected")).toEqual([
+      {
+        actor: "token:api-all",
+        data: expect.objectContaining({
+          before: { to: "e@example.com" },
+          after: { to: "fixed@example.com" },
+          fromStep: 1,
+          note: "typo in the address",
+        }),
+      },
+    ]);
+    const { rows } = await t.pool.query("select input from tasks where id = $1", [dead.id]);
+    expect(rows[0]?.input).toEqual({ to: "fixed@example.com" });
+    // The same version again: the task moved on, and the caller is told who moved it.
+    const again = await correct(dead.id, { version: dead.version, input: { to: "x@example.com" } });
+    expect(again.status).toBe(409);
+    expect(again.body.type).toBe("https://agent-ledger.dev/problems/version-conflict");
+    expect(again.body.detail).toContain("token:api-all");
+  });
+
+  it("an input the agent's schema refuses is a 400 and records nothing", async () => {
+    const dead = await deadTask();
+    const r = await correct(dead.id, { version: dead.version, input: { to: "not an address" } });
+    expect(r.status).toBe(400);
+    expect(r.body.type).toBe("https://agent-ledger.dev/problems/invalid-request");
+    expect(r.body.detail).toContain("to");
+    const same = await correct(dead.id, { version: dead.version, input: { to: "e@example.com" } });
+    expect(same.status).toBe(400);
+    expect(same.body.detail).toContain("the same as the task's input");
+    const extra = await correct(dead.id, { version: dead.version, input: {}, fromStap: 2 });
+    expect(extra.status).toBe(400);
+    expect(await entries(dead.id, "task.input_corrected")).toEqual([]);
+    expect(await entries(dead.id, "replay.requested")).toEqual([]);
+  });
+
+  it("needs deadLetters:review; a task that is not dead is a state conflict", async () => {
+    const dead = await deadTask();
+    const body = { version: dead.version, input: { to: "f@example.com" } };
+    const refused = await correct(dead.id, body, decider);
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toContain("deadLetters:review");
+    const missing = await correct("0b6f1f0e-6a43-4d6b-9e83-1f2b3c4d5e6f", body);
+    expect(missing.status).toBe(404);
+    await t.pool.query("update tasks set status = 'cancelled', dead_reason = null where id = $1", [
+      dead.id,
+    ]);
+    const finished = await correct(dead.id, body);
+    expect(finished.status).toBe(409);
+    expect(finished.body.type).toBe("https://agent-ledger.dev/problems/state-conflict");
+    expect(await entries(dead.id, "task.input_corrected")).toEqual([]);
+  });
+
+  it("when money may act, the first call is a request a second, different reviewer confirms", async () => {
+    const dead = await deadTask("payer");
+    const r = await correct(dead.id, { version: dead.version, input: { to: "g@example.com" } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      status: "dead",
+      waitingFor: { kind: "request", requestedBy: "token:api-all" },
+    });
+    expect(await entries(dead.id, "task.input_corrected")).toEqual([]);
   });
 });
 

@@ -133,6 +133,10 @@ const SAMPLES: Record<string, () => Promise<Sample>> = {
     const d = await deadTask();
     return { params: { id: d.id }, body: { version: d.version, fromStep: 1 } };
   },
+  correctTask: async () => {
+    const d = await deadTask();
+    return { params: { id: d.id }, body: { version: d.version, input: { n: 2 } } };
+  },
   cancelTask: async () => {
     const d = await deadTask();
     return { params: { id: d.id }, body: { version: d.version } };

@@ -9,6 +9,7 @@ import { getEffectEndpoint, listLedgerEndpoint, whyEndpoint } from "./ledger";
 import {
   approveEndpoint,
   cancelEndpoint,
+  correctEndpoint,
   rejectEndpoint,
   replayEndpoint,
   resolveEndpoint,
@@ -26,6 +27,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   approveEndpoint,
   rejectEndpoint,
   replayEndpoint,
+  correctEndpoint,
   cancelEndpoint,
   resolveEndpoint,
 ];

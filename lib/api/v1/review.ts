@@ -1,5 +1,5 @@
-// The review commands over HTTP: approve, reject, replay, cancel a task; resolve an effect's
-// unknown outcome. The same commands as the dashboard's buttons, with the same rules: each acts
+// The review commands over HTTP: approve, reject, replay, fix the input of and cancel a task;
+// resolve an effect's unknown outcome. The same commands as the dashboard's buttons, with the same rules: each acts
 // on the task version the caller read (a stale one is 409 with who changed it), the caller is
 // the ledger actor, and money takes two different reviewers.
 import { z } from "zod";
@@ -9,6 +9,7 @@ import { type JsonValue, toJsonValue } from "../../domain/json";
 import type { TaskStatus } from "../../domain/task-states";
 import { approveTask } from "../../server/commands/approve-task";
 import { cancelTask } from "../../server/commands/cancel-task";
+import { correctInput } from "../../server/commands/correct-input";
 import { rejectTask } from "../../server/commands/reject-task";
 import { replayTask } from "../../server/commands/replay-task";
 import { resolveOutcome } from "../../server/commands/resolve-outcome";
@@ -131,6 +132,43 @@ export const replayEndpoint = defineEndpoint({
         taskId: params.id,
         version: body.version,
         fromStep: body.fromStep,
+      }),
+    ),
+});
+
+export const correctEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/tasks/{id}/correct",
+  operationId: "correctTask",
+  tag: "Review",
+  summary: "Fix the input and replay: the corrected input must pass the agent's schema",
+  description:
+    "For a dead task (a bad input, say). `input` is the whole corrected input; it must pass the agent's published schema and differ from the task's input. The correction is recorded as a `task.input_corrected` ledger entry with before, after and who (the original stays in `task.enqueued`), and the task replays from `fromStep` (default 1) with it: effects whose intent did not change keep their keys and deduplicate if they succeeded, effects whose intent changed get new keys and act. When the replay may reach an effect that moves money, the first call records a request and `waitingFor` says a second, different reviewer must make the same call (the same corrected input) on the same version.",
+  scope: "deadLetters:review",
+  params: taskIdParam,
+  body: z
+    .object({
+      version: versionField,
+      input: z.json({ message: "must be JSON: the whole corrected input" }),
+      fromStep: z
+        .number({ message: "must be a number: the first step to run again" })
+        .int("must be a whole number")
+        .min(1, "must be at least 1")
+        .max(100_000, "is past any journal")
+        .optional(),
+      note: text(1000).optional(),
+    })
+    .strict(),
+  response: reviewResultSchema,
+  problems: REVIEW_PROBLEMS,
+  handle: async ({ params, body, viewer }) =>
+    answer(
+      await correctInput(getPool(), principalOf(viewer), {
+        taskId: params.id,
+        version: body.version,
+        input: body.input,
+        fromStep: body.fromStep,
+        note: body.note,
       }),
     ),
 });
