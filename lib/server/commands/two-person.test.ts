@@ -8,6 +8,7 @@ import { setUpTestDatabase } from "../../../db/testing/database";
 import { testViewer } from "../../auth/testing";
 import { operator } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
+import type { JsonValue } from "../../domain/json";
 import { readApprovalReviews, readReviewState } from "../queries/get-review-state";
 import { approveTask } from "./approve-task";
 import { cancelTask } from "./cancel-task";
@@ -141,6 +142,26 @@ const requests = async (id: string) =>
     )
   ).rows;
 
+type Staged = { id: string; version: number };
+/** `actor` approves (or asks to resume) the task at the version it was staged at. */
+const approveAs = (actor: string, on: Staged) =>
+  approveTask(t.pool, operator(actor), { taskId: on.id, version: on.version });
+/** `actor` replays the task from `fromStep`, at the version it was staged at. */
+const replayAs = (actor: string, on: Staged, fromStep: number) =>
+  replayTask(t.pool, operator(actor), { taskId: on.id, version: on.version, fromStep });
+/** `actor` says whether the effect `on.key` happened. */
+const resolveAs = (
+  actor: string,
+  on: Staged & { key: string },
+  outcome: { happened: false } | { happened: true; result: JsonValue },
+) =>
+  resolveOutcome(t.pool, operator(actor), {
+    taskId: on.id,
+    version: on.version,
+    key: on.key,
+    ...outcome,
+  });
+
 /** A dead task whose step 2 paid and failed: a replay from 1 would pay again. */
 async function deadPayer(): Promise<{ id: string; version: number }> {
   const agent = await agentWith([
@@ -159,10 +180,7 @@ describe("money approvals", () => {
     const parked = await task(agent, "awaiting_approval");
     const approvalId = await approval(parked.id, "refund", true);
 
-    const first = await approveTask(t.pool, operator(A), {
-      taskId: parked.id,
-      version: parked.version,
-    });
+    const first = await approveAs(A, parked);
     expect(first).toMatchObject({
       ok: true,
       value: {
@@ -183,20 +201,14 @@ describe("money approvals", () => {
       }),
     ]);
 
-    const again = await approveTask(t.pool, operator(A), {
-      taskId: parked.id,
-      version: parked.version,
-    });
+    const again = await approveAs(A, parked);
     expect(again).toMatchObject({
       ok: false,
       code: "conflict",
       message: expect.stringMatching(/^a second, different reviewer must approve/),
     });
 
-    const second = await approveTask(t.pool, operator(B), {
-      taskId: parked.id,
-      version: parked.version,
-    });
+    const second = await approveAs(B, parked);
     expect(second).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
     const { rows } = await t.pool.query(
       "select status, first_approved_by, decided_by from approvals where id = $1",
@@ -212,10 +224,7 @@ describe("money approvals", () => {
     const agent = await agentWith([{ name: "refund", money: true }]);
     const parked = await task(agent, "awaiting_approval");
     await approval(parked.id, "refund", false);
-    const first = await approveTask(t.pool, operator(A), {
-      taskId: parked.id,
-      version: parked.version,
-    });
+    const first = await approveAs(A, parked);
     expect(first).toMatchObject({ ok: true, value: { waitingFor: { kind: "approval" } } });
     expect((await row(parked.id))?.status).toBe("awaiting_approval");
   });
@@ -224,10 +233,7 @@ describe("money approvals", () => {
     const agent = await agentWith([{ name: "refund", money: false }]);
     const parked = await task(agent, "awaiting_approval");
     await approval(parked.id, "refund", false);
-    const r = await approveTask(t.pool, operator(A), {
-      taskId: parked.id,
-      version: parked.version,
-    });
+    const r = await approveAs(A, parked);
     expect(r).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
   });
 
@@ -264,11 +270,7 @@ describe("replay that reaches money", () => {
 
   it("one reviewer requests, the same one is refused, another confirms: it runs once", async () => {
     const dead = await deadPayer();
-    const asked = await replayTask(t.pool, operator(A), {
-      taskId: dead.id,
-      version: dead.version,
-      fromStep: 1,
-    });
+    const asked = await replayAs(A, dead, 1);
     expect(asked).toMatchObject({
       ok: true,
       value: {
@@ -290,32 +292,20 @@ describe("replay that reaches money", () => {
       }),
     ]);
 
-    const same = await replayTask(t.pool, operator(A), {
-      taskId: dead.id,
-      version: dead.version,
-      fromStep: 1,
-    });
+    const same = await replayAs(A, dead, 1);
     expect(same).toMatchObject({
       ok: false,
       code: "conflict",
       message: expect.stringMatching(/^a second, different reviewer must confirm/),
     });
-    const other = await replayTask(t.pool, operator(B), {
-      taskId: dead.id,
-      version: dead.version,
-      fromStep: 2,
-    });
+    const other = await replayAs(B, dead, 2);
     expect(other).toMatchObject({
       ok: false,
       code: "conflict",
       message: expect.stringContaining(`${A} asked for a replay from step 1`),
     });
 
-    const confirmed = await replayTask(t.pool, operator(B), {
-      taskId: dead.id,
-      version: dead.version,
-      fromStep: 1,
-    });
+    const confirmed = await replayAs(B, dead, 1);
     expect(confirmed).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
     expect(await requests(dead.id)).toEqual([
       {
@@ -341,15 +331,7 @@ describe("replay that reaches money", () => {
 
   it("two reviewers clicking at once: one request, one confirmation, one replay", async () => {
     const dead = await deadPayer();
-    const results = await Promise.all(
-      [A, B].map((actor) =>
-        replayTask(t.pool, operator(actor), {
-          taskId: dead.id,
-          version: dead.version,
-          fromStep: 1,
-        }),
-      ),
-    );
+    const results = await Promise.all([A, B].map((actor) => replayAs(actor, dead, 1)));
     expect(results.every((r) => r.ok)).toBe(true);
     expect(results.filter((r) => r.ok && r.value.waitingFor !== null)).toHaveLength(1);
     expect(await entries(dead.id, "replay.requested")).toHaveLength(1);
@@ -358,18 +340,14 @@ describe("replay that reaches money", () => {
 
   it("the request is bound to the task version: a change voids it", async () => {
     const dead = await deadPayer();
-    await replayTask(t.pool, operator(A), { taskId: dead.id, version: dead.version, fromStep: 1 });
+    await replayAs(A, dead, 1);
     // Someone else changes the task (the request was for what the task was then).
     const { rows } = await t.pool.query<{ version: number }>(
       "update tasks set version = version + 1 where id = $1 returning version",
       [dead.id],
     );
     const now = rows[0]?.version ?? 0;
-    const stale = await replayTask(t.pool, operator(B), {
-      taskId: dead.id,
-      version: dead.version,
-      fromStep: 1,
-    });
+    const stale = await replayAs(B, dead, 1);
     expect(stale).toMatchObject({
       ok: false,
       code: "conflict",
@@ -378,11 +356,7 @@ describe("replay that reaches money", () => {
     expect((await readReviewState(t.pool, testViewer("reviewer"), dead.id))?.pending).toBeNull();
 
     // On the new version B's click is a new first request, not a confirmation of A's.
-    const fresh = await replayTask(t.pool, operator(B), {
-      taskId: dead.id,
-      version: now,
-      fromStep: 1,
-    });
+    const fresh = await replayAs(B, { id: dead.id, version: now }, 1);
     expect(fresh).toMatchObject({
       ok: true,
       value: { status: "dead", waitingFor: { requestedBy: B } },
@@ -403,7 +377,7 @@ describe("replay that reaches money", () => {
 
   it("reject and cancel withdraw a pending request", async () => {
     const dead = await deadPayer();
-    await replayTask(t.pool, operator(A), { taskId: dead.id, version: dead.version, fromStep: 1 });
+    await replayAs(A, dead, 1);
     const rejected = await rejectTask(t.pool, operator(B), {
       taskId: dead.id,
       version: dead.version,
@@ -413,11 +387,7 @@ describe("replay that reaches money", () => {
     expect((await requests(dead.id)).map((r) => r.status)).toEqual(["withdrawn"]);
 
     const other = await deadPayer();
-    await replayTask(t.pool, operator(A), {
-      taskId: other.id,
-      version: other.version,
-      fromStep: 1,
-    });
+    await replayAs(A, other, 1);
     expect(
       (await cancelTask(t.pool, operator(B), { taskId: other.id, version: other.version })).ok,
     ).toBe(true);
@@ -426,11 +396,7 @@ describe("replay that reaches money", () => {
 
   it("a reviewer withdraws a request; then anyone may ask again", async () => {
     const dead = await deadPayer();
-    const asked = await replayTask(t.pool, operator(A), {
-      taskId: dead.id,
-      version: dead.version,
-      fromStep: 1,
-    });
+    const asked = await replayAs(A, dead, 1);
     const requestId = asked.ok ? (asked.value.waitingFor?.requestId ?? 0) : 0;
     expect(
       await withdrawReviewRequest(t.pool, operator(B), { taskId: dead.id, requestId }),
@@ -441,17 +407,13 @@ describe("replay that reaches money", () => {
       ok: false,
       code: "conflict",
     });
-    const again = await replayTask(t.pool, operator(B), {
-      taskId: dead.id,
-      version: dead.version,
-      fromStep: 2,
-    });
+    const again = await replayAs(B, dead, 2);
     expect(again).toMatchObject({ ok: true, value: { waitingFor: { requestedBy: B } } });
   });
 
   it("the database refuses a request confirmed by its own requester", async () => {
     const dead = await deadPayer();
-    await replayTask(t.pool, operator(A), { taskId: dead.id, version: dead.version, fromStep: 1 });
+    await replayAs(A, dead, 1);
     await expect(
       t.pool.query(
         "update review_requests set status = 'confirmed', decided_by = requested_by, decided_at = now() where task_id = $1",
@@ -469,11 +431,7 @@ describe("when one reviewer is enough", () => {
     await effect(dead.id, 2, "pay", "failed");
     const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
     expect(state?.replay).toMatchObject({ catalogKnown: false, twoPerson: false, moneyTools: [] });
-    const r = await replayTask(t.pool, operator(A), {
-      taskId: dead.id,
-      version: dead.version,
-      fromStep: 1,
-    });
+    const r = await replayAs(A, dead, 1);
     expect(r).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
   });
 
@@ -487,11 +445,7 @@ describe("when one reviewer is enough", () => {
       twoPerson: false,
       effects: [expect.objectContaining({ outcome: "dedupe", money: true, acts: false })],
     });
-    const r = await replayTask(t.pool, operator(A), {
-      taskId: dead.id,
-      version: dead.version,
-      fromStep: 1,
-    });
+    const r = await replayAs(A, dead, 1);
     expect(r).toMatchObject({ ok: true, value: { status: "queued" } });
   });
 
@@ -513,10 +467,7 @@ describe("resume (approve a dead task) that reaches money", () => {
     const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
     expect(state?.resume).toMatchObject({ action: "approve", fromStep: 2, twoPerson: true });
 
-    const asked = await approveTask(t.pool, operator(A), {
-      taskId: dead.id,
-      version: dead.version,
-    });
+    const asked = await approveAs(A, dead);
     expect(asked).toMatchObject({
       ok: true,
       value: { status: "dead", waitingFor: { kind: "request" } },
@@ -529,22 +480,16 @@ describe("resume (approve a dead task) that reaches money", () => {
       },
     );
     // A replay is another action: it cannot ride on the resume request.
-    const replay = await replayTask(t.pool, operator(B), {
-      taskId: dead.id,
-      version: dead.version,
-      fromStep: 2,
-    });
+    const replay = await replayAs(B, dead, 2);
     expect(replay).toMatchObject({
       ok: false,
       message: expect.stringContaining("asked for resuming the task"),
     });
-    expect(
-      await approveTask(t.pool, operator(A), { taskId: dead.id, version: dead.version }),
-    ).toMatchObject({
+    expect(await approveAs(A, dead)).toMatchObject({
       ok: false,
       message: expect.stringMatching(/^a second, different reviewer must confirm/),
     });
-    const done = await approveTask(t.pool, operator(B), { taskId: dead.id, version: dead.version });
+    const done = await approveAs(B, dead);
     expect(done).toMatchObject({ ok: true, value: { status: "queued" } });
     expect(await row(dead.id)).toMatchObject({
       status: "queued",
@@ -598,12 +543,7 @@ describe("resolving an unknown outcome of a money effect", () => {
 
   it("'it did not' is recorded by one reviewer, but sending the money again takes two", async () => {
     const dead = await unknownOutcome(true);
-    const resolved = await resolveOutcome(t.pool, operator(A), {
-      taskId: dead.id,
-      version: dead.version,
-      key: dead.key,
-      happened: false,
-    });
+    const resolved = await resolveAs(A, dead, { happened: false });
     expect(resolved).toMatchObject({ ok: true, value: { status: "dead" } });
     expect(await row(dead.id)).toMatchObject({ status: "dead", version: dead.version + 1 });
     expect(await entries(dead.id, "outcome.resolved")).toEqual([
@@ -611,41 +551,24 @@ describe("resolving an unknown outcome of a money effect", () => {
     ]);
     const state = await readReviewState(t.pool, testViewer("reviewer"), dead.id);
     expect(state?.resume?.twoPerson).toBe(true);
-    const first = await approveTask(t.pool, operator(A), {
-      taskId: dead.id,
-      version: dead.version + 1,
-    });
+    const first = await approveAs(A, { id: dead.id, version: dead.version + 1 });
     expect(first).toMatchObject({
       ok: true,
       value: { status: "dead", waitingFor: { kind: "request" } },
     });
-    const second = await approveTask(t.pool, operator(B), {
-      taskId: dead.id,
-      version: dead.version + 1,
-    });
+    const second = await approveAs(B, { id: dead.id, version: dead.version + 1 });
     expect(second).toMatchObject({ ok: true, value: { status: "queued" } });
   });
 
   it("'it did not' on an effect that moves no money resumes the task at once", async () => {
     const dead = await unknownOutcome(false);
-    const resolved = await resolveOutcome(t.pool, operator(A), {
-      taskId: dead.id,
-      version: dead.version,
-      key: dead.key,
-      happened: false,
-    });
+    const resolved = await resolveAs(A, dead, { happened: false });
     expect(resolved).toMatchObject({ ok: true, value: { status: "queued" } });
   });
 
   it("'it happened' on a money effect resumes at once: nothing will be sent again", async () => {
     const dead = await unknownOutcome(true);
-    const resolved = await resolveOutcome(t.pool, operator(A), {
-      taskId: dead.id,
-      version: dead.version,
-      key: dead.key,
-      happened: true,
-      result: { refundId: "re_1" },
-    });
+    const resolved = await resolveAs(A, dead, { happened: true, result: { refundId: "re_1" } });
     expect(resolved).toMatchObject({ ok: true, value: { status: "queued" } });
   });
 });
@@ -659,7 +582,7 @@ describe("reading the review state", () => {
   it("the approvals list gets each task's version and two-person state", async () => {
     const flagged = await task(await agentWith(null), "awaiting_approval");
     await approval(flagged.id, "refund", true);
-    await approveTask(t.pool, operator(A), { taskId: flagged.id, version: flagged.version });
+    await approveAs(A, flagged);
     const byCatalog = await task(
       await agentWith([{ name: "refund", money: true }]),
       "awaiting_approval",
