@@ -38,6 +38,9 @@ export const effects = pgTable(
     index("effects_task_idx").on(t.taskId, t.stepSeq),
     // Find in-flight effects whose lease ran out (outcome unknown).
     index("effects_started_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'started'`),
+    // Counts by status for the overview and the metrics scrape (table-counts.ts): an index-only
+    // range per status, where each was a scan of every effect.
+    index("effects_status_idx").on(t.status),
     index("effects_tool_created_idx").on(t.tool, t.createdAt.desc().nullsFirst()),
     // "Why did it send that?" by recipient, Message-ID or refund id (lib/server/queries/why.ts):
     // the paths the email and payment tools record, so a lookup is an index probe per path.

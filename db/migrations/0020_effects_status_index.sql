@@ -1,0 +1,1 @@
+CREATE INDEX "effects_status_idx" ON "effects" USING btree ("status");
