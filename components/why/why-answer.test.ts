@@ -3,42 +3,19 @@
 // which look like markup come out as text. The answers come from explainWhy on a real database.
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { testTokenViewer, testViewer } from "../../lib/auth/testing";
-import { parseEnv } from "../../lib/env";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { HIDDEN_PAYLOAD } from "../../lib/server/queries/payloads";
 import { explainWhy, whyQuerySchema } from "../../lib/server/queries/why";
-import { createAgents, createModel } from "../../worker/agents";
-import { lookUpInvoice } from "../../worker/agents/invoice-reminder";
-import { type DemoReceivers, startDemoReceivers } from "../../worker/demo/receivers";
-import { type RunningWorker, startWorker } from "../../worker/runtime/worker";
+import { demoWorker, overdueInvoice } from "../../worker/demo/testing";
 import { WhyAnswerView } from "./why-answer";
 
 const t = await setUpTestDatabase("why_page");
-let receivers: DemoReceivers;
-let worker: RunningWorker;
-
-beforeAll(async () => {
-  receivers = await startDemoReceivers();
-  const config = parseEnv({ SMTP_URL: receivers.smtpUrl, PAYMENTS_URL: receivers.paymentsUrl });
-  worker = await startWorker({
-    pool: t.pool,
-    agents: createAgents(config),
-    model: createModel(config),
-    concurrency: 2,
-    leaseMs: 2_000,
-    pollMs: 50,
-    log: () => {},
-  });
-});
-afterAll(async () => {
-  await worker.stop(1_000);
-  await receivers.stop();
-});
+const demo = demoWorker(t.pool, { concurrency: 2, leaseMs: 2_000 });
 
 async function render(query: Record<string, string>, viewer = testViewer("ops")) {
   const answer = await explainWhy(t.db, viewer, whyQuerySchema.parse(query));
@@ -51,21 +28,13 @@ describe("WhyAnswerView", () => {
   const recipient = "hopper@example.com";
 
   beforeAll(async () => {
-    for (let i = 0; !invoiceId; i++) {
-      if (lookUpInvoice(`inv_page_${i}`).daysOverdue > 0) invoiceId = `inv_page_${i}`;
-    }
-    const { taskId } = await withTransaction(t.pool, (c) =>
-      insertTask(c, {
-        agent: "invoice-reminder",
-        input: { invoiceId, customerEmail: recipient },
-        actor: "token:billing",
-      }),
+    invoiceId = overdueInvoice("inv_page_");
+    const taskId = await demo.run(
+      "invoice-reminder",
+      { invoiceId, customerEmail: recipient },
+      "token:billing",
     );
-    for (let i = 0; i < 400; i++) {
-      const { rows } = await t.pool.query("select status from tasks where id = $1", [taskId]);
-      if (rows[0]?.status === "succeeded") break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await demo.until(taskId, ["succeeded"]);
     const { rows } = await t.pool.query("select key from effects where task_id = $1", [taskId]);
     key = rows[0]?.key ?? "";
     expect(key).toMatch(/^[0-9a-f]{64}$/);

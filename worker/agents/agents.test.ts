@@ -1,72 +1,23 @@
 // The example agents against the demo receivers over real sockets: what reaches the mail
 // server and the payments API, once per intent, even when the wire fails.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { withTransaction } from "../../db/client";
+import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { operator } from "../../lib/domain/access";
-import { parseEnv } from "../../lib/env";
 import { approveTask } from "../../lib/server/commands/approve-task";
-import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
-import { type DemoReceivers, startDemoReceivers } from "../demo/receivers";
-import { type RunningWorker, startWorker } from "../runtime/worker";
-import { createAgents, createModel } from ".";
-import { lookUpInvoice } from "./invoice-reminder";
+import { demoWorker, overdueInvoice } from "../demo/testing";
 
 const t = await setUpTestDatabase("agents");
-let receivers: DemoReceivers;
-let worker: RunningWorker;
-
-beforeAll(async () => {
-  await t.pool.query(
-    `insert into retry_policies (scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, updated_by)
-     values ('global', 4, 20, 1, 20, 10000, 'test')`,
-  );
-  receivers = await startDemoReceivers();
-  const config = parseEnv({ SMTP_URL: receivers.smtpUrl, PAYMENTS_URL: receivers.paymentsUrl });
-  worker = await startWorker({
-    pool: t.pool,
-    agents: createAgents(config).map((a) => ({ ...a, policy: {} })),
-    model: createModel(config),
-    concurrency: 4,
-    leaseMs: 1_000,
-    pollMs: 50,
-    log: () => {},
-  });
-});
-afterAll(async () => {
-  await worker.stop(1_000);
-  await receivers.stop();
-});
-
-async function run(agent: string, input: unknown) {
-  const { taskId } = await withTransaction(t.pool, (c) =>
-    insertTask(c, { agent, input, actor: "test" }),
-  );
-  return taskId;
-}
-async function until(id: string, statuses: string[]) {
-  for (let i = 0; i < 600; i++) {
-    const { rows } = await t.pool.query(
-      "select status, version, dead_reason, result from tasks where id = $1",
-      [id],
-    );
-    if (statuses.includes(rows[0].status)) return rows[0];
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`task ${id} did not reach ${statuses.join("/")}`);
-}
-const overdueInvoice = (prefix: string) => {
-  for (let i = 0; ; i++) if (lookUpInvoice(`${prefix}${i}`).daysOverdue > 0) return `${prefix}${i}`;
-};
+const demo = demoWorker(t.pool, { quickRetries: true });
+const { run, until } = demo;
 
 describe("invoice-reminder", () => {
   it("emails once, with the effect key as Message-ID and X-Agent-Ledger-Key", async () => {
     const invoiceId = overdueInvoice("inv_a");
     const id = await run("invoice-reminder", { invoiceId, customerEmail: "ada@example.com" });
     expect(await until(id, ["succeeded"])).toMatchObject({ result: { emailsSent: 1 } });
-    const mails = receivers.smtp.messages().filter((m) => m.to.includes("ada@example.com"));
+    const mails = demo.receivers.smtp.messages().filter((m) => m.to.includes("ada@example.com"));
     expect(mails).toHaveLength(1);
     const { rows } = await t.pool.query("select key from effects where task_id = $1", [id]);
     expect(mails[0]?.ledgerKey).toBe(rows[0].key);
@@ -74,13 +25,13 @@ describe("invoice-reminder", () => {
   });
 
   it("a dropped connection after the server kept the mail: outcome unknown, a human decides, no second mail", async () => {
-    receivers.smtp.setFaults({ dropAfterAcceptRate: 1 });
+    demo.receivers.smtp.setFaults({ dropAfterAcceptRate: 1 });
     const invoiceId = overdueInvoice("inv_b");
     const id = await run("invoice-reminder", { invoiceId, customerEmail: "grace@example.com" });
     expect(await until(id, ["dead"])).toMatchObject({ dead_reason: "outcome_unknown" });
-    receivers.smtp.setFaults({});
+    demo.receivers.smtp.setFaults({});
     expect(
-      receivers.smtp.messages().filter((m) => m.to.includes("grace@example.com")),
+      demo.receivers.smtp.messages().filter((m) => m.to.includes("grace@example.com")),
     ).toHaveLength(1);
   });
 });
@@ -94,13 +45,15 @@ describe("refund", () => {
       reason: "damaged",
     });
     expect(await until(id, ["succeeded"])).toBeTruthy();
-    const refunds = receivers.payments.refunds().filter((r) => r.metadata.order_id === "ord_1");
+    const refunds = demo.receivers.payments
+      .refunds()
+      .filter((r) => r.metadata.order_id === "ord_1");
     expect(refunds).toHaveLength(1);
     expect(refunds[0]?.amount).toBe(1_299);
   });
 
   it("after the provider acted but the answer was lost, a retry reconciles instead of refunding again", async () => {
-    receivers.payments.setFaults({ dropAfterActRate: 1 });
+    demo.receivers.payments.setFaults({ dropAfterActRate: 1 });
     const id = await run("refund", {
       orderId: "ord_2",
       amountCents: 500,
@@ -108,10 +61,10 @@ describe("refund", () => {
       reason: "duplicate charge",
     });
     await new Promise((r) => setTimeout(r, 300));
-    receivers.payments.setFaults({});
+    demo.receivers.payments.setFaults({});
     expect(await until(id, ["succeeded"])).toBeTruthy();
     expect(
-      receivers.payments.refunds().filter((r) => r.metadata.order_id === "ord_2"),
+      demo.receivers.payments.refunds().filter((r) => r.metadata.order_id === "ord_2"),
     ).toHaveLength(1);
     const { rows } = await t.pool.query(
       "select kind, data from ledger_entries where task_id = $1 order by seq",
@@ -130,7 +83,7 @@ describe("refund", () => {
     });
     const parked = await until(id, ["awaiting_approval"]);
     expect(
-      receivers.payments
+      demo.receivers.payments
         .requests()
         .filter(
           (r) =>
@@ -150,7 +103,7 @@ describe("refund", () => {
     // A refund moves money: one reviewer's yes is not enough, and nothing is refunded yet.
     const waiting = await until(id, ["awaiting_approval"]);
     expect(
-      receivers.payments.refunds().filter((r) => r.metadata.order_id === "ord_3"),
+      demo.receivers.payments.refunds().filter((r) => r.metadata.order_id === "ord_3"),
     ).toHaveLength(0);
     const same = await approveTask(t.pool, operator("rita@example.com"), {
       taskId: id,
@@ -168,7 +121,7 @@ describe("refund", () => {
     ).toBe(true);
     expect(await until(id, ["succeeded"])).toBeTruthy();
     expect(
-      receivers.payments.refunds().filter((r) => r.metadata.order_id === "ord_3"),
+      demo.receivers.payments.refunds().filter((r) => r.metadata.order_id === "ord_3"),
     ).toHaveLength(1);
   });
 
