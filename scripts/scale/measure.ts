@@ -19,6 +19,8 @@ const { values } = parseArgs({
     runs: { type: "string", default: "30" },
     warmup: { type: "string", default: "1" },
     "budget-ms": { type: "string", default: "8000" },
+    /** Runs before --budget-ms may cut a case short (at 10M a query of 20 s says enough in 3). */
+    "min-runs": { type: "string", default: "5" },
     only: { type: "string" },
     /** Print EXPLAIN (ANALYZE, BUFFERS) of each statement of the cases matching this, instead of timing. */
     explain: { type: "string" },
@@ -58,6 +60,7 @@ try {
       runs: Number(values.runs),
       warmup: Number(values.warmup),
       budgetMs: Number(values["budget-ms"]),
+      minRuns: Number(values["min-runs"]),
       onResult: (r) =>
         console.error(`${r.name}: p95 ${r.p95Ms} ms${r.error ? ` (error: ${r.error})` : ""}`),
     });

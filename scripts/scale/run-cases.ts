@@ -24,8 +24,10 @@ export async function runCases(
   opts: {
     runs: number;
     warmup: number;
-    /** Stop a case early (after at least 5 runs) once its runs took this long: a query of seconds says enough in 5. */
+    /** Stop a case early (after at least `minRuns`) once its runs took this long: a query of seconds says enough in 5. */
     budgetMs?: number;
+    /** Runs a case gets before the budget may stop it (default 5). */
+    minRuns?: number;
     onResult?: (r: CaseResult) => void;
   },
 ): Promise<CaseResult[]> {
@@ -42,7 +44,8 @@ export async function runCases(
         await c.run(ctx);
         times.push(performance.now() - t);
         spent += performance.now() - t;
-        if (opts.budgetMs !== undefined && i >= 4 && spent > opts.budgetMs) break;
+        if (opts.budgetMs !== undefined && i + 1 >= (opts.minRuns ?? 5) && spent > opts.budgetMs)
+          break;
       }
       times.sort((a, b) => a - b);
       result = {
