@@ -4,6 +4,7 @@
 import { EnvError } from "../../lib/env";
 import { alertsCommand } from "./alerts";
 import { approveCommand } from "./approve";
+import { checkOutcomeCommand } from "./check-outcome";
 import { checkpointCommand } from "./checkpoint";
 import { deadLettersCommand } from "./dead-letters";
 import { enqueueCommand } from "./enqueue";
@@ -29,6 +30,7 @@ export const commands: Command[] = [
   replayCommand,
   approveCommand,
   rejectCommand,
+  checkOutcomeCommand,
   exportCommand,
   verifyCommand,
   checkpointCommand,
