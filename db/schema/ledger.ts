@@ -3,8 +3,10 @@ import {
   bigint,
   check,
   index,
+  integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   unique,
@@ -83,3 +85,25 @@ export const ledgerEntries = pgTable(
 );
 
 export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;
+
+/**
+ * Entries per kind since the start, kept by a statement trigger on ledger_entries (migration
+ * 0022) in the appending transaction, so a reader's snapshot agrees with the ledger it sees: the
+ * metrics scrape's lifetime counts read these few rows instead of counting millions of entries.
+ * One row per kind and appending backend (pg_backend_pid), so concurrent appenders never wait on
+ * each other's counter row (a row per kind would serialise every worker's commits); the rows of
+ * backends that are gone are folded into a live one's by the trigger. The total is the sum.
+ */
+export const ledgerKindCounts = pgTable(
+  "ledger_kind_counts",
+  {
+    kind: text("kind").notNull(),
+    /** The appending backend's pid; 0 for what the migration counted. */
+    backend: integer("backend").notNull(),
+    entries: bigint("entries", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "ledger_kind_counts_pkey", columns: [t.kind, t.backend] }),
+    check("ledger_kind_counts_entries_check", sql`${t.entries} >= 0`),
+  ],
+);

@@ -1,7 +1,7 @@
 // What /api/metrics exposes to Prometheus, read in one read-only snapshot so the numbers agree
 // with each other. Scraped every 15 s or so: every statement is an aggregate that an index
-// bounds or a planner estimate (table-counts.ts: large tables are not scanned), and the
-// snapshot has a statement timeout.
+// bounds, a planner estimate (table-counts.ts: large tables are not scanned) or a counter kept
+// by the writes (ledger_kind_counts), and the snapshot has a statement timeout.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { requireScope, type Viewer } from "../../domain/access";
@@ -126,15 +126,11 @@ export async function getMetrics(
       values: [CLAIM_LATENCY_WINDOW_SECONDS, CLAIM_LATENCY_MAX_CLAIMS, CLAIM_LATENCY_QUANTILES],
     });
 
-    // One index-only range scan of ledger_entries_kind_at_idx per kind (the ledger is
-    // append-only, so autovacuum keeps its pages all-visible). Written per kind because with
-    // `kind = any(…) group by kind` the planner may pick a scan of the whole table instead.
+    // Kept per kind by a trigger in the appending transactions (ledger_kind_counts): counting
+    // the entries instead read every attempt.started ever (139k at 1M entries, 60-120 ms).
     const kindRows = await client.query<{ kind: string; n: number }>({
-      text: `select k.kind, c.n
-               from unnest($1::text[]) as k(kind)
-              cross join lateral (
-                select count(*)::int as n from ledger_entries e where e.kind = k.kind
-              ) c`,
+      text: `select kind, sum(entries)::float8 as n from ledger_kind_counts
+              where kind = any($1::text[]) group by kind`,
       values: [[...COUNTED_KINDS]],
     });
 
