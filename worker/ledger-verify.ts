@@ -16,6 +16,7 @@ import {
   rowHash,
   verifyLedger,
 } from "../lib/server/ledger/verify-ledger";
+import { type Periodic, startPeriodic } from "./periodic";
 
 /** Two-int advisory lock key: ("ledg", 1). Any other lock picks other numbers. */
 export const VERIFY_LOCK = [0x6c656467, 1] as const;
@@ -227,7 +228,7 @@ export async function verifyPassOn(
   }
 }
 
-export type LedgerVerifier = { stop: () => Promise<void>; runOnce: () => Promise<void> };
+export type LedgerVerifier = Periodic;
 
 /** The loop: a pass every `intervalMs`; passes never overlap within a process. */
 export function startLedgerVerifier(
@@ -235,9 +236,6 @@ export function startLedgerVerifier(
 ): LedgerVerifier {
   const log = logger("ledger-verify");
   const { pool, intervalMs, ...options } = config;
-  let current: Promise<void> = Promise.resolve();
-  let stopped = false;
-
   const pass = async () => {
     try {
       const outcome = await runLedgerVerifyPass(pool, options);
@@ -256,22 +254,5 @@ export function startLedgerVerifier(
       else log.warn(errorFields(err), "ledger verify failed to run");
     }
   };
-  const runOnce = () => {
-    current = current.then(pass);
-    return current;
-  };
-  const timer = setInterval(() => {
-    if (!stopped) void runOnce();
-  }, intervalMs);
-  timer.unref();
-  void runOnce();
-
-  return {
-    runOnce,
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await current;
-    },
-  };
+  return startPeriodic(intervalMs, pass);
 }

@@ -6,6 +6,7 @@ import type pg from "pg";
 import { isConnectionError } from "../../db/retry";
 import { errorFields, logger } from "../../lib/log";
 import { type EvaluateOptions, evaluateAlerts } from "../../lib/server/commands/evaluate-alerts";
+import { type Periodic, startPeriodic } from "../periodic";
 
 export type AlertEvaluatorConfig = EvaluateOptions & {
   pool: pg.Pool;
@@ -13,14 +14,11 @@ export type AlertEvaluatorConfig = EvaluateOptions & {
   intervalMs?: number;
 };
 
-export type AlertEvaluator = { stop: () => Promise<void>; runOnce: () => Promise<void> };
+export type AlertEvaluator = Periodic;
 
 export function startAlertEvaluator(config: AlertEvaluatorConfig): AlertEvaluator {
   const log = logger("alerts");
   const { pool, intervalMs = 5_000, ...options } = config;
-  let current: Promise<void> = Promise.resolve();
-  let stopped = false;
-
   const pass = async () => {
     try {
       const result = await evaluateAlerts(pool, options);
@@ -33,22 +31,5 @@ export function startAlertEvaluator(config: AlertEvaluatorConfig): AlertEvaluato
       else log.warn({ ...errorFields(err) }, "alert evaluation failed");
     }
   };
-  const runOnce = () => {
-    current = current.then(pass);
-    return current;
-  };
-  const timer = setInterval(() => {
-    if (!stopped) void runOnce();
-  }, intervalMs);
-  timer.unref();
-  void runOnce();
-
-  return {
-    runOnce,
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await current;
-    },
-  };
+  return startPeriodic(intervalMs, pass);
 }
