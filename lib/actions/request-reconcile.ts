@@ -7,20 +7,12 @@ import { defineAction, fromCommand } from "../auth/guard";
 import { principalOf } from "../domain/access";
 import { requestReconcile } from "../server/commands/request-reconcile";
 import { getPool } from "../server/db";
+import { effectKey, taskId } from "./review-fields";
 
 export const requestReconcileAction = defineAction({
   name: "requestReconcileAction",
   scope: "outcomes:resolve",
-  input: z.object({
-    taskId: z
-      .string({ message: "is required" })
-      .trim()
-      .toLowerCase()
-      .pipe(z.uuid({ message: "must be a task id (a UUID)" })),
-    key: z
-      .string({ message: "is required" })
-      .regex(/^[0-9a-f]{64}$/, "must be an effect key (64 hex digits)"),
-  }),
+  input: z.object({ taskId, key: effectKey }),
   run: async (input, viewer) =>
     fromCommand(await requestReconcile(getPool(), principalOf(viewer), input)),
 });

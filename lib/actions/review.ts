@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { defineAction, fromCommand } from "../auth/guard";
 import { principalOf } from "../domain/access";
-import { canonicalJson, type JsonValue, toJsonValue } from "../domain/json";
+import type { JsonValue } from "../domain/json";
 import { approveTask } from "../server/commands/approve-task";
 import { cancelTask } from "../server/commands/cancel-task";
 import { rejectTask } from "../server/commands/reject-task";
@@ -15,30 +15,18 @@ import { resolveOutcome } from "../server/commands/resolve-outcome";
 import { withdrawReviewRequest } from "../server/commands/two-person";
 import { getPool } from "../server/db";
 import { previewReview } from "../server/queries/get-review-state";
+import {
+  blankAsAbsent,
+  effectKey,
+  fromStep,
+  jsonText,
+  note,
+  taskId,
+  version,
+} from "./review-fields";
 
 /** Largest "it happened" result a reviewer may paste, in bytes of canonical JSON. */
 const MAX_RESULT_BYTES = 16 * 1024;
-
-/** An empty optional text field arrives from a form as "": treat it as absent. */
-const blankAsAbsent = (value: unknown) =>
-  typeof value === "string" && value.trim() === "" ? undefined : value;
-
-const taskId = z
-  .string({ message: "is required" })
-  .trim()
-  .toLowerCase()
-  .pipe(z.uuid({ message: "must be a task id (a UUID)" }));
-
-const version = z.coerce
-  .number({ message: "must be a number" })
-  .int("must be a whole number")
-  .min(1, "must be at least 1")
-  .max(2_147_483_647, "is too large");
-
-const note = z.preprocess(
-  blankAsAbsent,
-  z.string().trim().max(1000, "must be at most 1000 characters").optional(),
-);
 
 export const approveTaskAction = defineAction({
   name: "approveTaskAction",
@@ -74,12 +62,6 @@ export const rejectTaskAction = defineAction({
     fromCommand(await rejectTask(getPool(), principalOf(viewer), input)),
 });
 
-const fromStep = z.coerce
-  .number({ message: "must be a number" })
-  .int("must be a whole number")
-  .min(1, "must be at least 1")
-  .max(100_000, "is past any journal");
-
 export const replayTaskAction = defineAction({
   name: "replayTaskAction",
   scope: "deadLetters:review",
@@ -109,32 +91,7 @@ export const withdrawReviewRequestAction = defineAction({
 });
 
 /** A pasted result: JSON text that the ledger can store, at most MAX_RESULT_BYTES. */
-const resultJson = z.preprocess(
-  blankAsAbsent,
-  z
-    .string()
-    .max(MAX_RESULT_BYTES, `must be at most ${MAX_RESULT_BYTES / 1024} KB`)
-    .transform((text, ctx): JsonValue => {
-      try {
-        const value = toJsonValue(JSON.parse(text), "result");
-        if (Buffer.byteLength(canonicalJson(value)) > MAX_RESULT_BYTES) {
-          ctx.addIssue({
-            code: "custom",
-            message: `must be at most ${MAX_RESULT_BYTES / 1024} KB`,
-          });
-          return z.NEVER;
-        }
-        return value;
-      } catch (error) {
-        ctx.addIssue({
-          code: "custom",
-          message: `is not valid JSON (${error instanceof Error ? error.message : "unreadable"})`,
-        });
-        return z.NEVER;
-      }
-    })
-    .optional(),
-);
+const resultJson = z.preprocess(blankAsAbsent, jsonText(MAX_RESULT_BYTES, "result").optional());
 
 export const resolveOutcomeAction = defineAction({
   name: "resolveOutcomeAction",
@@ -143,9 +100,7 @@ export const resolveOutcomeAction = defineAction({
     .object({
       taskId,
       version,
-      key: z
-        .string({ message: "is required" })
-        .regex(/^[0-9a-f]{64}$/, "must be an effect key (64 hex digits)"),
+      key: effectKey,
       happened: z.enum(["yes", "no"], { message: "say whether it happened: yes or no" }),
       providerId: z.preprocess(
         blankAsAbsent,
