@@ -55,7 +55,19 @@ function startedDto(
     confirmedBy: null,
     createdAt: new Date().toISOString(),
     finishedAt: null,
-    counts: { pending: memberCount, done: 0, waiting: 0, taken: 0, refused: 0, failed: 0 },
+    endedBy: null,
+    endReason: null,
+    // The one who froze it may withdraw it while it waits; the live read says so from the table.
+    mayWithdraw: status === "awaiting_second",
+    counts: {
+      pending: memberCount,
+      done: 0,
+      waiting: 0,
+      taken: 0,
+      refused: 0,
+      failed: 0,
+      skipped: 0,
+    },
     members: [],
   };
 }

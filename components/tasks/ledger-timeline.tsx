@@ -4,6 +4,7 @@ import { Fragment } from "react";
 import type { TimelineEntryDto } from "../../lib/server/queries/list-task-timeline";
 import type { StatTone } from "../ui/stat";
 import { Timestamp } from "../ui/timestamp";
+import { bulkHref } from "./bulk-href";
 import { JsonDetails } from "./json-view";
 import { ledgerKindTone } from "./labels";
 import { ShortHash } from "./short-hash";
@@ -35,16 +36,19 @@ export function LedgerTimeline({
   entries,
   gap,
   effectKeys,
+  label = "Ledger entries of this task, oldest first",
 }: {
   entries: TimelineEntryDto[];
   /** Entries left out of a long stream, after the entry with seq `afterSeq`, and where to read them. */
   gap: { afterSeq: number; count: number; href: string } | null;
   /** Keys with an effect on this page, so the key links to it. */
   effectKeys: readonly string[];
+  /** What the list is, for assistive technology. */
+  label?: string;
 }) {
   const linked = new Set(effectKeys);
   return (
-    <ol aria-label="Ledger entries of this task, oldest first" className="relative">
+    <ol aria-label={label} className="relative">
       {entries.map((e, i) => {
         const tone = ledgerKindTone(e.kind);
         return (
@@ -94,6 +98,23 @@ export function LedgerTimeline({
                     </span>
                   ) : null}
                 </div>
+                {e.bulk ? (
+                  <p className="mt-1 text-sm text-slate-700" data-testid="entry-bulk">
+                    Part of{" "}
+                    <a
+                      href={bulkHref(e.bulk.id)}
+                      className="font-medium text-sky-800 underline-offset-2 hover:underline"
+                    >
+                      bulk action {e.bulk.id.slice(0, 8)}
+                    </a>{" "}
+                    by <span className="break-all">{e.bulk.requestedBy}</span>
+                    {e.bulk.confirmedBy ? (
+                      <>
+                        , confirmed by <span className="break-all">{e.bulk.confirmedBy}</span>
+                      </>
+                    ) : null}
+                  </p>
+                ) : null}
                 <div className="mt-1">
                   {isEmpty(e.data) ? (
                     <span className="text-xs text-slate-600">No data</span>

@@ -7,6 +7,7 @@ import type {
 } from "../../lib/server/queries/get-task-detail";
 import { DEAD_REASON_HINT, DEAD_REASON_LABEL } from "../ui/labels";
 import { Timestamp } from "../ui/timestamp";
+import { bulkHref } from "./bulk-href";
 
 type Look = "bad" | "warn" | "info" | "good";
 
@@ -127,6 +128,15 @@ export function TaskCallout({
                 {rejection.from ? `, when it was ${rejection.from.replace("_", " ")}` : ""}. Nothing
                 more is done for this task.
               </p>
+              {rejection.bulkId ? (
+                <p data-testid="rejection-bulk">
+                  Part of{" "}
+                  <a href={bulkHref(rejection.bulkId)} className="font-medium underline">
+                    bulk action {rejection.bulkId.slice(0, 8)}
+                  </a>
+                  .
+                </p>
+              ) : null}
             </>
           ) : (
             <p>Nothing more is done for this task. The ledger below records who and why.</p>

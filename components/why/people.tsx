@@ -1,6 +1,7 @@
 // "Did a person step in?": approvals asked for this effect and every review of the task that
 // concerns it (approved, resumed, replayed, rejected, resolved, cancelled), with who and when.
 import type { WhyEffect } from "../../lib/server/queries/why";
+import { bulkHref } from "../tasks/bulk-href";
 import { APPROVAL_STATUS_LABEL, APPROVAL_STATUS_TONE } from "../tasks/labels";
 import { ShortHash } from "../tasks/short-hash";
 import { Badge } from "../ui/badge";
@@ -99,6 +100,24 @@ function Reviews({ why, name }: { why: WhyEffect; name: string }) {
             <p className="mt-1">
               Asked first by <span className={actorClass}>{r.requestedBy}</span>; confirmed by{" "}
               <span className={actorClass}>{r.actor}</span>.
+            </p>
+          ) : null}
+          {r.bulk ? (
+            <p className="mt-1" data-testid="review-bulk">
+              Part of{" "}
+              <a
+                href={bulkHref(r.bulk.id)}
+                className="font-medium text-sky-800 underline-offset-2 hover:underline"
+              >
+                bulk action {r.bulk.id.slice(0, 8)}
+              </a>{" "}
+              by <span className={actorClass}>{r.bulk.requestedBy}</span>
+              {r.bulk.confirmedBy ? (
+                <>
+                  , confirmed by <span className={actorClass}>{r.bulk.confirmedBy}</span>
+                </>
+              ) : null}
+              .
             </p>
           ) : null}
           {r.effectKeys.length === 0 ? (

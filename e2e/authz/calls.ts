@@ -61,6 +61,30 @@ const SAMPLE_PATHS: Record<string, (db: pg.Pool) => Promise<string>> = {
     if (!rows[0]) throw new Error("the e2e database has no task");
     return `/tasks/${rows[0].id}`;
   },
+  "/dead-letters/bulk/[id]": async (db) => {
+    const found = await db.query<{ id: string }>(
+      "select id from bulk_actions order by created_at, id limit 1",
+    );
+    if (found.rows[0]) return `/dead-letters/bulk/${found.rows[0].id}`;
+    // None yet on this database: a withdrawn one over the oldest task (nothing acts on it).
+    const id = crypto.randomUUID();
+    await db.query(
+      `with t as (select id, version from tasks order by created_at, id limit 1),
+       b as (
+         insert into bulk_actions (id, action, params, selection, as_of, status, two_person,
+           member_count, requested_by, requested_principal, ended_by, end_reason, finished_at)
+         select $1, 'resume', '{}', '{}', now(), 'withdrawn', true, 1, 'user:e2e@example.com',
+           '{"actor":"user:e2e@example.com","who":"the reviewer role","scopes":[]}',
+           'user:e2e@example.com', 'withdrawn by user:e2e@example.com', now()
+         from t returning id
+       )
+       insert into bulk_action_members (bulk_id, task_id, position, task_version, status, outcome, detail)
+       select b.id, t.id, 1, t.version, 'finished', 'skipped', 'withdrawn by user:e2e@example.com'
+       from b, t`,
+      [id],
+    );
+    return `/dead-letters/bulk/${id}`;
+  },
 };
 
 export function hasSamplePath(route: string): boolean {

@@ -260,6 +260,13 @@ export const MATRIX: readonly MatrixRow[] = [
     scope: "deadLetters:review",
   },
   {
+    target: "action:withdrawBulkActionAction",
+    does: "withdraws another reviewer's money bulk action (an admin's right; its requester's too)",
+    call: { kind: "action", args: async (ctx) => [{ bulkId: await pendingBulk(ctx) }] },
+    scope: "deadLetters:review",
+    alsoNeeds: "tasks:cancel",
+  },
+  {
     target: "action:correctInputAction",
     does: "corrects a dead task's input and replays it",
     call: {

@@ -1,7 +1,9 @@
 // Bulk actions over dead letters: the vocabulary the database checks (actions, statuses,
 // per-task outcomes) and which per-task action of lib/domain/task-actions each one runs. A bulk
 // action is that per-task core run over a frozen set, never rules of its own.
-import type { TaskAction } from "./task-actions";
+import { missingScope, type Principal } from "./access";
+import type { CommandFailure } from "./command-result";
+import { refusalOf, type TaskAction } from "./task-actions";
 
 export const BULK_ACTIONS = ["resume", "reject", "replay", "cancel"] as const;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
@@ -51,3 +53,35 @@ export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
 /** Most tasks one bulk action freezes: a bigger outage is triaged in more than one go. */
 export const MAX_BULK_MEMBERS = 10_000;
+
+/**
+ * May `principal` withdraw a bulk action that waits for a second reviewer? The one who froze
+ * it may, while they may still take its action on a dead task; anyone else needs to be able to
+ * cancel tasks (an admin), as taking back another reviewer's decision is. Null when yes.
+ */
+export function withdrawRefusal(
+  bulk: { action: BulkAction; status: BulkStatus; requestedBy: string },
+  principal: Pick<Principal, "actor" | "who" | "scopes">,
+): CommandFailure | null {
+  if (bulk.status !== "awaiting_second") {
+    return {
+      ok: false,
+      code: "conflict",
+      message: `this bulk action is ${bulk.status}: only one waiting for a second reviewer can be withdrawn`,
+    };
+  }
+  const own = refusalOf(BULK_TASK_ACTION[bulk.action], "dead", principal);
+  if (own) return own;
+  if (bulk.requestedBy !== principal.actor && !principal.scopes.has("tasks:cancel")) {
+    return {
+      ok: false,
+      code: "forbidden",
+      message: missingScope(
+        principal.who,
+        "tasks:cancel",
+        `withdraw a bulk action ${bulk.requestedBy} froze`,
+      ),
+    };
+  }
+  return null;
+}

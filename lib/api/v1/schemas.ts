@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { ReplayPreview } from "../../domain/replay-plan";
 import { DEAD_REASONS, EFFECT_STATUSES, STEP_KINDS, TASK_STATUSES } from "../../domain/task-states";
+import { bulkRefSchema } from "../../server/queries/bulk-refs";
 import type {
   EffectDto,
   StepDto,
@@ -131,6 +132,8 @@ const timelineEntrySchema: z.ZodType<TimelineEntryDto> = z.object({
   actor: z.string(),
   key: z.string().nullable(),
   data: json,
+  /** The bulk action the entry was part of, and who froze and confirmed it. */
+  bulk: bulkRefSchema.nullable(),
 });
 
 const timelineSchema: z.ZodType<TaskTimelineDto> = z.object({
@@ -165,7 +168,13 @@ export const taskDetailSchema: z.ZodType<TaskDetailDto> = z.object({
   ledgerHidden: z.boolean(),
   payloadsHidden: z.boolean(),
   rejection: z
-    .object({ by: z.string(), at: iso, reason: z.string(), from: z.string().nullable() })
+    .object({
+      by: z.string(),
+      at: iso,
+      reason: z.string(),
+      from: z.string().nullable(),
+      bulkId: z.string().nullable(),
+    })
     .nullable(),
   payloadMismatches: z.array(
     z.object({

@@ -9,6 +9,7 @@ import { type CommandResult, conflict } from "../../domain/command-result";
 import type { TaskStatus } from "../../domain/task-states";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { moneyToolsOf, resumeStep, reviewPreview } from "../review/preview";
+import { bulkField } from "./bulk-principal";
 import {
   expectRows,
   lockTaskFor,
@@ -27,6 +28,8 @@ export type ApproveInput = {
    * the task's state decides (the API's and the CLI's one `approve`).
    */
   action?: "approve" | "resume";
+  /** Set by the bulk runner: the bulk action this resume is part of. */
+  bulkId?: string;
 };
 
 type PendingApproval = {
@@ -67,7 +70,16 @@ export async function approveTask(
     if (task.status === "dead") {
       const fromStep = await resumeStep(client, task.id);
       const preview = await reviewPreview(client, task, "approve", fromStep);
-      const gate = await twoPersonGate(client, task, "approve", fromStep, preview, actor);
+      const gate = await twoPersonGate(
+        client,
+        task,
+        "approve",
+        fromStep,
+        preview,
+        actor,
+        undefined,
+        input.bulkId,
+      );
       if (!gate.run) return gate.result;
       confirms = gate.confirms;
       if (confirms) {
@@ -80,7 +92,7 @@ export async function approveTask(
         firstApprovedBy = [confirms.requestedBy];
       }
     } else if (money.length > 0) {
-      const first = await firstOfTwo(client, task, money, actor, input.note);
+      const first = await firstOfTwo(client, task, money, actor, input.note, input.bulkId);
       if (first) return first;
       firstApprovedBy = [...new Set(money.map((a) => a.first_approved_by ?? ""))];
     }
@@ -114,6 +126,7 @@ export async function approveTask(
         })),
         ...(firstApprovedBy.length > 0 ? { firstApprovedBy } : {}),
         ...(confirms ? { twoPerson: { ...confirms, confirmedBy: actor } } : {}),
+        ...bulkField(input.bulkId),
       },
     });
     await notifyWorkers(client, task.id);
@@ -134,6 +147,7 @@ async function firstOfTwo(
   money: PendingApproval[],
   actor: string,
   note: string | undefined,
+  bulkId: string | undefined,
 ): Promise<CommandResult<ReviewOutcome> | null> {
   const open = money.filter((a) => a.first_approved_by === null);
   if (open.length === 0) {
@@ -165,6 +179,7 @@ async function firstOfTwo(
         fingerprint: a.fingerprint,
         tool: a.tool,
       })),
+      ...bulkField(bulkId),
     },
   });
   return {

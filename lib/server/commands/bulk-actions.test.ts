@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { testViewer } from "../../auth/testing";
 import { principalOf } from "../../domain/access";
-import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
 import { getBulkAction } from "../queries/get-bulk-action";
 import { confirmBulkAction } from "./bulk-confirm";
+import { addUser, dbNow as dbNowOf, stageDead as stageDeadOf } from "./bulk-fixtures";
 import { requestBulkAction } from "./bulk-request";
 import { drainBulkActions } from "./bulk-run";
 import { rejectTask } from "./reject-task";
@@ -22,47 +22,14 @@ const bob = principalOf(testViewer("reviewer", "bob@example.com"));
 const ops = principalOf(testViewer("ops"));
 const viewer = testViewer("ops");
 
-async function dbNow(): Promise<string> {
-  const { rows } = await t.pool.query<{ now: string }>(
-    `select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as now`,
-  );
-  return rows[0]?.now ?? "";
-}
+// The runner re-reads the people it acts for from the users table.
+await addUser(t.pool, "reviewer", "ann@example.com");
+await addUser(t.pool, "reviewer", "bob@example.com");
+await addUser(t.pool, "admin", "admin@example.com");
 
-/** `n` dead tasks of `agent`, each with a failed refund effect at step 1 when `refund`. */
-async function stageDead(
-  agent: string,
-  n: number,
-  opts: { refund?: boolean; message?: string } = {},
-): Promise<string[]> {
-  const { rows } = await t.pool.query<{ id: string }>(
-    `insert into tasks (agent, input, status, dead_reason, last_error, attempts, created_by)
-     select $1, '{}', 'dead', 'non_retryable', $2::jsonb, 3, 'test' from generate_series(1, $3)
-     returning id`,
-    [agent, JSON.stringify({ message: opts.message ?? "payments: 502 Bad Gateway" }), n],
-  );
-  const ids = rows.map((r) => r.id);
-  if (opts.refund) {
-    for (const id of ids) {
-      const intent = { order: id };
-      await t.pool.query(
-        `insert into steps (task_id, seq, kind, name, status, attempt) values ($1, 1, 'tool', 'refund', 'started', 3)`,
-        [id],
-      );
-      await t.pool.query(
-        `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status)
-         values ($1, $2, 1, 'refund', $3, $3, $4, 'failed')`,
-        [
-          deriveEffectKey(id, "refund", intent),
-          id,
-          JSON.stringify(intent),
-          payloadFingerprint(intent),
-        ],
-      );
-    }
-  }
-  return ids;
-}
+const dbNow = () => dbNowOf(t.pool);
+const stageDead = (agent: string, n: number, opts: { refund?: boolean; message?: string } = {}) =>
+  stageDeadOf(t.pool, agent, n, opts);
 
 const count = async (sql: string, params: unknown[] = []) =>
   Number((await t.pool.query<{ n: string }>(sql, params)).rows[0]?.n ?? 0);
@@ -270,7 +237,12 @@ describe("bulk actions", () => {
     // The runner acted on one task and crashed before recording it.
     const [first] = ids;
     if (!first) throw new Error("no task");
-    await rejectTask(t.pool, ann, { taskId: first, version: 1, reason: "outage" });
+    await rejectTask(t.pool, ann, {
+      taskId: first,
+      version: 1,
+      reason: "outage",
+      bulkId: r.value.id,
+    });
     await drainBulkActions(t.pool, r.value.id);
     const bulk = await getBulkAction(t.db, viewer, r.value.id);
     expect(bulk?.counts).toMatchObject({ done: 3, taken: 0 });

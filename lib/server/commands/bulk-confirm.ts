@@ -7,8 +7,8 @@ import type { Principal } from "../../domain/access";
 import { BULK_TASK_ACTION, type BulkAction, type BulkStatus } from "../../domain/bulk-actions";
 import { type CommandResult, conflict, notFound } from "../../domain/command-result";
 import { refusalOf } from "../../domain/task-actions";
-import { appendLedger } from "../ledger/append-ledger";
-import { bulkStream, storePrincipal } from "./bulk-principal";
+import { appendLedger, bulkStream } from "../ledger/append-ledger";
+import { storePrincipal } from "./bulk-principal";
 
 export type BulkConfirmed = { id: string; status: BulkStatus; confirmedBy: string };
 
@@ -24,8 +24,9 @@ export async function confirmBulkAction(
       requested_by: string;
       confirmed_by: string | null;
       member_count: number;
+      ended_by: string | null;
     }>(
-      `select action, status, requested_by, confirmed_by, member_count from bulk_actions
+      `select action, status, requested_by, confirmed_by, member_count, ended_by from bulk_actions
        where id = $1 for update`,
       [input.bulkId],
     );
@@ -33,6 +34,9 @@ export async function confirmBulkAction(
     if (!bulk) return notFound(`no bulk action ${input.bulkId}`);
     const refusal = refusalOf(BULK_TASK_ACTION[bulk.action], "dead", principal);
     if (refusal) return refusal;
+    if (bulk.status === "withdrawn") {
+      return conflict(`${bulk.ended_by ?? "its requester"} withdrew this bulk action`);
+    }
     if (bulk.status !== "awaiting_second") {
       // A retried confirmation by the one who confirmed answers the same result.
       if (bulk.confirmed_by === principal.actor) {

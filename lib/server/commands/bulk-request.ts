@@ -17,9 +17,9 @@ import {
 import { aggregatePreviews, type BulkPreview } from "../../domain/bulk-preview";
 import { type CommandResult, conflict, invalid } from "../../domain/command-result";
 import { refusalOf } from "../../domain/task-actions";
-import { appendLedger } from "../ledger/append-ledger";
+import { appendLedger, bulkStream } from "../ledger/append-ledger";
 import { type BulkSelection, previewsOf, readBulkSet } from "../review/bulk-set";
-import { bulkStream, storePrincipal } from "./bulk-principal";
+import { storePrincipal } from "./bulk-principal";
 
 export type BulkRequestInput = {
   /** The client's key for this bulk action (a UUID). */

@@ -6,17 +6,23 @@
 // in the request that confirmed: a confirmation answers at once, and a crash loses nothing —
 // a member's row stays locked while it is acted on, so a member whose outcome was not recorded
 // is pending again after a restart; acting on it again meets the task's version check, and the
-// task's ledger tells whether this bulk had already done it or another reviewer took it.
+// task's ledger tells whether this bulk had already done it or another reviewer took it (the
+// entries a bulk's per-task commands write carry its `bulkId`). The people it acts for are
+// re-read from the users table for every member (currentPrincipal): one whose role no longer
+// allows the action, or who was disabled, stops the bulk (`bulk.stopped`, the members not yet
+// run skipped with the reason) instead of acting with the rights they had when they confirmed.
 import type pg from "pg";
 import type { SqlClient } from "../../../db/client";
 import type { Principal } from "../../domain/access";
-import type { BulkAction, MemberOutcome } from "../../domain/bulk-actions";
+import { BULK_TASK_ACTION, type BulkAction, type MemberOutcome } from "../../domain/bulk-actions";
 import type { CommandFailure } from "../../domain/command-result";
+import { refusalOf } from "../../domain/task-actions";
 import type { Logger } from "../../log";
 import { errorFields } from "../../log";
-import { appendLedger, taskStream } from "../ledger/append-ledger";
+import { appendLedger, bulkStream, taskStream } from "../ledger/append-ledger";
 import { approveTask } from "./approve-task";
-import { bulkStream, readPrincipal } from "./bulk-principal";
+import { endBulk } from "./bulk-end";
+import { currentPrincipal, readPrincipal } from "./bulk-principal";
 import { cancelTask } from "./cancel-task";
 import { rejectTask } from "./reject-task";
 import { replayTask } from "./replay-task";
@@ -66,15 +72,18 @@ const DONE_WORDS: Record<BulkAction, string> = {
   cancel: "cancelled",
 };
 
+/** Who the runner's own entries name when no person decided (a stop). */
+const RUNNER_ACTOR = "bulk-runner";
+
 async function callCommand(pool: pg.Pool, who: Principal, m: Claimed): Promise<Answer> {
-  const base = { taskId: m.task_id, version: m.task_version };
+  const base = { taskId: m.task_id, version: m.task_version, bulkId: m.bulk_id };
   switch (m.action) {
     case "resume":
-      return approveTask(pool, who, { ...base, action: "resume", note: `bulk ${m.bulk_id}` });
+      return approveTask(pool, who, { ...base, action: "resume" });
     case "reject":
       return rejectTask(pool, who, { ...base, reason: m.params.reason ?? "" });
     case "cancel":
-      return cancelTask(pool, who, { ...base, reason: m.params.reason || `bulk ${m.bulk_id}` });
+      return cancelTask(pool, who, { ...base, reason: m.params.reason || undefined });
     case "replay":
       return replayTask(pool, who, { ...base, fromStep: m.from_step ?? 1 });
   }
@@ -82,36 +91,78 @@ async function callCommand(pool: pg.Pool, who: Principal, m: Claimed): Promise<A
 
 /**
  * Who changed the task since the dialog opened: the first person's entry that is not this
- * bulk's own two-person request — ours (this bulk acted before a restart) or another's.
+ * bulk's own two-person request — ours (this bulk acted before a restart: the entry carries its
+ * bulkId) or another's, a single action or another bulk.
  */
 async function takerOf(
   client: SqlClient,
   m: Claimed,
-  ours: readonly string[],
 ): Promise<{ actor: string; kind: string; at: Date; ours: boolean } | null> {
-  const { rows } = await client.query<{ actor: string; kind: string; at: Date }>(
-    `select actor, kind, at from ledger_entries
+  const { rows } = await client.query<{
+    actor: string;
+    kind: string;
+    at: Date;
+    bulk_id: string | null;
+  }>(
+    `select actor, kind, at, data ->> 'bulkId' as bulk_id from ledger_entries
      where stream = $1 and at >= $2 and kind = any($3::text[])
      order by seq limit 50`,
     [taskStream(m.task_id), m.as_of, TAKING_KINDS],
   );
   for (const r of rows) {
-    const mine = ours.includes(r.actor);
+    const mine = r.bulk_id === m.bulk_id;
     if (mine && r.kind !== OWN_KIND[m.action]) continue;
-    return { ...r, ours: mine };
+    return { actor: r.actor, kind: r.kind, at: r.at, ours: mine };
   }
   return null;
 }
 
-async function actOn(pool: pg.Pool, client: SqlClient, m: Claimed): Promise<Outcome> {
+type People =
+  | { kind: "ready"; first: Principal; second: Principal | null }
+  | { kind: "unreadable" }
+  | { kind: "lapsed"; actor: string; reason: string };
+
+/**
+ * The requester and the confirmer as they stand now, each still allowed the bulk's per-task
+ * action on a dead task (the task-actions table); else who lapsed and why. Read for every
+ * member, so a change made while a bulk runs stops it at the next member.
+ */
+async function peopleNow(client: SqlClient, m: Claimed): Promise<People> {
   const first = readPrincipal(m.requested_principal);
   const second = m.confirmed_principal ? readPrincipal(m.confirmed_principal) : null;
-  if (!first)
-    return {
-      outcome: "failed",
-      detail: "the bulk action's reviewer is unreadable",
-      taskStatus: null,
-    };
+  if (!first || (m.confirmed_principal && !second)) return { kind: "unreadable" };
+  const now: Principal[] = [];
+  for (const stored of second ? [first, second] : [first]) {
+    const current = await currentPrincipal(client, stored);
+    if ("lapsed" in current) {
+      return {
+        kind: "lapsed",
+        actor: stored.actor,
+        reason: `stopped before acting: ${current.lapsed} since the bulk action was confirmed`,
+      };
+    }
+    const refusal = refusalOf(BULK_TASK_ACTION[m.action], "dead", current.principal);
+    if (refusal) {
+      return {
+        kind: "lapsed",
+        actor: stored.actor,
+        reason: `stopped before acting: ${stored.actor} may no longer do this (${refusal.message})`,
+      };
+    }
+    now.push(current.principal);
+  }
+  const [nowFirst, nowSecond] = now;
+  if (!nowFirst) return { kind: "unreadable" };
+  return { kind: "ready", first: nowFirst, second: nowSecond ?? null };
+}
+
+async function actOn(
+  pool: pg.Pool,
+  client: SqlClient,
+  m: Claimed,
+  first: Principal,
+  second: Principal | null,
+): Promise<Outcome> {
   if (m.action === "replay" && m.from_step === null) {
     return {
       outcome: "refused",
@@ -145,11 +196,7 @@ async function actOn(pool: pg.Pool, client: SqlClient, m: Claimed): Promise<Outc
     return { outcome: "done", detail: DONE_WORDS[m.action], taskStatus: answer.value.status };
   }
   if (answer.code === "conflict") {
-    const taker = await takerOf(
-      client,
-      m,
-      [first.actor, second?.actor ?? ""].filter((a) => a !== ""),
-    );
+    const taker = await takerOf(client, m);
     if (taker?.ours) {
       return {
         outcome: "done",
@@ -191,9 +238,22 @@ export async function runOneBulkMember(pool: pg.Pool, bulkId?: string): Promise<
       await client.query("rollback");
       return false;
     }
+    const people = await peopleNow(client, claimed);
+    if (people.kind === "lapsed") {
+      await stopFor(client, claimed, people);
+      await client.query("commit");
+      return true;
+    }
     let outcome: Outcome;
     try {
-      outcome = await actOn(pool, client, claimed);
+      outcome =
+        people.kind === "ready"
+          ? await actOn(pool, client, claimed, people.first, people.second)
+          : {
+              outcome: "failed",
+              detail: "the bulk action's reviewer is unreadable",
+              taskStatus: null,
+            };
     } catch (error) {
       outcome = {
         outcome: "failed",
@@ -210,7 +270,7 @@ export async function runOneBulkMember(pool: pg.Pool, bulkId?: string): Promise<
     );
     await appendLedger(client, bulkStream(claimed.bulk_id), {
       kind: "bulk.member_finished",
-      actor: first?.actor ?? "bulk-runner",
+      actor: first?.actor ?? RUNNER_ACTOR,
       taskId: claimed.task_id,
       data: { bulkId: claimed.bulk_id, ...outcome },
     });
@@ -223,6 +283,39 @@ export async function runOneBulkMember(pool: pg.Pool, bulkId?: string): Promise<
   }
   await finishIfDone(pool, claimed.bulk_id);
   return true;
+}
+
+/**
+ * Stops the bulk because a person it acts for lapsed: this member and every one not yet run are
+ * skipped with the reason. When another runner loop stopped it first, this member (which that
+ * loop could not skip: this one holds it) is skipped here with the reason, on its own entry.
+ */
+async function stopFor(
+  client: SqlClient,
+  m: Claimed,
+  lapsed: { actor: string; reason: string },
+): Promise<void> {
+  const ended = await endBulk(client, {
+    bulkId: m.bulk_id,
+    from: "running",
+    to: "stopped",
+    actor: RUNNER_ACTOR,
+    reason: lapsed.reason,
+    data: { lapsed: lapsed.actor },
+  });
+  if (ended) return;
+  await client.query(
+    `update bulk_action_members set status = 'finished', outcome = 'skipped', detail = $3,
+       finished_at = now()
+     where bulk_id = $1 and task_id = $2 and status = 'pending'`,
+    [m.bulk_id, m.task_id, lapsed.reason],
+  );
+  await appendLedger(client, bulkStream(m.bulk_id), {
+    kind: "bulk.member_finished",
+    actor: RUNNER_ACTOR,
+    taskId: m.task_id,
+    data: { bulkId: m.bulk_id, outcome: "skipped", detail: lapsed.reason, taskStatus: null },
+  });
 }
 
 /** Marks a bulk action done once no member is pending, with its tally in the ledger (once). */

@@ -4,10 +4,17 @@ import type pg from "pg";
 import type { Principal } from "../../domain/access";
 import type { CommandResult } from "../../domain/command-result";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
+import { bulkField } from "./bulk-principal";
 import { bumpTask, lockTaskFor, taskTransaction } from "./task-guard";
 import { withdrawPending } from "./two-person";
 
-export type CancelInput = { taskId: string; version: number; reason?: string };
+export type CancelInput = {
+  taskId: string;
+  version: number;
+  reason?: string;
+  /** Set by the bulk runner: the bulk action this cancellation is part of. */
+  bulkId?: string;
+};
 
 export async function cancelTask(
   pool: pg.Pool,
@@ -19,7 +26,7 @@ export async function cancelTask(
     const locked = await lockTaskFor(client, principal, input.taskId, input.version, "cancel");
     if ("error" in locked) return locked.error;
     const { task } = locked;
-    await withdrawPending(client, task.id, actor, "the task was cancelled");
+    await withdrawPending(client, task.id, actor, "the task was cancelled", input.bulkId);
     const version = await bumpTask(
       client,
       task,
@@ -30,7 +37,7 @@ export async function cancelTask(
       kind: "task.cancelled",
       actor,
       taskId: task.id,
-      data: { from: task.status, reason: input.reason ?? null },
+      data: { from: task.status, reason: input.reason ?? null, ...bulkField(input.bulkId) },
     });
     return { ok: true, value: { id: task.id, status: "cancelled", version } };
   });

@@ -3,10 +3,17 @@ import type pg from "pg";
 import type { Principal } from "../../domain/access";
 import { type CommandResult, invalid } from "../../domain/command-result";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
+import { bulkField } from "./bulk-principal";
 import { bumpTask, lockTaskFor, taskTransaction } from "./task-guard";
 import { withdrawPending } from "./two-person";
 
-export type RejectInput = { taskId: string; version: number; reason: string };
+export type RejectInput = {
+  taskId: string;
+  version: number;
+  reason: string;
+  /** Set by the bulk runner: the bulk action this rejection is part of. */
+  bulkId?: string;
+};
 
 export async function rejectTask(
   pool: pg.Pool,
@@ -19,7 +26,7 @@ export async function rejectTask(
     const locked = await lockTaskFor(client, principal, input.taskId, input.version, "reject");
     if ("error" in locked) return locked.error;
     const { task } = locked;
-    await withdrawPending(client, task.id, actor, "the task was rejected");
+    await withdrawPending(client, task.id, actor, "the task was rejected", input.bulkId);
     await client.query(
       `update approvals set status = 'rejected', decided_by = $2, decided_at = now(), reason = $3
        where task_id = $1 and status = 'pending'`,
@@ -34,7 +41,12 @@ export async function rejectTask(
       kind: "review.rejected",
       actor,
       taskId: task.id,
-      data: { from: task.status, deadReason: task.dead_reason, reason: input.reason },
+      data: {
+        from: task.status,
+        deadReason: task.dead_reason,
+        reason: input.reason,
+        ...bulkField(input.bulkId),
+      },
     });
     return { ok: true, value: { id: task.id, status: "rejected", version } };
   });

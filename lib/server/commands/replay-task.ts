@@ -8,10 +8,17 @@ import { type CommandResult, invalid } from "../../domain/command-result";
 import { type ReviewPreview, stepOutOfRange } from "../../domain/replay-plan";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { lastStepOf, reviewPreview } from "../review/preview";
+import { bulkField } from "./bulk-principal";
 import { lockTaskFor, notifyWorkers, requeueReviewed, taskTransaction } from "./task-guard";
 import { type ReviewOutcome, twoPersonGate } from "./two-person";
 
-export type ReplayInput = { taskId: string; version: number; fromStep: number };
+export type ReplayInput = {
+  taskId: string;
+  version: number;
+  fromStep: number;
+  /** Set by the bulk runner: the bulk action this replay is part of. */
+  bulkId?: string;
+};
 
 export async function replayTask(
   pool: pg.Pool,
@@ -29,7 +36,16 @@ export async function replayTask(
     const outside = stepOutOfRange(input.fromStep, await lastStepOf(client, task.id));
     if (outside) return outside;
     const preview = await reviewPreview(client, task, "replay", input.fromStep);
-    const gate = await twoPersonGate(client, task, "replay", input.fromStep, preview, actor);
+    const gate = await twoPersonGate(
+      client,
+      task,
+      "replay",
+      input.fromStep,
+      preview,
+      actor,
+      undefined,
+      input.bulkId,
+    );
     if (!gate.run) {
       return gate.result.ok
         ? { ...gate.result, value: { ...gate.result.value, preview } }
@@ -56,6 +72,7 @@ export async function replayTask(
         rerun: preview.rerun,
         effects: preview.effects,
         ...(gate.confirms ? { twoPerson: { ...gate.confirms, confirmedBy: actor } } : {}),
+        ...bulkField(input.bulkId),
       },
     });
     await notifyWorkers(client, task.id);

@@ -12,6 +12,7 @@ import type { ReviewAction, ReviewPreview } from "../../domain/replay-plan";
 import type { TaskStatus } from "../../domain/task-states";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { pendingRequestOf } from "../review/preview";
+import { bulkField } from "./bulk-principal";
 import { type LockedTask, lockTaskFor, taskTransaction } from "./task-guard";
 
 export type SecondReviewer = {
@@ -45,6 +46,7 @@ export async function withdrawPending(
   taskId: string,
   actor: string,
   why: string,
+  bulkId?: string,
 ): Promise<void> {
   const { rows } = await client.query<{ id: number; action: ReviewAction; requested_by: string }>(
     `update review_requests set status = 'withdrawn', decided_by = $2, decided_at = now()
@@ -56,7 +58,13 @@ export async function withdrawPending(
       kind: "review.withdrawn",
       actor,
       taskId,
-      data: { requestId: Number(r.id), action: r.action, requestedBy: r.requested_by, why },
+      data: {
+        requestId: Number(r.id),
+        action: r.action,
+        requestedBy: r.requested_by,
+        why,
+        ...bulkField(bulkId),
+      },
     });
   }
 }
@@ -83,6 +91,8 @@ export async function twoPersonGate(
   preview: ReviewPreview,
   actor: string,
   correction?: { input: JsonValue; data: JsonValue },
+  /** The bulk action running this, recorded on the entries written here. */
+  bulkId?: string,
 ): Promise<Gate> {
   let pending = await pendingRequestOf(client, task.id, true);
   if (pending && pending.taskVersion !== task.version) {
@@ -91,6 +101,7 @@ export async function twoPersonGate(
       task.id,
       actor,
       `the task changed after it was requested (version ${pending.taskVersion}, now ${task.version})`,
+      bulkId,
     );
     pending = null;
   }
@@ -157,6 +168,7 @@ export async function twoPersonGate(
       rerun: preview.rerun,
       effects: preview.effects,
       ...(correction ? { correction: correction.data } : {}),
+      ...bulkField(bulkId),
     },
   });
   return {

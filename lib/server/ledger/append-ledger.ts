@@ -38,6 +38,11 @@ export function taskStream(taskId: string): string {
   return `task:${taskId}`;
 }
 
+/** A bulk action's own stream: requested, confirmed, each member's outcome, its end. */
+export function bulkStream(bulkId: string): string {
+  return `bulk:${bulkId}`;
+}
+
 export const SYSTEM_STREAM = "system";
 
 /**

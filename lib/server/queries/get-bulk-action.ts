@@ -1,11 +1,21 @@
 // A bulk action's progress and per-task outcomes, for the dead-letter screen after confirming
-// (live through GET /api/screens/dead-letters-bulk) and for the second reviewer who confirms.
-import { sql } from "drizzle-orm";
+// (live through GET /api/screens/dead-letters-bulk), for the second reviewer who confirms, and
+// for its own page with the entries of its own ledger stream.
+import { asc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { bulkActionMembers, bulkActions } from "../../../db/schema";
-import { requireScope, type Viewer } from "../../domain/access";
-import type { BulkAction, BulkStatus, MemberOutcome } from "../../domain/bulk-actions";
+import { bulkActionMembers, bulkActions, ledgerEntries } from "../../../db/schema";
+import { principalOf, requireScope, type Viewer } from "../../domain/access";
+import {
+  type BulkAction,
+  type BulkStatus,
+  type MemberOutcome,
+  withdrawRefusal,
+} from "../../domain/bulk-actions";
+import type { JsonValue } from "../../domain/json";
+import { bulkStream } from "../ledger/append-ledger";
 import type { DbReader } from "./db-reader";
+import type { TimelineEntryDto } from "./list-task-timeline";
+import { payload, seesPayloads } from "./payloads";
 
 /** Members listed with their outcome; the counts always cover all of them. */
 export const BULK_MEMBERS_SHOWN = 1000;
@@ -29,6 +39,11 @@ export type BulkActionDto = {
   confirmedBy: string | null;
   createdAt: string;
   finishedAt: string | null;
+  /** Who withdrew it (or the runner that stopped it) and why, once withdrawn or stopped. */
+  endedBy: string | null;
+  endReason: string | null;
+  /** The viewer may withdraw it now (withdrawRefusal: its requester, or an admin, while it waits). */
+  mayWithdraw: boolean;
   counts: Record<MemberOutcome | "pending", number>;
   members: BulkMemberDto[];
 };
@@ -43,7 +58,7 @@ export async function getBulkAction(
   viewer: Viewer | null,
   bulkId: string,
 ): Promise<BulkActionDto | null> {
-  requireScope(viewer, "tasks:read");
+  const principal = principalOf(requireScope(viewer, "tasks:read"));
   const [bulk] = await db.select().from(bulkActions).where(sql`${bulkActions.id} = ${bulkId}`);
   if (!bulk) return null;
   const members = await db
@@ -68,6 +83,7 @@ export async function getBulkAction(
     taken: 0,
     refused: 0,
     failed: 0,
+    skipped: 0,
   };
   for (const r of tally.rows) counts[r.outcome ?? "pending"] = r.n;
   const parsed = paramsSchema.safeParse(bulk.params);
@@ -83,12 +99,18 @@ export async function getBulkAction(
     confirmedBy: bulk.confirmedBy,
     createdAt: bulk.createdAt.toISOString(),
     finishedAt: bulk.finishedAt?.toISOString() ?? null,
+    endedBy: bulk.endedBy,
+    endReason: bulk.endReason,
+    mayWithdraw: withdrawRefusal(bulk, principal) === null,
     counts,
     members,
   };
 }
 
-export type BulkActionSummaryDto = Omit<BulkActionDto, "members" | "counts" | "params">;
+export type BulkActionSummaryDto = Omit<
+  BulkActionDto,
+  "members" | "counts" | "params" | "endedBy" | "endReason" | "mayWithdraw"
+>;
 
 /** Bulk actions waiting for a second reviewer, oldest first (what a second reviewer confirms). */
 export async function listPendingBulkActions(
@@ -113,4 +135,52 @@ export async function listPendingBulkActions(
     createdAt: b.createdAt.toISOString(),
     finishedAt: b.finishedAt?.toISOString() ?? null,
   }));
+}
+
+/** Entries of a bulk's own stream a page shows at once: requested, confirmed, the first outcomes. */
+export const BULK_ENTRIES_SHOWN = 100;
+
+/**
+ * The bulk action's own ledger stream, oldest first (`bulk.requested` with its members, then
+ * `bulk.confirmed`, each `bulk.member_finished`, and `bulk.finished`, `.withdrawn` or `.stopped`),
+ * the first BULK_ENTRIES_SHOWN of them and how many there are.
+ */
+export async function listBulkEntries(
+  db: DbReader,
+  viewer: Viewer | null,
+  bulkId: string,
+): Promise<{ entries: TimelineEntryDto[]; total: number; payloadsHidden: boolean }> {
+  const visible = seesPayloads(requireScope(viewer, "ledger:read"));
+  const stream = bulkStream(bulkId);
+  const rows = await db
+    .select({
+      id: ledgerEntries.id,
+      seq: ledgerEntries.seq,
+      at: ledgerEntries.at,
+      kind: ledgerEntries.kind,
+      actor: ledgerEntries.actor,
+      key: ledgerEntries.key,
+      data: ledgerEntries.data,
+    })
+    .from(ledgerEntries)
+    .where(eq(ledgerEntries.stream, stream))
+    .orderBy(asc(ledgerEntries.seq))
+    .limit(BULK_ENTRIES_SHOWN);
+  const head = await db.execute<{ n: number }>(
+    sql`select head_seq::int as n from ledger_streams where stream = ${stream}`,
+  );
+  return {
+    entries: rows.map((e) => ({
+      id: e.id,
+      seq: e.seq,
+      at: e.at.toISOString(),
+      kind: e.kind,
+      actor: e.actor,
+      key: e.key,
+      data: payload(visible, e.data as JsonValue),
+      bulk: null,
+    })),
+    total: head.rows[0]?.n ?? rows.length,
+    payloadsHidden: !visible,
+  };
 }

@@ -126,8 +126,17 @@ export type TaskDetailDto = {
    * arguments and results, approval arguments and ledger data are HIDDEN_PAYLOAD.
    */
   payloadsHidden: boolean;
-  /** Who rejected the task, when and why (its latest review.rejected entry); null otherwise. */
-  rejection: { by: string; at: string; reason: string; from: string | null } | null;
+  /**
+   * Who rejected the task, when and why (its latest review.rejected entry), and the bulk action
+   * it was part of; null otherwise.
+   */
+  rejection: {
+    by: string;
+    at: string;
+    reason: string;
+    from: string | null;
+    bulkId: string | null;
+  } | null;
   /**
    * Each effect.payload_mismatch of the task, latest first: the payload performed (or
    * approved) first beside the one a later run asked for, and their differences.
@@ -147,7 +156,11 @@ export type TaskDetailDto = {
   asOf: string;
 };
 
-const rejectionSchema = z.looseObject({ reason: z.string(), from: z.string().optional() });
+const rejectionSchema = z.looseObject({
+  reason: z.string(),
+  from: z.string().optional(),
+  bulkId: z.uuid().optional().catch(undefined),
+});
 const payloadSchema = z.object({ fingerprint: z.string(), args: z.json() });
 const mismatchSchema = z.looseObject({
   first: payloadSchema,
@@ -362,6 +375,7 @@ export async function getTaskDetail(
                 at: iso(rejected.at),
                 reason: rejectedData.data.reason,
                 from: rejectedData.data.from ?? null,
+                bulkId: rejectedData.data.bulkId ?? null,
               }
             : null,
         payloadMismatches,

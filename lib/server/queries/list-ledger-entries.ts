@@ -9,6 +9,7 @@ import { type LedgerEntryRow, ledgerEntries, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import { isoInstant } from "../../domain/instant";
 import type { JsonValue } from "../../domain/json";
+import { bulkStream } from "../ledger/append-ledger";
 import type { DbReader } from "./db-reader";
 import { taskIdSchema } from "./get-task-detail";
 import { readLedgerKinds } from "./list-ledger-kinds";
@@ -270,7 +271,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * data (a leading-wildcard scan of the whole ledger): the effects whose recipient (`to` in the
  * arguments or intent, any case), Message-ID (with or without brackets, or the key inside it),
  * refund id or any top-level intent value equals it, by their keys; an effect key or a prefix of
- * at least 8 hex digits; a task id. The effect expressions are the ones /why matches on, so the
+ * at least 8 hex digits; a task id or a bulk action's id. The effect expressions are the ones /why matches on, so the
  * same indexes serve both (effects_intent_values_idx for the intent values). Returned as parts,
  * any of which may match: each is a page of its own (see readLedgerRows), since an OR of a
  * key subquery and a task id is no index's condition and read the whole ledger (3 s at 1M).
@@ -293,7 +294,9 @@ function freeTextParts(q: string): SQL[] {
   const parts: SQL[] = [keyed];
   // Keys are lower-case hex: a range on the key index, which a LIKE under a locale cannot use.
   if (HEX_PREFIX.test(lower)) parts.push(sql`(${e.key} >= ${lower} and ${e.key} < ${`${lower}g`})`);
-  if (UUID.test(lower)) parts.push(eq(e.taskId, lower));
+  // A UUID names a task or a bulk action: the bulk's own stream (requested with its members,
+  // each member's outcome, its end), by the (stream, seq) index.
+  if (UUID.test(lower)) parts.push(eq(e.taskId, lower), eq(e.stream, bulkStream(lower)));
   return parts;
 }
 

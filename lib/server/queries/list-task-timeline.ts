@@ -8,6 +8,7 @@ import { ledgerEntries, ledgerStreams } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { taskStream } from "../ledger/append-ledger";
+import { type BulkRefDto, bulkIdOf, loadBulkRefs } from "./bulk-refs";
 import type { DbReader } from "./db-reader";
 import { payload, seesPayloads } from "./payloads";
 
@@ -40,6 +41,8 @@ export type TimelineEntryDto = {
    * prompts under many names, so the whole of `data` is hidden rather than a guessed part.
    */
   data: JsonValue;
+  /** The bulk action this entry was part of (its per-task command ran for it); else null. */
+  bulk: BulkRefDto | null;
 };
 
 export type TaskTimelineDto = {
@@ -109,6 +112,10 @@ export async function listTaskTimeline(
       ),
     )
     .orderBy(asc(ledgerEntries.seq));
+  const bulks = await loadBulkRefs(
+    db,
+    rows.map((e) => e.data),
+  );
 
   return {
     entries: rows.map((e) => ({
@@ -119,6 +126,7 @@ export async function listTaskTimeline(
       actor: e.actor,
       key: e.key,
       data: payload(visible, e.data as JsonValue),
+      bulk: bulks.get(bulkIdOf(e.data) ?? "") ?? null,
     })),
     total,
     gap,

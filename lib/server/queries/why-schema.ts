@@ -2,6 +2,7 @@
 // Message-ID, refund id) and the answer, as zod schemas the API documents and tests parse with.
 import { z } from "zod";
 import { DEAD_REASONS, TASK_STATUSES } from "../../domain/task-states";
+import { bulkRefSchema } from "./bulk-refs";
 import { effectApprovalSchema, effectSchema, effectStepSchema } from "./get-effect";
 import { taskIdSchema } from "./get-task-detail";
 import { effectKeySchema, ledgerEntrySchema } from "./list-ledger-entries";
@@ -131,6 +132,8 @@ const reviewSchema = z.object({
   requestedBy: z.string().nullable(),
   /** The effects the entry names; empty when it concerns the whole task. */
   effectKeys: z.array(z.string()),
+  /** The bulk action this review was part of, and who froze and confirmed it; else null. */
+  bulk: bulkRefSchema.nullable(),
 });
 
 const failureSchema = z.object({

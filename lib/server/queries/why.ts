@@ -9,6 +9,7 @@ import { ledgerEntries, steps, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import { canonicalJson, type JsonValue } from "../../domain/json";
 import { taskStream } from "../ledger/append-ledger";
+import { type BulkRefDto, bulkIdOf, loadBulkRefs } from "./bulk-refs";
 import type { DbReader } from "./db-reader";
 import { EFFECT_LEDGER_LIMIT, loadEffectApprovals, loadEffects } from "./get-effect";
 import { toLedgerApiEntry } from "./list-ledger-entries";
@@ -102,6 +103,10 @@ export async function explainWhy(
               .orderBy(asc(ledgerEntries.id));
       const events = await loadTaskEvents(tx, taskIds);
       const decisions = await loadDecisions(tx, effectDtos);
+      const bulks = await loadBulkRefs(
+        tx,
+        [...events.values()].flatMap((e) => e.rows.map((r) => r.data)),
+      );
 
       const effectsOut = effectDtos.flatMap((effect): WhyEffect[] => {
         const task = taskRows.find((t) => t.id === effect.taskId);
@@ -158,7 +163,7 @@ export async function explainWhy(
                 };
               }),
             approvals: approvalsByKey.get(effect.key) ?? [],
-            reviews: toReviews(taskEvents.rows).filter(
+            reviews: toReviews(taskEvents.rows, bulks).filter(
               (r) => r.effectKeys.length === 0 || r.effectKeys.includes(effect.key),
             ),
             executions: history.filter((e) => e.kind === "effect.started").length,
@@ -383,7 +388,10 @@ function toAttempts(rows: readonly EventRow[]): WhyEffect["attempts"] {
   return attempts;
 }
 
-function toReviews(rows: readonly EventRow[]): WhyEffect["reviews"] {
+function toReviews(
+  rows: readonly EventRow[],
+  bulks: ReadonlyMap<string, BulkRefDto>,
+): WhyEffect["reviews"] {
   return rows.flatMap((e): WhyEffect["reviews"] => {
     if (!REVIEW_KINDS.includes(e.kind)) return [];
     const d = asRecord(e.data);
@@ -426,6 +434,7 @@ function toReviews(rows: readonly EventRow[]): WhyEffect["reviews"] {
         fromStep: numberOr(d.fromStep),
         requestedBy: stringOr(twoPerson.requestedBy) ?? stringOr(d.requestedBy),
         effectKeys: e.key ? [e.key] : [...listed(d.approvals), ...listed(d.effects)],
+        bulk: bulks.get(bulkIdOf(e.data) ?? "") ?? null,
       },
     ];
   });
