@@ -83,6 +83,10 @@ export const tasks = pgTable(
     index("tasks_dead_at_idx")
       .on(t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.status} = 'dead'`),
+    // The inbox's approvals oldest first (list-inbox.ts; its dead letters walk tasks_dead_at_idx).
+    index("tasks_awaiting_at_idx")
+      .on(t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.status} = 'awaiting_approval'`),
     index("tasks_dead_fingerprint_idx")
       .on(t.deadFingerprint, t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.status} = 'dead'`),

@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_awaiting_at_idx" ON "tasks" USING btree ("status_changed_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "tasks"."status" = 'awaiting_approval';
