@@ -1,6 +1,7 @@
 // The colour theme: chosen in the user menu (or on the sign-in page), kept across reloads by a
 // cookie the server reads (the HTML arrives already themed), and "System" follows the operating
 // system's setting as it changes.
+import { mkdirSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import { THEME_COOKIE } from "../components/theme/theme";
 import { ANONYMOUS, expect, test } from "./fixtures";
@@ -103,4 +104,27 @@ test.describe("signed out", () => {
     await page.reload();
     expect(await lightness(page)).toBeGreaterThan(0.9);
   });
+});
+
+test("screenshots of the dark theme for the README", async ({ page, baseURL }) => {
+  if (!baseURL) throw new Error("no baseURL");
+  await page.context().addCookies([{ name: THEME_COOKIE, value: "dark", url: baseURL }]);
+  await page.setViewportSize({ width: 1280, height: 860 });
+  mkdirSync("docs/screenshots", { recursive: true });
+  for (const [path, file] of [
+    ["/", "overview-dark.png"],
+    ["/dead-letters", "dead-letters-dark.png"],
+    ["/ledger", "ledger-dark.png"],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    expect(await lightness(page)).toBeLessThan(0.2);
+    await page.screenshot({ path: `docs/screenshots/${file}` });
+  }
+  // And a tablet with the menu open, in the dark.
+  await page.setViewportSize({ width: 820, height: 1000 });
+  await page.goto("/inbox");
+  await page.getByRole("button", { name: "Menu" }).click();
+  await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+  await page.screenshot({ path: "docs/screenshots/tablet-menu-dark.png" });
 });
