@@ -8,14 +8,13 @@ import { setPolicyAction } from "../../lib/actions/policies";
 import { FORM_FIELD } from "../../lib/domain/policy-form";
 import { POLICY_FIELDS, type PolicyField } from "../../lib/domain/retry-policy";
 import type { PolicyCellDto, PolicyValuesDto } from "../../lib/server/queries/list-retry-policies";
-import { useAnnounce } from "../review/announcer";
 import {
   FieldError,
   FormFoot,
   fieldsOf,
   inputClass,
   ReviewDialog,
-  useReview,
+  useDialogReview,
 } from "../review/review-kit";
 import {
   formatPolicyValue,
@@ -50,8 +49,7 @@ const MIN: Record<PolicyField, number> = {
 };
 
 function PolicyForm({ scope, version, values, inherited, close }: Props) {
-  const { feedback, pending, run } = useReview();
-  const announce = useAnnounce();
+  const { feedback, pending, run } = useDialogReview(close);
   const id = useId();
   const errors = fieldsOf(feedback);
   const global = scope === "global";
@@ -71,10 +69,6 @@ function PolicyForm({ scope, version, values, inherited, close }: Props) {
           setPolicyAction,
           input,
           (v) => `Saved the ${scope} policy (version ${v.version}). It applies to later failures.`,
-          (_, message) => {
-            close();
-            announce(message);
-          },
         );
       }}
     >

@@ -2,20 +2,19 @@
 // Approve or reject a parked task, on the task screen and per row of the approvals list. A money
 // approval takes two different reviewers: the first yes is recorded and shown; the person who
 // gave it cannot give the second.
-import { useId } from "react";
+import { type ReactNode, useId } from "react";
 import { approveTaskAction, rejectTaskAction } from "../../lib/actions/review";
+import type { ActionResult } from "../../lib/auth/guard";
 import { Timestamp } from "../ui/timestamp";
-import { useAnnounce } from "./announcer";
 import {
   dangerButton,
-  FieldError,
   FormFoot,
   fieldsOf,
-  inputClass,
   NoteField,
   primaryButton,
   ReviewDialog,
-  useReview,
+  TextField,
+  useDialogReview,
 } from "./review-kit";
 
 export type ApprovalTarget = {
@@ -93,40 +92,78 @@ export function ApprovalActions({
   );
 }
 
-function ApproveForm({ target, close }: { target: ApprovalTarget; close: () => void }) {
-  const { feedback, pending, run } = useReview();
-  const announce = useAnnounce();
-  const noteId = useId();
-  const fields = fieldsOf(feedback);
+/**
+ * A decision with one text field (approve's optional note, reject's required reason): what it
+ * does, the field, the outcome, confirm and Cancel. The decision is made on the version shown.
+ */
+function DecisionForm<T>({
+  target,
+  close,
+  action,
+  field,
+  explain,
+  success,
+  submit,
+}: {
+  target: { taskId: string; version: number };
+  close: () => void;
+  action: (input: {
+    taskId: string;
+    version: number;
+    note?: string;
+    reason?: string;
+  }) => Promise<ActionResult<T>>;
+  field: "note" | "reason";
+  explain: ReactNode;
+  success: (value: T) => string;
+  submit: { label: string; working: string; className: string };
+}) {
+  const { feedback, pending, run } = useDialogReview(close);
+  const id = useId();
+  const error = fieldsOf(feedback)[field];
   return (
     <form
       className="space-y-3"
       onSubmit={(event) => {
         event.preventDefault();
-        const note = String(new FormData(event.currentTarget).get("note") ?? "");
-        run(
-          approveTaskAction,
-          { taskId: target.taskId, version: target.version, note },
-          (v) =>
-            v.waitingFor
-              ? `Your approval of ${target.tool} is recorded. It moves money, so a second, different reviewer must approve before it acts.`
-              : `Approved: ${target.tool} may act with exactly the arguments shown. The task is queued (version ${v.version}).`,
-          (_, message) => {
-            close();
-            announce(message);
-          },
-        );
+        const text = String(new FormData(event.currentTarget).get(field) ?? "");
+        run(action, { taskId: target.taskId, version: target.version, [field]: text }, success);
       }}
     >
-      <p className="text-sm text-slate-700">
-        The approval is bound to the effect's key and the fingerprint of its exact arguments; it
-        authorizes them once.
-      </p>
-      <NoteField id={noteId} error={fields.note} />
-      <FormFoot feedback={feedback} shownFields={["note"]} pending={pending} close={close}>
-        {pending ? "Approving…" : "Approve"}
+      <p className="text-sm text-slate-700">{explain}</p>
+      {field === "note" ? (
+        <NoteField id={id} error={error} />
+      ) : (
+        <TextField id={id} name="reason" label="Reason" rows={3} required error={error} />
+      )}
+      <FormFoot
+        feedback={feedback}
+        shownFields={[field]}
+        pending={pending}
+        close={close}
+        submitClass={submit.className}
+      >
+        {pending ? submit.working : submit.label}
       </FormFoot>
     </form>
+  );
+}
+
+function ApproveForm({ target, close }: { target: ApprovalTarget; close: () => void }) {
+  return (
+    <DecisionForm
+      target={target}
+      close={close}
+      action={approveTaskAction}
+      field="note"
+      explain="The approval is bound to the effect's key and the fingerprint of its exact arguments; it authorizes them once."
+      success={(v) =>
+        v.waitingFor
+          ? `Your approval of ${target.tool} is recorded. It moves money, so a second, different reviewer must approve before it acts.`
+          : `Approved: ${target.tool} may act with exactly the arguments shown. The task is queued (version ${v.version}).`
+      }
+      submit={{ label: "Approve", working: "Approving…", className: primaryButton }}
+    />
   );
 }
 
@@ -137,55 +174,15 @@ export function RejectForm({
   target: { taskId: string; version: number };
   close: () => void;
 }) {
-  const { feedback, pending, run } = useReview();
-  const announce = useAnnounce();
-  const reasonId = useId();
-  const fields = fieldsOf(feedback);
   return (
-    <form
-      className="space-y-3"
-      onSubmit={(event) => {
-        event.preventDefault();
-        const reason = String(new FormData(event.currentTarget).get("reason") ?? "");
-        run(
-          rejectTaskAction,
-          { taskId: target.taskId, version: target.version, reason },
-          () => "Rejected. The task ends here and nothing more is done for it.",
-          (_, message) => {
-            close();
-            announce(message);
-          },
-        );
-      }}
-    >
-      <p className="text-sm text-slate-700">
-        The task ends as rejected with your reason. Nothing more is done for it.
-      </p>
-      <div>
-        <label htmlFor={reasonId} className="block text-sm font-medium text-slate-800">
-          Reason
-        </label>
-        <textarea
-          id={reasonId}
-          name="reason"
-          rows={3}
-          required
-          maxLength={1000}
-          className={inputClass}
-          aria-invalid={fields.reason ? true : undefined}
-          aria-describedby={fields.reason ? `${reasonId}-error` : undefined}
-        />
-        <FieldError id={`${reasonId}-error`} message={fields.reason} />
-      </div>
-      <FormFoot
-        feedback={feedback}
-        shownFields={["reason"]}
-        pending={pending}
-        close={close}
-        submitClass={dangerButton}
-      >
-        {pending ? "Rejecting…" : "Reject the task"}
-      </FormFoot>
-    </form>
+    <DecisionForm
+      target={target}
+      close={close}
+      action={rejectTaskAction}
+      field="reason"
+      explain="The task ends as rejected with your reason. Nothing more is done for it."
+      success={() => "Rejected. The task ends here and nothing more is done for it."}
+      submit={{ label: "Reject the task", working: "Rejecting…", className: dangerButton }}
+    />
   );
 }

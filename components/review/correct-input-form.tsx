@@ -7,8 +7,7 @@ import { useId, useState } from "react";
 import { correctInputAction, previewCorrectionAction } from "../../lib/actions/correct-input";
 import { DiffTable } from "../tasks/diff-table";
 import { ShortHash } from "../tasks/short-hash";
-import { useAnnounce } from "./announcer";
-import { FormFoot, inputClass, NoteField, usePreview, useReview } from "./review-kit";
+import { FormFoot, inputClass, NoteField, useDialogReview, usePreview } from "./review-kit";
 import { ReviewPreviewList } from "./review-preview-list";
 import { type JournalStep, StepField } from "./step-select";
 
@@ -36,8 +35,7 @@ export function CorrectInputForm({
   const [original] = useState(() => JSON.stringify(input, null, 2));
   const [text, setText] = useState(original);
   const [fromStep, setFromStep] = useState(1);
-  const { feedback, pending, run } = useReview();
-  const announce = useAnnounce();
+  const { feedback, pending, run } = useDialogReview(close);
   const unchanged = text.trim() === original.trim();
   const { loading, current } = usePreview(
     unchanged ? null : JSON.stringify([text, fromStep]),
@@ -52,17 +50,10 @@ export function CorrectInputForm({
         event.preventDefault();
         if (!preview) return;
         const note = String(new FormData(event.currentTarget).get("note") ?? "");
-        run(
-          correctInputAction,
-          { taskId, version, input: text, fromStep, note },
-          (v) =>
-            v.waitingFor
-              ? "Correction requested. Money may act, so a second, different reviewer must confirm this same input before anything runs."
-              : `Input corrected: the task replays from step ${fromStep} with it (version ${v.version}).`,
-          (_, message) => {
-            close();
-            announce(message);
-          },
+        run(correctInputAction, { taskId, version, input: text, fromStep, note }, (v) =>
+          v.waitingFor
+            ? "Correction requested. Money may act, so a second, different reviewer must confirm this same input before anything runs."
+            : `Input corrected: the task replays from step ${fromStep} with it (version ${v.version}).`,
         );
       }}
     >

@@ -5,8 +5,7 @@
 import { useId, useState } from "react";
 import { previewReplayAction, replayTaskAction } from "../../lib/actions/review";
 import type { ReviewPreview } from "../../lib/domain/replay-plan";
-import { useAnnounce } from "./announcer";
-import { FormFoot, usePreview, useReview } from "./review-kit";
+import { FormFoot, useDialogReview, usePreview } from "./review-kit";
 import { ReviewPreviewList } from "./review-preview-list";
 import { type JournalStep, StepField } from "./step-select";
 
@@ -33,8 +32,7 @@ export function ReplayForm({
   // The version the reviewer opened the dialog on: a live refresh must not move it under them.
   const [version] = useState(shownVersion);
   const [fromStep, setFromStep] = useState(initial.fromStep);
-  const { feedback, pending, run } = useReview();
-  const announce = useAnnounce();
+  const { feedback, pending, run } = useDialogReview(close);
   const valid = Number.isInteger(fromStep) && fromStep >= 1 && fromStep <= lastStep + 1;
   const { loading, current } = usePreview(
     valid ? String(fromStep) : null,
@@ -49,17 +47,10 @@ export function ReplayForm({
       onSubmit={(event) => {
         event.preventDefault();
         if (!shown) return;
-        run(
-          replayTaskAction,
-          { taskId, version, fromStep },
-          (v) =>
-            v.waitingFor
-              ? `Replay from step ${fromStep} requested. It can reach money, so a second, different reviewer must confirm it before anything runs.`
-              : `Replaying from step ${fromStep}: the task is queued (version ${v.version}).`,
-          (_, message) => {
-            close();
-            announce(message);
-          },
+        run(replayTaskAction, { taskId, version, fromStep }, (v) =>
+          v.waitingFor
+            ? `Replay from step ${fromStep} requested. It can reach money, so a second, different reviewer must confirm it before anything runs.`
+            : `Replaying from step ${fromStep}: the task is queued (version ${v.version}).`,
         );
       }}
     >

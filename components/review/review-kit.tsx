@@ -7,6 +7,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useId, useRef, useState, useTransition } from "react";
 import type { ActionResult } from "../../lib/auth/guard";
+import { useAnnounce } from "./announcer";
 
 export const inputClass =
   "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-xs focus:border-sky-500 focus:ring-2 focus:ring-sky-200 focus:outline-none aria-[invalid=true]:border-rose-500";
@@ -20,6 +21,22 @@ export type Feedback =
   | { ok: false; status: number; message: string; fields: Record<string, string> };
 
 type Action<I, T> = (input: I) => Promise<ActionResult<T>>;
+
+/**
+ * useReview for a form in a dialog: on success the dialog closes and the screen's announcer says
+ * what happened (the form that would have said it is gone).
+ */
+export function useDialogReview(close: () => void) {
+  const review = useReview();
+  const announce = useAnnounce();
+  function run<I, T>(action: Action<I, T>, input: I, success: (value: T) => ReactNode) {
+    review.run(action, input, success, (_, message) => {
+      close();
+      announce(message);
+    });
+  }
+  return { ...review, run };
+}
 
 /** One action at a time; `feedback` is the last outcome. */
 export function useReview() {
@@ -245,17 +262,41 @@ export function FormFoot({
   );
 }
 
-/** The optional note a review action records in the ledger; read from the form as `note`. */
-export function NoteField({ id, error }: { id: string; error?: string }) {
+/** A labelled text area whose failing field message (from the last action) is tied to it. */
+export function TextField({
+  id,
+  name,
+  label,
+  hint,
+  rows,
+  required = false,
+  error,
+}: {
+  id: string;
+  name: string;
+  label: string;
+  /** Beside the label, e.g. "(optional, recorded in the ledger)". */
+  hint?: string;
+  rows: number;
+  required?: boolean;
+  error?: string;
+}) {
   return (
     <div>
       <label htmlFor={id} className="block text-sm font-medium text-slate-800">
-        Note <span className="font-normal text-slate-600">(optional, recorded in the ledger)</span>
+        {label}
+        {hint ? (
+          <>
+            {" "}
+            <span className="font-normal text-slate-600">{hint}</span>
+          </>
+        ) : null}
       </label>
       <textarea
         id={id}
-        name="note"
-        rows={2}
+        name={name}
+        rows={rows}
+        required={required}
         maxLength={1000}
         className={inputClass}
         aria-invalid={error ? true : undefined}
@@ -263,6 +304,20 @@ export function NoteField({ id, error }: { id: string; error?: string }) {
       />
       <FieldError id={`${id}-error`} message={error} />
     </div>
+  );
+}
+
+/** The optional note a review action records in the ledger; read from the form as `note`. */
+export function NoteField({ id, error }: { id: string; error?: string }) {
+  return (
+    <TextField
+      id={id}
+      name="note"
+      label="Note"
+      hint="(optional, recorded in the ledger)"
+      rows={2}
+      error={error}
+    />
   );
 }
 
