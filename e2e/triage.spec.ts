@@ -2,7 +2,8 @@
 // error, bulk-replayed from their group with the preview read, every outcome on the page),
 // the frozen set (a task that dead-letters after the dialog opened is not acted on) and two
 // reviewers bulk-acting on overlapping sets at once (each task once; each told what the other
-// took). Rows are staged with SQL, as a worker would have left them.
+// took), a money bulk withdrawn by the reviewer who froze it (gone from the inbox, nothing run,
+// each member skipped on its page). Rows are staged with SQL, as a worker would have left them.
 import type { Browser, Page } from "@playwright/test";
 import type pg from "pg";
 import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
@@ -129,7 +130,7 @@ test("the frozen set: a task dead-lettered after the dialog opened is not acted 
   db,
 }) => {
   const agent = `e2e-frozen-${randomWord()}`;
-  await stageDead(db, agent, "smtp 421 try later", 3);
+  const [member] = await stageDead(db, agent, "smtp 421 try later", 3);
   await page.goto(`/dead-letters?agent=${agent}`);
   await expect(page.getByTestId("dead-letters-matching")).toHaveText("3");
   await page.getByTestId("select-all-matching").click();
@@ -146,6 +147,67 @@ test("the frozen set: a task dead-lettered after the dialog opened is not acted 
     late,
   ]);
   expect(lateTask.rows[0]?.status).toBe("dead");
+  // The member's own page says which bulk rejected it, and links to it.
+  const bulkId = (await progress.getAttribute("data-bulk-id")) ?? "";
+  await page.goto(`/tasks/${member}`);
+  await expect(page.getByTestId("rejection-bulk")).toContainText(bulkId.slice(0, 8));
+  await expect(page.getByTestId("entry-bulk").first()).toContainText(
+    "by user:reviewer@example.com",
+  );
+});
+
+test("a money bulk withdrawn by its requester leaves the inbox and acts on nothing", async ({
+  page,
+  db,
+  browser,
+}) => {
+  const agent = `e2e-withdraw-${randomWord()}`;
+  await db.query(
+    `insert into agent_catalog (name, input_schema, tools, published_by)
+     values ($1, '{}', '[{"name":"refund","money":true}]', 'e2e')`,
+    [agent],
+  );
+  const ids = await stageDead(db, agent, "payments 503", 2, true);
+  await page.goto(`/dead-letters?agent=${agent}`);
+  await page.getByTestId("select-all-matching").click();
+  await page.getByTestId("bulk-replay").click();
+  await expect(page.getByTestId("bulk-preview")).toContainText("2 move money");
+  await page.getByTestId("bulk-confirm").click();
+  const progress = progressOf(page);
+  await expect(progress).toContainText("waits for a second, different reviewer");
+  const bulkId = (await progress.getAttribute("data-bulk-id")) ?? "";
+
+  // The second reviewer's inbox lists it while it waits.
+  const second = await adminPage(browser);
+  await second.goto("/inbox");
+  const listed = second.locator(`[data-testid="inbox-bulk"][data-bulk-id="${bulkId}"]`);
+  await expect(listed).toContainText("Bulk replay of 2 tasks");
+  await expect(listed).toContainText("Needs you");
+
+  await progress.getByTestId("bulk-withdraw").click();
+  await expect(progress.getByTestId("bulk-ended")).toContainText(
+    "withdrawn: withdrawn by user:reviewer@example.com",
+  );
+  await second.reload();
+  await expect(second.getByRole("heading", { name: "Inbox" })).toBeVisible();
+  await expect(listed).toHaveCount(0);
+
+  // Its page: every member skipped, and its own entries end with bulk.withdrawn.
+  await second.goto(`/dead-letters/bulk/${bulkId}`);
+  const panel = second.getByTestId("bulk-progress");
+  await expect(panel).toHaveAttribute("data-status", "withdrawn");
+  await expect(panel.getByRole("button", { name: "Confirm as second reviewer" })).toHaveCount(0);
+  await panel.getByText("Outcome per task").click();
+  await expect(panel.locator('tr[data-outcome="skipped"]')).toHaveCount(2);
+  await expect(
+    second.getByRole("list", { name: "Ledger entries of this bulk action, oldest first" }),
+  ).toContainText("bulk.withdrawn");
+  const dead = await db.query<{ n: number }>(
+    "select count(*)::int as n from tasks where id = any($1::uuid[]) and status = 'dead'",
+    [ids],
+  );
+  expect(dead.rows[0]?.n).toBe(2);
+  await second.context().close();
 });
 
 test("two reviewers bulk-rejecting overlapping sets act on each task once", async ({

@@ -1,0 +1,64 @@
+// Money bulk actions waiting for a second reviewer, as the inbox lists them: each one is a
+// confirmation a person owes, of a whole frozen set; it opens the bulk's page, where a different
+// reviewer confirms it and its requester (or an admin) may withdraw it. A withdrawn or confirmed
+// one no longer waits and is not listed.
+import Link from "next/link";
+import type { BulkActionSummaryDto } from "../../lib/server/queries/get-bulk-action";
+import { bulkHref } from "../tasks/bulk-href";
+import { Badge } from "../ui/badge";
+import { Timestamp } from "../ui/timestamp";
+
+const ACTION_WORD: Record<BulkActionSummaryDto["action"], string> = {
+  resume: "resume",
+  reject: "reject",
+  replay: "replay",
+  cancel: "cancel",
+};
+
+export function PendingBulks({
+  bulks,
+  me,
+  mayConfirm,
+}: {
+  bulks: BulkActionSummaryDto[];
+  /** The signed-in reviewer as the ledger names them. */
+  me: string;
+  /** Whether the viewer may take each bulk's per-task action (the task-actions table). */
+  mayConfirm: (bulk: BulkActionSummaryDto) => boolean;
+}) {
+  if (bulks.length === 0) return null;
+  return (
+    <section aria-labelledby="inbox-bulks-heading" className="mb-6" data-testid="inbox-bulks">
+      <h2 id="inbox-bulks-heading" className="mb-2 text-base font-semibold text-slate-900">
+        Bulk actions waiting for a second reviewer
+      </h2>
+      <ol className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white shadow-sm">
+        {bulks.map((b) => {
+          const mine = b.requestedBy === me;
+          return (
+            <li
+              key={b.id}
+              data-testid="inbox-bulk"
+              data-bulk-id={b.id}
+              className="flex flex-wrap items-center gap-2 px-4 py-3 text-sm"
+            >
+              <Badge tone="warn">Second reviewer</Badge>
+              {!mine && mayConfirm(b) ? <Badge tone="warn">Needs you</Badge> : null}
+              <Link
+                href={bulkHref(b.id)}
+                className="font-medium text-sky-800 underline-offset-2 hover:underline"
+              >
+                Bulk {ACTION_WORD[b.action]} of {b.memberCount.toLocaleString("en-US")} tasks
+              </Link>
+              <span className="text-slate-700">
+                frozen by <span className="break-all">{b.requestedBy}</span>{" "}
+                <Timestamp iso={b.createdAt} />
+                {mine ? " · you froze it: someone else confirms it, or you withdraw it" : ""}
+              </span>
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
