@@ -2,7 +2,8 @@
 // (enqueue, the first decisions) and its latest end and says what it left out between; any
 // part can be read in windows. Each entry carries its data (about 4 kB of page per entry), so
 // showing thousands at once would make a page of megabytes.
-import { and, asc, eq, gt, gte, lt, lte, or } from "drizzle-orm";
+import { and, asc, eq, gte, lt } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import { ledgerEntries, ledgerStreams } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
@@ -84,34 +85,44 @@ export async function listTaskTimeline(
       ? { afterSeq: TASK_TIMELINE_HEAD, count: total - TASK_TIMELINE_HEAD - TASK_TIMELINE_TAIL }
       : null;
 
-  const rows = await db
-    .select({
-      id: ledgerEntries.id,
-      seq: ledgerEntries.seq,
-      at: ledgerEntries.at,
-      kind: ledgerEntries.kind,
-      actor: ledgerEntries.actor,
-      key: ledgerEntries.key,
-      data: ledgerEntries.data,
-    })
-    .from(ledgerEntries)
-    .where(
-      and(
-        eq(ledgerEntries.stream, stream),
-        window !== null
-          ? and(
-              gte(ledgerEntries.seq, window.from),
-              lt(ledgerEntries.seq, window.from + TASK_TIMELINE_PAGE),
-            )
-          : gap !== null
-            ? or(
-                lte(ledgerEntries.seq, TASK_TIMELINE_HEAD),
-                gt(ledgerEntries.seq, total - TASK_TIMELINE_TAIL),
-              )
-            : undefined,
-      ),
-    )
-    .orderBy(asc(ledgerEntries.seq));
+  const columns = {
+    id: ledgerEntries.id,
+    seq: ledgerEntries.seq,
+    at: ledgerEntries.at,
+    kind: ledgerEntries.kind,
+    actor: ledgerEntries.actor,
+    key: ledgerEntries.key,
+    data: ledgerEntries.data,
+  };
+  const range = (from: number, below: number) =>
+    db
+      .select(columns)
+      .from(ledgerEntries)
+      .where(
+        and(
+          eq(ledgerEntries.stream, stream),
+          gte(ledgerEntries.seq, from),
+          lt(ledgerEntries.seq, below),
+        ),
+      )
+      .orderBy(asc(ledgerEntries.seq))
+      .limit(below - from);
+  const rows =
+    window !== null
+      ? await range(window.from, window.from + TASK_TIMELINE_PAGE)
+      : gap !== null
+        ? // The two ends, each a range of ledger_entries_stream_seq_key: as one `seq <= a or
+          // seq > b` the planner took the stream's whole length for the first end and read a
+          // 20k-entry stream's ends with a parallel bitmap scan and a sort.
+          await unionAll(
+            range(1, TASK_TIMELINE_HEAD + 1),
+            range(total - TASK_TIMELINE_TAIL + 1, total + 1),
+          ).orderBy(asc(ledgerEntries.seq))
+        : await db
+            .select(columns)
+            .from(ledgerEntries)
+            .where(eq(ledgerEntries.stream, stream))
+            .orderBy(asc(ledgerEntries.seq));
   const bulks = await loadBulkRefs(
     db,
     rows.map((e) => e.data),
