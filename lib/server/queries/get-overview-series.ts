@@ -43,12 +43,16 @@ export async function readOverviewSeries(
 ): Promise<OverviewSeriesDto> {
   const kinds = Object.values(SERIES_KINDS).flat();
   // Per kind a lateral subquery, so each is its own index range scan (with `kind = any(…)` the
-  // planner may choose one scan of the whole window's entries of every kind instead).
+  // planner may choose one scan of the whole window's entries of every kind instead). Entries
+  // are binned by date_bin (timestamp arithmetic) and only the bins turned into bucket numbers:
+  // extract(epoch …) per entry is numeric arithmetic, most of the read's time (163 -> 60 ms for
+  // the 45k entries of a 30-day window at 1M).
   const { rows } = await client.query<{ kind: string; bucket: number; n: number }>({
-    text: `select k.kind, c.bucket, c.n
+    text: `select k.kind,
+                  floor(extract(epoch from c.bin - $2::timestamptz) * 1000 / $4)::int as bucket, c.n
              from unnest($1::text[]) as k(kind)
             cross join lateral (
-              select floor(extract(epoch from e.at - $2::timestamptz) * 1000 / $4)::int as bucket,
+              select date_bin($4 * interval '1 millisecond', e.at, $2::timestamptz) as bin,
                      count(*)::int as n
                 from ledger_entries e
                where e.kind = k.kind and e.at >= $2::timestamptz and e.at < $3::timestamptz
