@@ -1,0 +1,1 @@
+CREATE INDEX "steps_tool_idx" ON "steps" USING btree ("task_id","seq" DESC NULLS FIRST,"name") WHERE "steps"."kind" = 'tool';
