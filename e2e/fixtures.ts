@@ -11,6 +11,8 @@ import { type Agent, defineAgent, defineTool } from "../lib/sdk/define";
 import { insertTask } from "../lib/server/commands/enqueue-task";
 import { createUser } from "../lib/server/commands/users";
 import { appendLedger } from "../lib/server/ledger/append-ledger";
+import { createDemoModel } from "../worker/agents/demo-model";
+import { lookUpInvoice } from "../worker/agents/invoice-reminder";
 import { startWorker } from "../worker/runtime/worker";
 import { authStateFile, readE2eDatabase } from "./settings";
 
@@ -208,4 +210,38 @@ export async function signedIn(browser: Browser, baseURL: string, email: string,
   });
   check(response.status()).toBe(200);
   return context;
+}
+
+/** An invoice id the demo's invoice book has overdue, so the reminder agent sends an email. */
+export function overdueInvoice(prefix: string): string {
+  for (let i = 0; ; i++) if (lookUpInvoice(`${prefix}${i}`).daysOverdue > 0) return `${prefix}${i}`;
+}
+
+/** Runs the agents with the demo's scripted model until every task reaches one of `statuses`. */
+export async function runDemoAgents(agents: Agent[], ids: string[], statuses: TaskStatus[]) {
+  const pool = createPool(readE2eDatabase().appUrl, { max: 6, applicationName: "e2e-demo-worker" });
+  const worker = await startWorker({
+    pool,
+    agents,
+    model: createDemoModel(),
+    concurrency: 4,
+    leaseMs: 5_000,
+    pollMs: 50,
+    log: () => {},
+  });
+  try {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const { rows } = await pool.query<{ status: TaskStatus }>(
+        "select status from tasks where id = any($1::uuid[])",
+        [ids],
+      );
+      if (rows.length === ids.length && rows.every((r) => statuses.includes(r.status))) return;
+      if (Date.now() > deadline) throw new Error(`tasks stuck: ${JSON.stringify(rows)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await worker.stop(1_000);
+    await pool.end();
+  }
 }

@@ -84,6 +84,11 @@ test("an approvals page left open shows a new request, and another reviewer's de
   );
   const request = rows[0];
   if (!request) throw new Error(`task ${id} requested no approval`);
+  // The page lists the 100 oldest requests; on a database other specs filled, make this one the
+  // oldest so it is among them.
+  await db.query("update approvals set requested_at = now() - interval '30 days' where id = $1", [
+    request.id,
+  ]);
   const card = page.locator(`article[data-approval-id="${request.id}"]`);
   await expect(card).toBeVisible({ timeout: 15_000 });
   await expect(card).toContainText(`"orderId": "${orderId}"`);

@@ -2,50 +2,23 @@
 // a real refund to the demo receivers (run in this process, under names only this spec uses),
 // then the page is asked about them by recipient, Message-ID and refund id, as a person would.
 import type pg from "pg";
-import { createPool } from "../db/client";
 import { ROLE_SCOPES, ROLES } from "../lib/domain/access";
-import type { TaskStatus } from "../lib/domain/task-states";
 import { parseEnv } from "../lib/env";
-import type { Agent } from "../lib/sdk/define";
 import { HIDDEN_PAYLOAD } from "../lib/server/queries/payloads";
 import { createAgents } from "../worker/agents";
-import { createDemoModel } from "../worker/agents/demo-model";
-import { lookUpInvoice } from "../worker/agents/invoice-reminder";
 import { type DemoReceivers, startDemoReceivers } from "../worker/demo/receivers";
-import { startWorker } from "../worker/runtime/worker";
-import { asRole, enqueue, expect, randomWord, test } from "./fixtures";
-import { authStateFile, readE2eDatabase } from "./settings";
+import {
+  asRole,
+  enqueue,
+  expect,
+  overdueInvoice,
+  randomWord,
+  runDemoAgents,
+  test,
+} from "./fixtures";
+import { authStateFile } from "./settings";
 
 test.use(asRole("ops"));
-
-/** Runs the agents with the demo's scripted model until every task reaches one of `statuses`. */
-async function runDemoAgents(agents: Agent[], ids: string[], statuses: TaskStatus[]) {
-  const pool = createPool(readE2eDatabase().appUrl, { max: 6, applicationName: "e2e-why-worker" });
-  const worker = await startWorker({
-    pool,
-    agents,
-    model: createDemoModel(),
-    concurrency: 4,
-    leaseMs: 5_000,
-    pollMs: 50,
-    log: () => {},
-  });
-  try {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const { rows } = await pool.query<{ status: TaskStatus }>(
-        "select status from tasks where id = any($1::uuid[])",
-        [ids],
-      );
-      if (rows.length === ids.length && rows.every((r) => statuses.includes(r.status))) return;
-      if (Date.now() > deadline) throw new Error(`tasks stuck: ${JSON.stringify(rows)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  } finally {
-    await worker.stop(1_000);
-    await pool.end();
-  }
-}
 
 async function effectOf(db: pg.Pool, taskId: string) {
   const { rows } = await db.query<{ key: string; result: Record<string, unknown> }>(
@@ -57,10 +30,6 @@ async function effectOf(db: pg.Pool, taskId: string) {
   if (!row) throw new Error(`task ${taskId} recorded no effect`);
   return row;
 }
-
-const overdueInvoice = (prefix: string) => {
-  for (let i = 0; ; i++) if (lookUpInvoice(`${prefix}${i}`).daysOverdue > 0) return `${prefix}${i}`;
-};
 
 let receivers: DemoReceivers | undefined;
 const mail = { taskId: "", key: "", messageId: "", recipient: "", invoiceId: "" };

@@ -1,0 +1,152 @@
+// The reviewer's day on the seeded demo: an error group from /dead-letters, one of it rejected
+// with a reason, the rest bulk-replayed after reading the aggregated preview; the demo's refund
+// dead for bad input ("currency: US dollars") fixed and replayed until it succeeds; an unknown
+// outcome resolved; and every one of those outcomes found in /ledger under their own name.
+// Rows are staged with SQL as a worker leaves them, or by the demo agents themselves.
+
+import { startDemoReceivers } from "../../worker/demo/receivers";
+import { asRole, enqueue, expect, randomWord, runDemoAgents, test } from "../fixtures";
+import { stageUnknownOutcome } from "../staging";
+import {
+  demoAgents,
+  entriesOf,
+  filterLedger,
+  JOURNEY_VIEWPORT,
+  ledgerRow,
+  REVIEWER,
+  shot,
+  stageDeadGroup,
+  statusOf,
+} from "./steps";
+
+test.use({ ...asRole("reviewer"), viewport: JOURNEY_VIEWPORT });
+
+test("reviewer: triage a group, fix a bad input, resolve an outcome, find it all in the ledger", async ({
+  page,
+  db,
+}) => {
+  test.setTimeout(150_000);
+  const word = randomWord(8);
+  const receivers = await startDemoReceivers();
+  try {
+    // Staged: one error group of four (timeouts from one carrier), the demo's bad refund, a
+    // send whose outcome nobody knows.
+    const group = await stageDeadGroup(
+      db,
+      `e2e-journey-${word}`,
+      `carrier ${word} timed out after 30000 ms`,
+      4,
+      "timeout",
+    );
+    const { refund } = demoAgents(receivers, word);
+    const bad = {
+      orderId: `ord_${word}`,
+      amountCents: 900,
+      currency: "US dollars",
+      reason: "late delivery",
+    };
+    const badTask = await enqueue(db, refund.name, bad);
+    await runDemoAgents([refund], [badTask], ["dead"]);
+    const unknown = await stageUnknownOutcome(db, `${word}@customer.example`);
+
+    // 1. The group, from the dead-letter overview.
+    await page.goto("/dead-letters");
+    await page.getByRole("link", { name: new RegExp(`carrier ${word} timed out`) }).click();
+    await expect(page).toHaveURL(/reason=timeout/);
+    await expect(page.getByTestId("dead-letters-matching")).toHaveText("4");
+    await shot(page, "reviewer", 1, "error-group");
+
+    // 2. One of them is not worth replaying: rejected with a reason, from its own page.
+    const [rejected, ...rest] = group;
+    if (!rejected) throw new Error("no group");
+    const listUrl = page.url();
+    await page.getByRole("link", { name: rejected.slice(0, 8), exact: true }).click();
+    await expect(page).toHaveURL(new RegExp(`/tasks/${rejected}`));
+    await page.getByRole("button", { name: "Reject…" }).click();
+    const rejectDialog = page.getByRole("dialog", { name: "Reject the dead task" });
+    await rejectDialog.getByLabel("Reason").fill("order cancelled by the customer");
+    await rejectDialog.getByRole("button", { name: "Reject the task" }).click();
+    await expect(page.getByTestId("task-callout")).toContainText(`Rejected by ${REVIEWER}`);
+    await expect(page.getByTestId("rejection-reason")).toHaveText(
+      "Why: order cancelled by the customer",
+    );
+
+    // 3. The other three, replayed together after reading what that would do.
+    await page.goto(listUrl);
+    await expect(page.getByTestId("dead-letters-matching")).toHaveText("3");
+    await page.getByTestId("select-all-matching").click();
+    await page.getByTestId("bulk-replay").click();
+    await expect(page.getByTestId("bulk-count")).toContainText("3");
+    const preview = page.getByTestId("bulk-preview");
+    await expect(preview).toContainText("3 effects would act");
+    await expect(preview).toContainText("0 move money");
+    await shot(page, "reviewer", 2, "bulk-preview");
+    await page.getByTestId("bulk-confirm").click();
+    const progress = page.getByTestId("started-bulks").getByTestId("bulk-progress").first();
+    await expect(progress.getByTestId("bulk-finished")).toContainText("3 of 3 have an outcome", {
+      timeout: 30_000,
+    });
+    await shot(page, "reviewer", 3, "bulk-done");
+    for (const id of rest) expect(await statusOf(db, id)).toBe("queued");
+    expect(await statusOf(db, rejected)).toBe("rejected");
+
+    // 4. The demo's refund with "currency: US dollars": the input fixed and replayed.
+    await page.goto(`/tasks/${badTask}`);
+    await page.getByRole("button", { name: "Fix the input and replay…" }).click();
+    const fix = page.getByRole("dialog", { name: "Fix the input and replay" });
+    const editor = fix.getByLabel("Corrected input (JSON)");
+    await expect(editor).toHaveValue(/US dollars/);
+    await editor.fill(JSON.stringify({ ...bad, currency: "usd" }, null, 2));
+    await expect(fix.getByTestId("correct-diff")).toContainText('"usd"');
+    await fix.getByLabel(/^Note/).fill("the shop sent a display name, not a code");
+    await shot(page, "reviewer", 4, "fix-input");
+    await fix.getByRole("button", { name: "Correct and replay from step 1" }).click();
+    await expect(page.getByTestId("review-status")).toContainText("Input corrected");
+    // The worker runs the corrected input; the open page follows it.
+    await runDemoAgents([refund], [badTask], ["succeeded"]);
+    await expect(page.getByTestId("task-callout")).toContainText("Succeeded", { timeout: 15_000 });
+    expect(
+      receivers.payments.refunds().filter((r) => r.metadata.order_id === bad.orderId),
+    ).toHaveLength(1);
+
+    // 5. The send nobody knows about: the provider's log says it never left.
+    await page.goto(`/tasks/${unknown.taskId}`);
+    await page.getByRole("button", { name: "Resolve the outcome of send_email…" }).click();
+    const resolve = page.getByRole("dialog", { name: "Did send_email happen?" });
+    await expect(resolve.getByTestId("provider-refs")).toContainText(unknown.key);
+    await resolve.getByLabel(/It did not happen/).check();
+    await resolve.getByRole("button", { name: "Record and resume" }).click();
+    await expect(page.getByTestId("review-status")).toContainText("did not happen");
+    await expect(page.getByTestId("task-callout")).toContainText("Queued");
+
+    // 6. Each outcome, in the ledger under the reviewer's name.
+    await filterLedger(page, { Actor: REVIEWER });
+    await expect(page).toHaveURL(/actor=user%3Areviewer%40example\.com/);
+    const expected: [string, string][] = [
+      [rejected, "review.rejected"],
+      ...rest.map((id): [string, string] => [id, "replay.requested"]),
+      [badTask, "task.input_corrected"],
+      [unknown.taskId, "outcome.resolved"],
+    ];
+    for (const [id, kind] of expected) {
+      const row = ledgerRow(page, id, kind);
+      await expect(row).toHaveCount(1);
+      await expect(row).toContainText(REVIEWER);
+    }
+    await expect(
+      ledgerRow(page, rejected, "review.rejected").getByTestId("entry-summary"),
+    ).toContainText("why: order cancelled by the customer");
+    await shot(page, "reviewer", 5, "ledger-by-actor");
+
+    // The same, from the record itself.
+    for (const [id, kind] of expected) {
+      expect(await entriesOf(db, id, kind)).toEqual([expect.objectContaining({ actor: REVIEWER })]);
+    }
+    expect((await entriesOf(db, badTask, "task.input_corrected"))[0]?.data).toMatchObject({
+      before: bad,
+      after: { ...bad, currency: "usd" },
+    });
+  } finally {
+    await receivers.stop();
+  }
+});
