@@ -119,6 +119,11 @@ async function backgroundLightness(page: Page): Promise<number> {
   });
 }
 
+async function blockingViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
 /** Checks that the theme is the one painted, then runs axe; serious and critical fail. */
 async function expectAccessible(page: Page, theme: Theme | "system", what: string) {
   if (theme !== "system") {
@@ -127,10 +132,7 @@ async function expectAccessible(page: Page, theme: Theme | "system", what: strin
     if (theme === "dark") expect(lightness, "the dark theme paints a dark page").toBeLessThan(0.2);
     else expect(lightness, "the light theme paints a light page").toBeGreaterThan(0.9);
   }
-  const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-  const blocking = results.violations.filter(
-    (v) => v.impact === "serious" || v.impact === "critical",
-  );
+  const blocking = await blockingViolations(page);
   const report = blocking
     .flatMap((v) =>
       v.nodes.map(
@@ -194,4 +196,26 @@ test.describe("following the system", () => {
     expect(await backgroundLightness(page)).toBeLessThan(0.2);
     await expectAccessible(page, "system", "dead letters (system, dark)");
   });
+});
+
+test("the check sees colours through the dark palette: a low-contrast line fails it", async ({
+  page,
+  baseURL,
+}) => {
+  await useTheme(page, baseURL, "dark");
+  await page.goto("/tasks");
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  expect(await blockingViolations(page)).toEqual([]);
+  // Two neighbouring shades of the dark palette, as a careless class pair would give.
+  await page.getByRole("main").evaluate((main) => {
+    const line = document.createElement("p");
+    line.id = "low-contrast";
+    line.textContent = "Grey on grey";
+    line.style.color = "var(--color-slate-600)";
+    line.style.backgroundColor = "var(--color-slate-700)";
+    main.prepend(line);
+  });
+  const found = await blockingViolations(page);
+  expect(found.map((v) => v.id)).toEqual(["color-contrast"]);
+  expect(found[0]?.nodes.map((n) => n.target.join(" "))).toEqual(["#low-contrast"]);
 });

@@ -47,7 +47,7 @@ export function ThemeToggle({
         {THEMES.map((t) => (
           <label
             key={t}
-            className={`cursor-pointer rounded px-2 py-1 text-xs font-medium select-none has-focus-visible:outline-2 has-focus-visible:outline-offset-1 ${colours.option}`}
+            className={`relative cursor-pointer rounded px-2 py-1 text-xs font-medium select-none has-focus-visible:outline-2 has-focus-visible:outline-offset-1 ${colours.option}`}
           >
             <input
               type="radio"
@@ -55,7 +55,7 @@ export function ThemeToggle({
               value={t}
               checked={theme === t}
               onChange={() => choose(t)}
-              className="sr-only"
+              className="absolute inset-0 m-0 size-full cursor-pointer opacity-0"
             />
             {THEME_LABEL[t]}
           </label>
