@@ -15,7 +15,7 @@ import { deleteAlertRule } from "../../lib/server/commands/delete-alert-rule";
 import { evaluateAlerts } from "../../lib/server/commands/evaluate-alerts";
 import { updateAlertRule } from "../../lib/server/commands/update-alert-rule";
 import { type AlertRuleDto, readAlertRules } from "../../lib/server/queries/list-alert-rules";
-import { cliPrincipal, failure, formatTable, withAppDatabase } from "./operator";
+import { cliPrincipal, failure, listSubcommand, withAppDatabase } from "./operator";
 import {
   commandGroup,
   EXIT,
@@ -86,41 +86,31 @@ const create: Sub = async (argv) => {
   });
 };
 
-const list: Sub = async (argv) => {
-  const opts = parseOptions(argv, { ...helpOption, ...jsonOption });
-  return withAppDatabase("alerts", async (_pool, db) => {
-    const rules = await readAlertRules(db);
-    if (opts.json) printJson(rules);
-    else if (rules.length === 0) console.log("No alert rules yet: agent-ledger alerts create …");
-    else {
-      console.log(
-        formatTable(
-          ["ID", "NAME", "KIND", "FILTERS", "TO", "HOST", "STATUS", "LAST DELIVERY"],
-          rules.map((r) => [
-            r.id,
-            r.name,
-            r.kind,
-            [
-              r.agent ? `agent=${r.agent}` : "",
-              r.reason ? `reason=${r.reason}` : "",
-              r.olderThanMinutes !== null ? `over=${r.olderThanMinutes}m` : "",
-              r.silentForSeconds !== null ? `silent=${r.silentForSeconds}s` : "",
-            ]
-              .filter(Boolean)
-              .join(",") || "-",
-            r.destination,
-            r.destinationHost,
-            r.enabled ? "enabled" : "disabled",
-            r.lastDelivery
-              ? `${r.lastDelivery.status}${r.lastDelivery.deadReason ? `(${r.lastDelivery.deadReason})` : ""}`
-              : "none",
-          ]),
-        ),
-      );
-    }
-    return EXIT.ok;
-  });
-};
+const list = listSubcommand({
+  command: "alerts",
+  read: readAlertRules,
+  none: "No alert rules yet: agent-ledger alerts create …",
+  header: ["ID", "NAME", "KIND", "FILTERS", "TO", "HOST", "STATUS", "LAST DELIVERY"],
+  cells: (r) => [
+    r.id,
+    r.name,
+    r.kind,
+    [
+      r.agent ? `agent=${r.agent}` : "",
+      r.reason ? `reason=${r.reason}` : "",
+      r.olderThanMinutes !== null ? `over=${r.olderThanMinutes}m` : "",
+      r.silentForSeconds !== null ? `silent=${r.silentForSeconds}s` : "",
+    ]
+      .filter(Boolean)
+      .join(",") || "-",
+    r.destination,
+    r.destinationHost,
+    r.enabled ? "enabled" : "disabled",
+    r.lastDelivery
+      ? `${r.lastDelivery.status}${r.lastDelivery.deadReason ? `(${r.lastDelivery.deadReason})` : ""}`
+      : "none",
+  ],
+});
 
 /** The rule's spec as it stands, for a change that sets only some fields. */
 function specOf(rule: AlertRuleDto): AlertRuleChange {

@@ -9,7 +9,7 @@ import type { CommandFailure } from "../../lib/domain/command-result";
 import type { TaskStatus } from "../../lib/domain/task-states";
 import { logger } from "../../lib/log";
 import { taskIdSchema } from "../../lib/server/queries/get-task-detail";
-import { EXIT, parseOption } from "./shared";
+import { EXIT, helpOption, jsonOption, parseOption, parseOptions, printJson } from "./shared";
 
 /** The ledger actor for changes made from this shell: "cli:<os user>". */
 export function cliActor(): string {
@@ -104,4 +104,28 @@ export function formatTable(header: string[], rows: string[][]): string {
       .join("  ")
       .trimEnd();
   return [line(header), ...rows.map(line)].join("\n");
+}
+
+/**
+ * A `list` subcommand (alerts, tokens, users): `[--json]`; every row as JSON, or a line saying
+ * there are none yet and how to make one, or a table.
+ */
+export function listSubcommand<R>(spec: {
+  command: string;
+  read: (db: Db) => Promise<R[]>;
+  /** What an empty list prints, with the command that makes the first row. */
+  none: string;
+  header: string[];
+  cells: (row: R) => string[];
+}): (argv: string[]) => Promise<number> {
+  return async (argv) => {
+    const opts = parseOptions(argv, { ...helpOption, ...jsonOption });
+    return withAppDatabase(spec.command, async (_pool, db) => {
+      const rows = await spec.read(db);
+      if (opts.json) printJson(rows);
+      else if (rows.length === 0) console.log(spec.none);
+      else console.log(formatTable(spec.header, rows.map(spec.cells)));
+      return EXIT.ok;
+    });
+  };
 }

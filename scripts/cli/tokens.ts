@@ -3,7 +3,7 @@
 import { SCOPES } from "../../lib/domain/access";
 import { createApiToken, revokeApiToken } from "../../lib/server/commands/api-tokens";
 import { readApiTokens } from "../../lib/server/queries/list-api-tokens";
-import { cliPrincipal, failure, formatTable, withAppDatabase } from "./operator";
+import { cliPrincipal, failure, listSubcommand, shortTime, withAppDatabase } from "./operator";
 import {
   commandGroup,
   EXIT,
@@ -53,33 +53,25 @@ const create: Sub = async (argv) => {
   });
 };
 
-const list: Sub = async (argv) => {
-  const opts = parseOptions(argv, { ...helpOption, ...jsonOption });
-  return withAppDatabase("tokens", async (_pool, db) => {
-    const tokens = await readApiTokens(db);
-    if (opts.json) printJson(tokens);
-    else if (tokens.length === 0) console.log("No API tokens yet: agent-ledger tokens create …");
-    else {
-      const when = (iso: string | null) => (iso ? iso.slice(0, 19).replace("T", " ") : "never");
-      console.log(
-        formatTable(
-          ["ID", "NAME", "PREFIX", "STATUS", "CREATED", "BY", "LAST USED", "SCOPES"],
-          tokens.map((t) => [
-            t.id,
-            t.name,
-            t.prefix,
-            t.revokedAt ? "revoked" : "active",
-            when(t.createdAt),
-            t.createdBy,
-            when(t.lastUsedAt),
-            t.scopes.join(","),
-          ]),
-        ),
-      );
-    }
-    return EXIT.ok;
-  });
-};
+/** Created and last used as "2025-06-01 09:00:00", or "never". */
+const when = (iso: string | null) => (iso ? shortTime(iso) : "never");
+
+const list = listSubcommand({
+  command: "tokens",
+  read: readApiTokens,
+  none: "No API tokens yet: agent-ledger tokens create …",
+  header: ["ID", "NAME", "PREFIX", "STATUS", "CREATED", "BY", "LAST USED", "SCOPES"],
+  cells: (t) => [
+    t.id,
+    t.name,
+    t.prefix,
+    t.revokedAt ? "revoked" : "active",
+    when(t.createdAt),
+    t.createdBy,
+    when(t.lastUsedAt),
+    t.scopes.join(","),
+  ],
+});
 
 const revoke: Sub = async (argv) => {
   const opts = parseOptions(argv, {

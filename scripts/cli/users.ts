@@ -11,7 +11,7 @@ import {
   unlockSignIn,
 } from "../../lib/server/commands/users";
 import { readUsers } from "../../lib/server/queries/list-users";
-import { cliPrincipal, failure, formatTable, withAppDatabase } from "./operator";
+import { cliPrincipal, failure, listSubcommand, shortTime, withAppDatabase } from "./operator";
 import {
   commandGroup,
   EXIT,
@@ -104,29 +104,19 @@ const add: Sub = async (argv) => {
   });
 };
 
-const list: Sub = async (argv) => {
-  const opts = parseOptions(argv, { ...helpOption, ...jsonOption });
-  return withAppDatabase("users", async (_pool, db) => {
-    const users = await readUsers(db);
-    if (opts.json) printJson(users);
-    else if (users.length === 0) console.log("Nobody can sign in yet: agent-ledger users add …");
-    else {
-      console.log(
-        formatTable(
-          ["EMAIL", "ROLE", "STATUS", "CREATED", "NAME"],
-          users.map((u) => [
-            u.email,
-            u.role,
-            u.disabled ? "disabled" : "active",
-            u.createdAt.slice(0, 19).replace("T", " "),
-            u.name,
-          ]),
-        ),
-      );
-    }
-    return EXIT.ok;
-  });
-};
+const list = listSubcommand({
+  command: "users",
+  read: readUsers,
+  none: "Nobody can sign in yet: agent-ledger users add …",
+  header: ["EMAIL", "ROLE", "STATUS", "CREATED", "NAME"],
+  cells: (u) => [
+    u.email,
+    u.role,
+    u.disabled ? "disabled" : "active",
+    shortTime(u.createdAt),
+    u.name,
+  ],
+});
 
 /** set-role, disable and enable: find the person by email, then change them. */
 function change(sub: "set-role" | "disable" | "enable", withRole: boolean): Sub {
