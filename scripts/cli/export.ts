@@ -7,6 +7,7 @@ import { rename, rm } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import type pg from "pg";
 import { z } from "zod";
+import type { EntryRow } from "../../lib/server/ledger/verify-ledger";
 import { withAppDatabase } from "./operator";
 import {
   type Command,
@@ -37,20 +38,8 @@ export const EXPORT_COLUMNS = [
   "hash",
 ] as const;
 
-type Row = {
-  id: number;
-  stream: string;
-  seq: number;
-  at: Date;
-  kind: string;
-  actor: string;
-  task_id: string | null;
-  key: string | null;
-  /** jsonb as PostgreSQL prints it: exactly what is stored, no round trip through JS numbers. */
-  data: string;
-  prev_hash: string;
-  hash: string;
-};
+/** An entry with its jsonb as PostgreSQL prints it: what is stored, no trip through JS numbers. */
+type Row = Omit<EntryRow, "data"> & { data: string };
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; null is empty. */
 export function csvField(value: string | number | null): string {
