@@ -9,11 +9,13 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
-import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
+import { stager } from "../../db/testing/stage";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { appendLedger } from "../../lib/server/ledger/append-ledger";
+import type { EntryRow } from "../../lib/server/ledger/verify-ledger";
 
 const t = await setUpTestDatabase("cli-ops");
+const { step, effect, approval } = stager(t.pool);
 const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
 const ACTOR = `cli:${os.userInfo().username}`;
 const TMP = mkdtempSync(path.join(os.tmpdir(), "agent-ledger-cli-"));
@@ -63,57 +65,6 @@ async function task(
     ],
   );
   return { id: taskId, version: rows[0]?.version ?? 0 };
-}
-
-async function step(
-  taskId: string,
-  seq: number,
-  kind: "model" | "tool",
-  name: string,
-  key?: string,
-) {
-  await t.pool.query(
-    `insert into steps (task_id, seq, kind, name, status, result, effect_key, attempt, completed_at)
-     values ($1, $2, $3, $4, 'completed', '{}', $5, 1, now())`,
-    [taskId, seq, kind, name, key ?? null],
-  );
-}
-
-async function effect(taskId: string, seq: number, tool: string, status: "succeeded" | "failed") {
-  const intent = { seq };
-  const key = deriveEffectKey(taskId, tool, intent);
-  await t.pool.query(
-    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, result, error, completed_at)
-     values ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9, now())`,
-    [
-      key,
-      taskId,
-      seq,
-      tool,
-      JSON.stringify(intent),
-      payloadFingerprint(intent),
-      status,
-      status === "succeeded" ? '{"ok":true}' : null,
-      status === "failed" ? '{"message":"declined"}' : null,
-    ],
-  );
-  return key;
-}
-
-async function approval(taskId: string, tool: string, money: boolean) {
-  const args = { amount: 50_000 };
-  await t.pool.query(
-    `insert into approvals (task_id, effect_key, fingerprint, tool, args, money)
-     values ($1, $2, $3, $4, $5, $6)`,
-    [
-      taskId,
-      deriveEffectKey(taskId, tool, { n: 1 }),
-      payloadFingerprint(args),
-      tool,
-      JSON.stringify(args),
-      money,
-    ],
-  );
 }
 
 /** A dead mail task: a model decision, a send that went out, a send that failed. */
@@ -515,20 +466,6 @@ function parseCsv(text: string): string[][] {
   }
   return records;
 }
-
-type EntryRow = {
-  id: number;
-  stream: string;
-  seq: number;
-  at: Date;
-  kind: string;
-  actor: string;
-  task_id: string | null;
-  key: string | null;
-  data: unknown;
-  prev_hash: string;
-  hash: string;
-};
 
 describe("export", SLOW, () => {
   it("writes every entry as JSON Lines in ledger order, stdout holding only data", async () => {

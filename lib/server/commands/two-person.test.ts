@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { stager } from "../../../db/testing/stage";
 import { testViewer } from "../../auth/testing";
 import { operator } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
@@ -19,6 +20,7 @@ import { resolveOutcome } from "./resolve-outcome";
 import { withdrawReviewRequest } from "./two-person";
 
 const t = await setUpTestDatabase("two_person");
+const { step, effect, approval } = stager(t.pool);
 const A = "user:alice@example.com";
 const B = "user:bob@example.com";
 
@@ -51,63 +53,6 @@ async function task(
     [taskId, status, status === "dead" ? "exhausted" : null],
   );
   return { id: taskId, version: rows[0]?.version ?? 0 };
-}
-
-async function step(
-  taskId: string,
-  seq: number,
-  kind: "step" | "tool",
-  name: string,
-  key?: string,
-) {
-  await t.pool.query(
-    `insert into steps (task_id, seq, kind, name, status, result, effect_key, attempt, completed_at)
-     values ($1, $2, $3, $4, 'completed', '{}', $5, 1, now())`,
-    [taskId, seq, kind, name, key ?? null],
-  );
-}
-
-async function effect(
-  taskId: string,
-  seq: number,
-  tool: string,
-  status: "succeeded" | "failed",
-): Promise<string> {
-  const intent = { seq };
-  const key = deriveEffectKey(taskId, tool, intent);
-  await t.pool.query(
-    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, result, error, completed_at)
-     values ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9, now())`,
-    [
-      key,
-      taskId,
-      seq,
-      tool,
-      JSON.stringify(intent),
-      payloadFingerprint(intent),
-      status,
-      status === "succeeded" ? '{"ok":true}' : null,
-      status === "failed" ? '{"message":"declined"}' : null,
-    ],
-  );
-  return key;
-}
-
-async function approval(taskId: string, tool: string, money: boolean): Promise<number> {
-  const args = { amount: 50_000 };
-  const { rows } = await t.pool.query<{ id: number }>(
-    `insert into approvals (task_id, effect_key, fingerprint, tool, args, money)
-     values ($1, $2, $3, $4, $5, $6) returning id`,
-    [
-      taskId,
-      deriveEffectKey(taskId, tool, { n: 1 }),
-      payloadFingerprint(args),
-      tool,
-      JSON.stringify(args),
-      money,
-    ],
-  );
-  return rows[0]?.id ?? 0;
 }
 
 const row = async (id: string) =>
