@@ -56,6 +56,28 @@ export function isDurationField(field: PolicyField): boolean {
   return (DURATION_FIELDS as readonly PolicyField[]).includes(field);
 }
 
+/** A retry_policies row's policy columns as pg returns them; null leaves a field to the next level. */
+export type PolicyColumns = {
+  max_attempts: number | null;
+  backoff_initial_ms: number | null;
+  backoff_factor: number | null;
+  backoff_max_ms: number | null;
+  attempt_timeout_ms: number | null;
+  budget: number | null;
+};
+
+/** The policy a row sets: the fields it leaves null are absent, so resolution falls through. */
+export function policyFromColumns(row: PolicyColumns): PartialRetryPolicy {
+  return {
+    maxAttempts: row.max_attempts ?? undefined,
+    backoffInitialMs: row.backoff_initial_ms ?? undefined,
+    backoffFactor: row.backoff_factor ?? undefined,
+    backoffMaxMs: row.backoff_max_ms ?? undefined,
+    attemptTimeoutMs: row.attempt_timeout_ms ?? undefined,
+    budget: row.budget ?? undefined,
+  };
+}
+
 export const BUILT_IN_POLICY: RetryPolicy = {
   maxAttempts: 5,
   backoffInitialMs: 1_000,

@@ -4,7 +4,9 @@ import type { SqlClient } from "../../db/client";
 import {
   backoffDelayMs,
   type PartialRetryPolicy,
+  type PolicyColumns,
   partialRetryPolicySchema,
+  policyFromColumns,
   type RetryPolicy,
   resolvePolicy,
 } from "../../lib/domain/retry-policy";
@@ -12,26 +14,10 @@ import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors
 import { AttemptTimeoutError, DeadLetterError } from "./errors";
 import type { FailOutcome } from "./task-sql";
 
-export type PolicyRow = {
-  scope: string;
-  max_attempts: number | null;
-  backoff_initial_ms: number | null;
-  backoff_factor: number | null;
-  backoff_max_ms: number | null;
-  attempt_timeout_ms: number | null;
-  budget: number | null;
-};
+export type PolicyRow = PolicyColumns & { scope: string };
 
 function fromRow(row: PolicyRow | undefined): PartialRetryPolicy | null {
-  if (!row) return null;
-  return {
-    maxAttempts: row.max_attempts ?? undefined,
-    backoffInitialMs: row.backoff_initial_ms ?? undefined,
-    backoffFactor: row.backoff_factor ?? undefined,
-    backoffMaxMs: row.backoff_max_ms ?? undefined,
-    attemptTimeoutMs: row.attempt_timeout_ms ?? undefined,
-    budget: row.budget ?? undefined,
-  };
+  return row ? policyFromColumns(row) : null;
 }
 
 /** The global row and the rows of these agents. */

@@ -8,7 +8,9 @@ import {
   BUILT_IN_POLICY,
   type PartialRetryPolicy,
   POLICY_SCOPE,
+  type PolicyColumns,
   partialRetryPolicySchema,
+  policyFromColumns,
 } from "../../domain/retry-policy";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 
@@ -19,24 +21,7 @@ export type SetPolicyInput = {
   version: number | null;
 };
 
-type Row = {
-  version: number;
-  max_attempts: number | null;
-  backoff_initial_ms: number | null;
-  backoff_factor: number | null;
-  backoff_max_ms: number | null;
-  attempt_timeout_ms: number | null;
-  budget: number | null;
-};
-
-const toPolicy = (r: Row): PartialRetryPolicy => ({
-  maxAttempts: r.max_attempts ?? undefined,
-  backoffInitialMs: r.backoff_initial_ms ?? undefined,
-  backoffFactor: r.backoff_factor ?? undefined,
-  backoffMaxMs: r.backoff_max_ms ?? undefined,
-  attemptTimeoutMs: r.attempt_timeout_ms ?? undefined,
-  budget: r.budget ?? undefined,
-});
+type Row = PolicyColumns & { version: number };
 
 export async function setPolicy(
   pool: pg.Pool,
@@ -70,7 +55,7 @@ export async function setPolicy(
           : `there is no ${input.scope} policy any more`,
       };
     }
-    const before = current ? toPolicy(current) : null;
+    const before = current ? policyFromColumns(current) : null;
     // The global policy is the floor of the chain: every field is set.
     const after =
       input.scope === "global"
