@@ -16,7 +16,7 @@ import {
   rowHash,
   verifyLedger,
 } from "../lib/server/ledger/verify-ledger";
-import { type Periodic, startPeriodic } from "./periodic";
+import { type Periodic, startPeriodic } from "./runtime/periodic";
 
 /** Two-int advisory lock key: ("ledg", 1). Any other lock picks other numbers. */
 export const VERIFY_LOCK = [0x6c656467, 1] as const;

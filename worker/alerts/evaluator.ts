@@ -6,7 +6,7 @@ import type pg from "pg";
 import { isConnectionError } from "../../db/retry";
 import { errorFields, logger } from "../../lib/log";
 import { type EvaluateOptions, evaluateAlerts } from "../../lib/server/commands/evaluate-alerts";
-import { type Periodic, startPeriodic } from "../periodic";
+import { type Periodic, startPeriodic } from "../runtime/periodic";
 
 export type AlertEvaluatorConfig = EvaluateOptions & {
   pool: pg.Pool;
