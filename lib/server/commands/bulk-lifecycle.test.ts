@@ -5,6 +5,7 @@
 // when one of them may no longer act; the outcome view and the ledger show every member.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { testViewer } from "../../auth/testing";
 import { operator, principalOf } from "../../domain/access";
@@ -350,10 +351,14 @@ describe("outcomes and the ledger", () => {
       ].sort(),
     );
     const requested = page.entries.find((e) => e.kind === "bulk.requested");
-    expect(requested?.data).toMatchObject({
-      bulkId: r.value.id,
-      members: ids.map((taskId) => ({ taskId, version: 1 })),
-    });
+    // The frozen set in the list's order, each at the version the reviewer saw.
+    const frozen = z
+      .object({ members: z.array(z.object({ taskId: z.string(), version: z.number() })) })
+      .parse(requested?.data).members;
+    expect(requested?.data).toMatchObject({ bulkId: r.value.id });
+    expect([...frozen].sort((a, b) => a.taskId.localeCompare(b.taskId))).toEqual(
+      [...ids].sort().map((taskId) => ({ taskId, version: 1 })),
+    );
     expect(
       page.entries
         .filter((e) => e.kind === "bulk.member_finished")

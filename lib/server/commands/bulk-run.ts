@@ -14,15 +14,14 @@
 import type pg from "pg";
 import type { SqlClient } from "../../../db/client";
 import type { Principal } from "../../domain/access";
-import { BULK_TASK_ACTION, type BulkAction, type MemberOutcome } from "../../domain/bulk-actions";
+import type { BulkAction, MemberOutcome } from "../../domain/bulk-actions";
 import type { CommandFailure } from "../../domain/command-result";
-import { refusalOf } from "../../domain/task-actions";
 import type { Logger } from "../../log";
 import { errorFields } from "../../log";
 import { appendLedger, bulkStream, taskStream } from "../ledger/append-ledger";
 import { approveTask } from "./approve-task";
-import { endBulk } from "./bulk-end";
-import { currentPrincipal, readPrincipal } from "./bulk-principal";
+import { peopleNow, RUNNER_ACTOR, stopFor } from "./bulk-lapse";
+import { readPrincipal } from "./bulk-principal";
 import { cancelTask } from "./cancel-task";
 import { rejectTask } from "./reject-task";
 import { replayTask } from "./replay-task";
@@ -72,9 +71,6 @@ const DONE_WORDS: Record<BulkAction, string> = {
   cancel: "cancelled",
 };
 
-/** Who the runner's own entries name when no person decided (a stop). */
-const RUNNER_ACTOR = "bulk-runner";
-
 async function callCommand(pool: pg.Pool, who: Principal, m: Claimed): Promise<Answer> {
   const base = { taskId: m.task_id, version: m.task_version, bulkId: m.bulk_id };
   switch (m.action) {
@@ -115,45 +111,6 @@ async function takerOf(
     return { actor: r.actor, kind: r.kind, at: r.at, ours: mine };
   }
   return null;
-}
-
-type People =
-  | { kind: "ready"; first: Principal; second: Principal | null }
-  | { kind: "unreadable" }
-  | { kind: "lapsed"; actor: string; reason: string };
-
-/**
- * The requester and the confirmer as they stand now, each still allowed the bulk's per-task
- * action on a dead task (the task-actions table); else who lapsed and why. Read for every
- * member, so a change made while a bulk runs stops it at the next member.
- */
-async function peopleNow(client: SqlClient, m: Claimed): Promise<People> {
-  const first = readPrincipal(m.requested_principal);
-  const second = m.confirmed_principal ? readPrincipal(m.confirmed_principal) : null;
-  if (!first || (m.confirmed_principal && !second)) return { kind: "unreadable" };
-  const now: Principal[] = [];
-  for (const stored of second ? [first, second] : [first]) {
-    const current = await currentPrincipal(client, stored);
-    if ("lapsed" in current) {
-      return {
-        kind: "lapsed",
-        actor: stored.actor,
-        reason: `stopped before acting: ${current.lapsed} since the bulk action was confirmed`,
-      };
-    }
-    const refusal = refusalOf(BULK_TASK_ACTION[m.action], "dead", current.principal);
-    if (refusal) {
-      return {
-        kind: "lapsed",
-        actor: stored.actor,
-        reason: `stopped before acting: ${stored.actor} may no longer do this (${refusal.message})`,
-      };
-    }
-    now.push(current.principal);
-  }
-  const [nowFirst, nowSecond] = now;
-  if (!nowFirst) return { kind: "unreadable" };
-  return { kind: "ready", first: nowFirst, second: nowSecond ?? null };
 }
 
 async function actOn(
@@ -283,39 +240,6 @@ export async function runOneBulkMember(pool: pg.Pool, bulkId?: string): Promise<
   }
   await finishIfDone(pool, claimed.bulk_id);
   return true;
-}
-
-/**
- * Stops the bulk because a person it acts for lapsed: this member and every one not yet run are
- * skipped with the reason. When another runner loop stopped it first, this member (which that
- * loop could not skip: this one holds it) is skipped here with the reason, on its own entry.
- */
-async function stopFor(
-  client: SqlClient,
-  m: Claimed,
-  lapsed: { actor: string; reason: string },
-): Promise<void> {
-  const ended = await endBulk(client, {
-    bulkId: m.bulk_id,
-    from: "running",
-    to: "stopped",
-    actor: RUNNER_ACTOR,
-    reason: lapsed.reason,
-    data: { lapsed: lapsed.actor },
-  });
-  if (ended) return;
-  await client.query(
-    `update bulk_action_members set status = 'finished', outcome = 'skipped', detail = $3,
-       finished_at = now()
-     where bulk_id = $1 and task_id = $2 and status = 'pending'`,
-    [m.bulk_id, m.task_id, lapsed.reason],
-  );
-  await appendLedger(client, bulkStream(m.bulk_id), {
-    kind: "bulk.member_finished",
-    actor: RUNNER_ACTOR,
-    taskId: m.task_id,
-    data: { bulkId: m.bulk_id, outcome: "skipped", detail: lapsed.reason, taskStatus: null },
-  });
 }
 
 /** Marks a bulk action done once no member is pending, with its tally in the ledger (once). */
