@@ -24,10 +24,15 @@ describe("migrateDatabase", () => {
 
     const client = await connectClient(ownerUrl);
     try {
+      // Each once: the two append-only guards and the kind counter (migration 0022).
       const { rows } = await client.query(
-        "select count(*)::int as n from pg_trigger where tgrelid = 'ledger_entries'::regclass and not tgisinternal",
+        "select tgname from pg_trigger where tgrelid = 'ledger_entries'::regclass and not tgisinternal order by tgname",
       );
-      expect(rows[0].n).toBe(2);
+      expect(rows.map((r) => r.tgname)).toEqual([
+        "ledger_entries_count_kinds",
+        "ledger_entries_no_truncate",
+        "ledger_entries_no_update_delete",
+      ]);
     } finally {
       await client.end();
     }
