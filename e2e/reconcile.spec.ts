@@ -6,7 +6,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { createPool } from "../db/client";
 import { defineAgent, defineTool } from "../lib/sdk/define";
-import { stageUnknownOutcome } from "../worker/runtime/test-support";
+import { stageUnknownOutcome } from "../worker/runtime/stage-unknown-outcome";
 import { type RunningWorker, startWorker } from "../worker/runtime/worker";
 import { asRole, expect, randomWord, test } from "./fixtures";
 import { readE2eDatabase } from "./settings";

@@ -3,6 +3,7 @@
 // the journeys, so a staged state is written once.
 import type pg from "pg";
 import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
+import { stageUnknownOutcome as stageEffectOutcome } from "../worker/runtime/stage-unknown-outcome";
 import { enqueue, randomWord } from "./fixtures";
 
 /**
@@ -13,18 +14,12 @@ export async function stageUnknownOutcome(
   db: pg.Pool,
   to: string,
 ): Promise<{ taskId: string; key: string }> {
-  const taskId = await enqueue(db, `e2e-mailer-${randomWord(6)}`, {});
-  await db.query(
-    "update tasks set status = 'dead', dead_reason = 'outcome_unknown', attempts = 1, version = version + 1 where id = $1",
-    [taskId],
-  );
-  const intent = { to };
-  const key = deriveEffectKey(taskId, "send_email", intent);
-  await db.query(
-    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
-     values ($1, $2, 1, 'send_email', $3, $3, $4, 'started', 'gone', now() - interval '1 minute')`,
-    [key, taskId, JSON.stringify(intent), payloadFingerprint(intent)],
-  );
+  const { taskId, key } = await stageEffectOutcome(db, {
+    agent: `e2e-mailer-${randomWord(6)}`,
+    tool: "send_email",
+    args: { to },
+    intent: { to },
+  });
   return { taskId, key };
 }
 

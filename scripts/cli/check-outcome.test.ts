@@ -9,7 +9,7 @@ import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { publishCatalog } from "../../worker/runtime/catalog";
-import { stageUnknownOutcome } from "../../worker/runtime/test-support";
+import { stageUnknownOutcome } from "../../worker/runtime/stage-unknown-outcome";
 import { startWorker } from "../../worker/runtime/worker";
 
 const t = await setUpTestDatabase("cli-check-outcome");

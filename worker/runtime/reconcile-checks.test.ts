@@ -12,7 +12,8 @@ import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { requestReconcile } from "../../lib/server/commands/request-reconcile";
 import { publishCatalog } from "./catalog";
 import { answerNextCheck } from "./reconcile-checks";
-import { runtimeTestKit, stageUnknownOutcome } from "./test-support";
+import { stageUnknownOutcome } from "./stage-unknown-outcome";
+import { runtimeTestKit } from "./test-support";
 import { startWorker } from "./worker";
 
 const t = await setUpTestDatabase("reconcile_checks");
