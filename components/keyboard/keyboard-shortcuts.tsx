@@ -152,6 +152,9 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
         }
         case "escape": {
           if (selected.current === null) return false;
+          // Focus leaves the row too, so the next j starts again from the top.
+          const active = document.activeElement;
+          if (active instanceof HTMLElement && active.closest("[data-kb-row]")) active.blur();
           clearSelection();
           setMessage("Selection cleared.");
           return true;
