@@ -1,14 +1,14 @@
 // Approving a dead task: it resumes from its last completed step with a fresh attempt budget.
 // Completed steps return their journaled results and a performed effect is not performed again.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { operator } from "../../lib/domain/access";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { approveTask } from "../../lib/server/commands/approve-task";
-import { runtimeTestKit, setGlobalPolicy } from "./test-support";
-import { type RunningWorker, startWorker } from "./worker";
+import { runtimeTestKit } from "./test-support";
+import { workerForFile } from "./test-worker";
 
 const t = await setUpTestDatabase("approve_dead");
 const kit = runtimeTestKit(t.pool);
@@ -51,20 +51,12 @@ const resumer = defineAgent({
   },
 });
 
-let worker: RunningWorker;
-beforeAll(async () => {
-  await setGlobalPolicy(t.pool, { maxAttempts: 3, backoffMs: 5, attemptTimeoutMs: 5_000 });
-  worker = await startWorker({
-    pool: t.pool,
-    agents: [resumer],
-    concurrency: 2,
-    leaseMs: 1_000,
-    pollMs: 50,
-    id: "w1",
-    log: () => {},
-  });
+workerForFile(t.pool, {
+  policy: { maxAttempts: 3, backoffMs: 5, attemptTimeoutMs: 5_000 },
+  agents: [resumer],
+  concurrency: 2,
+  id: "w1",
 });
-afterAll(() => worker.stop(1_000));
 
 describe("approve a dead task", () => {
   it("resumes from the last completed step with a fresh attempt budget; attempt numbers keep counting", async () => {

@@ -1,14 +1,14 @@
 // A worker publishes its agents at start, and a gated money tool parks with money=true, so the
 // web app can apply the two-person rule without loading agent code.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { operator } from "../../lib/domain/access";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { approveTask } from "../../lib/server/commands/approve-task";
 import { runtimeTestKit } from "./test-support";
-import { type RunningWorker, startWorker } from "./worker";
+import { workerForFile } from "./test-worker";
 
 const t = await setUpTestDatabase("catalog");
 const kit = runtimeTestKit(t.pool);
@@ -42,18 +42,7 @@ const payer = defineAgent({
   run: async (ctx, input) => ctx.tool("pay", { ...input, card: "4242" }),
 });
 
-let worker: RunningWorker;
-beforeAll(async () => {
-  worker = await startWorker({
-    pool: t.pool,
-    agents: [payer],
-    concurrency: 2,
-    leaseMs: 1_000,
-    pollMs: 50,
-    log: () => {},
-  });
-});
-afterAll(() => worker.stop(1_000));
+const worker = workerForFile(t.pool, { agents: [payer], concurrency: 2 });
 
 describe("agent catalog", () => {
   it("holds each agent's input JSON Schema and its tools' flags", async () => {
@@ -63,7 +52,7 @@ describe("agent catalog", () => {
     expect(rows).toHaveLength(1);
     const row = rows[0];
     expect(row.name).toBe("payer");
-    expect(row.published_by).toBe(worker.id);
+    expect(row.published_by).toBe(worker.current.id);
     expect(row.input_schema).toMatchObject({
       type: "object",
       properties: { orderId: { type: "string", minLength: 1 }, cents: { type: "integer" } },

@@ -2,7 +2,7 @@
 // `sensitive` paths before the decision reaches `steps` or the ledger; the attempt that asked
 // acts on the exact values, and a later attempt never acts on the placeholders.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { operator } from "../../lib/domain/access";
@@ -10,8 +10,8 @@ import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import { replayTask } from "../../lib/server/commands/replay-task";
 import { createScriptedModel } from "../models/scripted";
-import { runtimeTestKit, setGlobalPolicy } from "./test-support";
-import { type RunningWorker, startWorker } from "./worker";
+import { runtimeTestKit } from "./test-support";
+import { workerForFile } from "./test-worker";
 
 const t = await setUpTestDatabase("model_redaction");
 const kit = runtimeTestKit(t.pool);
@@ -67,21 +67,13 @@ const checkout = defineAgent({
   },
 });
 
-let worker: RunningWorker;
-beforeAll(async () => {
-  await setGlobalPolicy(t.pool, { maxAttempts: 3, backoffMs: 5, attemptTimeoutMs: 5_000 });
-  worker = await startWorker({
-    pool: t.pool,
-    agents: [checkout],
-    model,
-    concurrency: 2,
-    leaseMs: 1_000,
-    pollMs: 50,
-    id: "w1",
-    log: () => {},
-  });
+workerForFile(t.pool, {
+  policy: { maxAttempts: 3, backoffMs: 5, attemptTimeoutMs: 5_000 },
+  agents: [checkout],
+  model,
+  concurrency: 2,
+  id: "w1",
 });
-afterAll(() => worker.stop(1_000));
 
 /** Every stored copy of the task, as text: its journal, its ledger, its effects. */
 async function storedText(taskId: string): Promise<string> {

@@ -1,13 +1,13 @@
 // ctx.model is a durable step: the model's decision is journaled and not re-rolled on retry,
 // its call is in the ledger, and its cost counts against the task's budget.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { createScriptedModel } from "../models/scripted";
-import { type RunningWorker, startWorker } from "./worker";
+import { workerForFile } from "./test-worker";
 
 const t = await setUpTestDatabase("model");
 let generated = 0;
@@ -57,23 +57,12 @@ const reminder = defineAgent({
   },
 });
 
-let worker: RunningWorker;
-beforeAll(async () => {
-  await t.pool.query(
-    `insert into retry_policies (scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, updated_by)
-     values ('global', 3, 5, 1, 5, 5000, 'test')`,
-  );
-  worker = await startWorker({
-    pool: t.pool,
-    agents: [reminder],
-    model,
-    concurrency: 4,
-    leaseMs: 1_000,
-    pollMs: 50,
-    log: () => {},
-  });
+workerForFile(t.pool, {
+  policy: { maxAttempts: 3, backoffMs: 5, attemptTimeoutMs: 5_000 },
+  agents: [reminder],
+  model,
+  concurrency: 4,
 });
-afterAll(() => worker.stop(1_000));
 
 async function run(invoiceId: string, policy?: Record<string, unknown>) {
   const { taskId } = await withTransaction(t.pool, (c) =>

@@ -1,7 +1,7 @@
 // Review commands against a live worker: approvals bound to key and payload, reject, replay
 // with an accurate preview, resolving unknown outcomes, cancel, policy changes, and two
 // reviewers acting at once.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
@@ -16,7 +16,7 @@ import { replayTask } from "../../lib/server/commands/replay-task";
 import { resolveOutcome } from "../../lib/server/commands/resolve-outcome";
 import { setPolicy } from "../../lib/server/commands/set-policy";
 import { previewReplay } from "../../lib/server/review/preview";
-import { type RunningWorker, startWorker } from "./worker";
+import { workerForFile } from "./test-worker";
 
 const t = await setUpTestDatabase("review");
 const refunds: { orderId: string; amount: number }[] = [];
@@ -46,22 +46,11 @@ const refunder = defineAgent({
   },
 });
 
-let worker: RunningWorker;
-beforeAll(async () => {
-  await t.pool.query(
-    `insert into retry_policies (scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, updated_by)
-     values ('global', 2, 5, 1, 5, 5000, 'test')`,
-  );
-  worker = await startWorker({
-    pool: t.pool,
-    agents: [refunder],
-    concurrency: 4,
-    leaseMs: 1_000,
-    pollMs: 50,
-    log: () => {},
-  });
+workerForFile(t.pool, {
+  policy: { maxAttempts: 2, backoffMs: 5, attemptTimeoutMs: 5_000 },
+  agents: [refunder],
+  concurrency: 4,
 });
-afterAll(() => worker.stop(1_000));
 
 type Row = { status: string; version: number; dead_reason: string | null; attempts: number };
 async function task(id: string): Promise<Row> {
