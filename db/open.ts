@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { env } from "../lib/env";
 import { ensureEmbeddedDatabase } from "./embedded";
-import { migrateDatabase } from "./migrate";
+import { type MigrateResult, migrateDatabase } from "./migrate";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -17,6 +17,8 @@ export type DatabaseTarget = {
   appUrl: string;
   ownerUrl: string;
   embedded: boolean;
+  /** What opening the embedded database migrated (it migrates on the way); absent for DATABASE_URL. */
+  migrated?: MigrateResult;
   release: () => Promise<void>;
 };
 
@@ -32,8 +34,9 @@ export async function openDatabase(): Promise<DatabaseTarget> {
     };
   }
   const handle = await ensureEmbeddedDatabase(dataDir());
+  let migrated: MigrateResult;
   try {
-    await migrateDatabase(handle.ownerUrl);
+    migrated = await migrateDatabase(handle.ownerUrl);
   } catch (err) {
     await handle.release();
     throw err;
@@ -42,6 +45,7 @@ export async function openDatabase(): Promise<DatabaseTarget> {
     appUrl: handle.appUrl,
     ownerUrl: handle.ownerUrl,
     embedded: true,
+    migrated,
     release: handle.release,
   };
 }

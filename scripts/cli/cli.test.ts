@@ -1,9 +1,12 @@
 // The CLI as scripts see it: real processes against a real database, judged by exit code
 // and output.
 import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../db/client";
+import { isAlive, readPostmasterPid } from "../../db/embedded";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { appendLedger } from "../../lib/server/ledger/append-ledger";
 
@@ -56,6 +59,27 @@ describe("agent-ledger CLI", () => {
     const r = cli(["migrate", "--json"]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ applied: 0 });
+  });
+
+  it("migrates a new embedded database and counts what it applied (opening it migrates first)", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-ledger-cli-migrate-"));
+    chmodSync(dir, 0o755);
+    try {
+      const { DATABASE_URL: _a, DATABASE_OWNER_URL: _b, ...rest } = process.env;
+      const r = spawnSync(process.execPath, [BIN, "migrate", "--json"], {
+        encoding: "utf8",
+        env: { ...rest, AGENT_LEDGER_DATA_DIR: dir },
+        timeout: 120_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const result = JSON.parse(r.stdout);
+      expect(result.total).toBeGreaterThan(0);
+      expect(result.applied).toBe(result.total);
+    } finally {
+      const running = readPostmasterPid(path.join(dir, "pg"));
+      if (running && isAlive(running.pid)) process.kill(running.pid, "SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("seeds once, checkpoints with a signature, and verifies", () => {
