@@ -72,7 +72,7 @@ test("admin: lowers a retry limit and sees before → after in the history and t
   await filterLedger(page, { Kind: "policy.changed", Actor: ADMIN });
   const row = page.locator(`[data-testid="ledger-row"][data-entry-id="${entryId}"]`);
   await expect(row.getByTestId("entry-summary")).toHaveText(
-    `by admin@example.com · scope: agent:${agent}`,
+    `by: admin@example.com · scope: agent:${agent}`,
   );
   await row.getByRole("button", { name: /Show data of entry/ }).click();
   await page.getByRole("button", { name: "Show raw JSON" }).click();

@@ -1,11 +1,21 @@
 // The reviewer's day on the seeded demo: an error group from /dead-letters, one of it rejected
 // with a reason, the rest bulk-replayed after reading the aggregated preview; the demo's refund
-// dead for bad input ("currency: US dollars") fixed and replayed until it succeeds; an unknown
+// dead for bad input ("currency: US dollars") fixed and replayed until it succeeds (a refund
+// moves money: a second reviewer confirms the correction); an unknown
 // outcome resolved; and every one of those outcomes found in /ledger under their own name.
 // Rows are staged with SQL as a worker leaves them, or by the demo agents themselves.
 
 import { startDemoReceivers } from "../../worker/demo/receivers";
-import { asRole, enqueue, expect, randomWord, runDemoAgents, test } from "../fixtures";
+import {
+  asRole,
+  createE2eUser,
+  enqueue,
+  expect,
+  randomWord,
+  runDemoAgents,
+  signedIn,
+  test,
+} from "../fixtures";
 import { stageUnknownOutcome } from "../staging";
 import {
   demoAgents,
@@ -24,6 +34,8 @@ test.use({ ...asRole("reviewer"), viewport: JOURNEY_VIEWPORT });
 test("reviewer: triage a group, fix a bad input, resolve an outcome, find it all in the ledger", async ({
   page,
   db,
+  browser,
+  baseURL,
 }) => {
   test.setTimeout(150_000);
   const word = randomWord(8);
@@ -100,8 +112,28 @@ test("reviewer: triage a group, fix a bad input, resolve an outcome, find it all
     await expect(fix.getByTestId("correct-diff")).toContainText('"usd"');
     await fix.getByLabel(/^Note/).fill("the shop sent a display name, not a code");
     await shot(page, "reviewer", 4, "fix-input");
-    await fix.getByRole("button", { name: "Correct and replay from step 1" }).click();
-    await expect(page.getByTestId("review-status")).toContainText("Input corrected");
+    // The demo's refund moves money: the corrected replay waits for a second, different reviewer.
+    await fix
+      .getByRole("button", { name: "Request the correction (second reviewer confirms)" })
+      .click();
+    await expect(page.getByTestId("pending-request")).toContainText(
+      `${REVIEWER} asked for a replay from step 1 with a corrected input`,
+    );
+    const second = await createE2eUser(db, "reviewer");
+    const other = await signedIn(browser, baseURL ?? "", second.email, second.password);
+    try {
+      const confirming = await other.newPage();
+      await confirming.goto(`/tasks/${badTask}`);
+      await confirming
+        .getByTestId("pending-request")
+        .getByRole("button", { name: "Confirm the corrected input and replay from step 1" })
+        .click();
+      await expect(confirming.getByTestId("review-status")).toContainText(
+        "Confirmed: the input is corrected",
+      );
+    } finally {
+      await other.close();
+    }
     // The worker runs the corrected input; the open page follows it.
     await runDemoAgents([refund], [badTask], ["succeeded"]);
     await expect(page.getByTestId("task-callout")).toContainText("Succeeded", { timeout: 15_000 });
@@ -125,7 +157,7 @@ test("reviewer: triage a group, fix a bad input, resolve an outcome, find it all
     const expected: [string, string][] = [
       [rejected, "review.rejected"],
       ...rest.map((id): [string, string] => [id, "replay.requested"]),
-      [badTask, "task.input_corrected"],
+      [badTask, "review.requested"],
       [unknown.taskId, "outcome.resolved"],
     ];
     for (const [id, kind] of expected) {
@@ -142,10 +174,16 @@ test("reviewer: triage a group, fix a bad input, resolve an outcome, find it all
     for (const [id, kind] of expected) {
       expect(await entriesOf(db, id, kind)).toEqual([expect.objectContaining({ actor: REVIEWER })]);
     }
-    expect((await entriesOf(db, badTask, "task.input_corrected"))[0]?.data).toMatchObject({
-      before: bad,
-      after: { ...bad, currency: "usd" },
-    });
+    expect(await entriesOf(db, badTask, "task.input_corrected")).toEqual([
+      expect.objectContaining({
+        actor: `user:${second.email}`,
+        data: expect.objectContaining({
+          before: bad,
+          after: { ...bad, currency: "usd" },
+          twoPerson: expect.objectContaining({ requestedBy: REVIEWER }),
+        }),
+      }),
+    ]);
   } finally {
     await receivers.stop();
   }
