@@ -4,6 +4,7 @@
 // reviewers bulk-acting on overlapping sets at once (each task once; each told what the other
 // took), a money bulk withdrawn by the reviewer who froze it (gone from the inbox, nothing run,
 // each member skipped on its page). Rows are staged with SQL, as a worker would have left them.
+import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
 import type pg from "pg";
 import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
@@ -202,6 +203,15 @@ test("a money bulk withdrawn by its requester leaves the inbox and acts on nothi
   await expect(
     second.getByRole("list", { name: "Ledger entries of this bulk action, oldest first" }),
   ).toContainText("bulk.withdrawn");
+  // The bulk's page keeps the dashboard's rule: no serious or critical WCAG 2.1 A/AA violation.
+  const axe = await new AxeBuilder({ page: second })
+    .withTags(["wcag2a", "wcag2aa", "wcag21aa"])
+    .analyze();
+  expect(
+    axe.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => v.id),
+  ).toEqual([]);
   const dead = await db.query<{ n: number }>(
     "select count(*)::int as n from tasks where id = any($1::uuid[]) and status = 'dead'",
     [ids],
