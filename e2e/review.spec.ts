@@ -4,7 +4,6 @@
 
 import type pg from "pg";
 import { operator } from "../lib/domain/access";
-import { deriveEffectKey, payloadFingerprint } from "../lib/domain/hash";
 import { approveTask } from "../lib/server/commands/approve-task";
 import {
   asRole,
@@ -18,7 +17,7 @@ import {
   signedIn,
   test,
 } from "./fixtures";
-import { stageUnknownOutcome } from "./staging";
+import { deadPayer, stageUnknownOutcome } from "./staging";
 
 test.use(asRole("reviewer"));
 
@@ -197,39 +196,13 @@ test("a dead letter is replayed after reading the live preview", async ({ page, 
   ]);
 });
 
-/** A dead task of an agent whose `pay` tool moves money; its step 2 payment failed. */
-async function deadPayer(db: pg.Pool): Promise<string> {
-  const agent = `e2e-payer-${randomWord(6)}`;
-  await db.query(
-    `insert into agent_catalog (name, input_schema, tools, published_by) values ($1, '{}', $2, 'e2e')`,
-    [agent, JSON.stringify([{ name: "pay", money: true }])],
-  );
-  const id = await enqueue(db, agent, {});
-  await db.query(
-    "update tasks set status = 'dead', dead_reason = 'exhausted', attempts = 1, version = version + 1 where id = $1",
-    [id],
-  );
-  await db.query(
-    `insert into steps (task_id, seq, kind, name, status, result, attempt, completed_at)
-     values ($1, 1, 'step', 'amount', 'completed', '{"amount": 5000}', 1, now())`,
-    [id],
-  );
-  const intent = { invoice: id };
-  await db.query(
-    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, error)
-     values ($1, $2, 2, 'pay', $3, $3, $4, 'failed', '{"message": "card declined"}')`,
-    [deriveEffectKey(id, "pay", intent), id, JSON.stringify(intent), payloadFingerprint(intent)],
-  );
-  return id;
-}
-
 test("a replay that reaches money waits for a second, different reviewer", async ({
   page,
   db,
   browser,
   baseURL,
 }) => {
-  const id = await deadPayer(db);
+  const { taskId: id } = await deadPayer(db);
   await page.goto(`/tasks/${id}`);
   const review = page.getByRole("region", { name: "Review" });
   await review.getByRole("button", { name: "Replay from step…" }).click();
@@ -383,7 +356,7 @@ test.describe("as ops", () => {
     page,
     db,
   }) => {
-    const id = await deadPayer(db);
+    const { taskId: id } = await deadPayer(db);
     await page.goto(`/tasks/${id}`);
     await expect(
       page.getByRole("region", { name: "Review" }).getByTestId("review-none"),
@@ -396,7 +369,7 @@ test.describe("as admin", () => {
   test.use(asRole("admin"));
 
   test("an admin cancels a dead task", async ({ page, db }) => {
-    const id = await deadPayer(db);
+    const { taskId: id } = await deadPayer(db);
     await page.goto(`/tasks/${id}`);
     await page.getByRole("button", { name: "Cancel task…" }).click();
     const dialog = page.getByRole("dialog", { name: "Cancel the task" });
