@@ -16,6 +16,7 @@ import { Duration } from "../ui/duration";
 import { EmptyState } from "../ui/empty-state";
 import { Timestamp } from "../ui/timestamp";
 import { inboxHref, itemHref, KIND_LABEL, KIND_PLURAL, whatItWaitsFor } from "./inbox-links";
+import { PendingBulks } from "./pending-bulks";
 
 const KIND_TONE = {
   confirmation: "warn",
@@ -130,7 +131,8 @@ export function InboxList({ initial }: { initial: InboxDto }) {
         error={live.error}
         onRefresh={() => void live.refetch()}
       />
-      {data.items.length === 0 ? (
+      <PendingBulks bulks={data.bulks} />
+      {data.items.length === 0 && data.bulks.length === 0 ? (
         <EmptyState
           title={
             filter
@@ -141,7 +143,7 @@ export function InboxList({ initial }: { initial: InboxDto }) {
           Dead letters, approval requests, second-reviewer confirmations and unknown outcomes appear
           here, oldest first, as soon as they happen.
         </EmptyState>
-      ) : (
+      ) : data.items.length === 0 ? null : (
         <section aria-labelledby="inbox-items-heading">
           <h2 id="inbox-items-heading" className="mb-2 text-base font-semibold text-slate-900">
             Oldest first

@@ -3,29 +3,19 @@
 // reviewer confirms it and its requester (or an admin) may withdraw it. A withdrawn or confirmed
 // one no longer waits and is not listed.
 import Link from "next/link";
-import type { BulkActionSummaryDto } from "../../lib/server/queries/get-bulk-action";
+import type { InboxBulkDto } from "../../lib/server/queries/list-inbox";
 import { bulkHref } from "../tasks/bulk-href";
 import { Badge } from "../ui/badge";
 import { Timestamp } from "../ui/timestamp";
 
-const ACTION_WORD: Record<BulkActionSummaryDto["action"], string> = {
+const ACTION_WORD: Record<InboxBulkDto["action"], string> = {
   resume: "resume",
   reject: "reject",
   replay: "replay",
   cancel: "cancel",
 };
 
-export function PendingBulks({
-  bulks,
-  me,
-  mayConfirm,
-}: {
-  bulks: BulkActionSummaryDto[];
-  /** The signed-in reviewer as the ledger names them. */
-  me: string;
-  /** Whether the viewer may take each bulk's per-task action (the task-actions table). */
-  mayConfirm: (bulk: BulkActionSummaryDto) => boolean;
-}) {
+export function PendingBulks({ bulks }: { bulks: InboxBulkDto[] }) {
   if (bulks.length === 0) return null;
   return (
     <section aria-labelledby="inbox-bulks-heading" className="mb-6" data-testid="inbox-bulks">
@@ -34,7 +24,6 @@ export function PendingBulks({
       </h2>
       <ol className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white shadow-sm">
         {bulks.map((b) => {
-          const mine = b.requestedBy === me;
           return (
             <li
               key={b.id}
@@ -43,7 +32,7 @@ export function PendingBulks({
               className="flex flex-wrap items-center gap-2 px-4 py-3 text-sm"
             >
               <Badge tone="warn">Second reviewer</Badge>
-              {!mine && mayConfirm(b) ? <Badge tone="warn">Needs you</Badge> : null}
+              {b.needsYou ? <Badge tone="warn">Needs you</Badge> : null}
               <Link
                 href={bulkHref(b.id)}
                 className="font-medium text-sky-800 underline-offset-2 hover:underline"
@@ -53,7 +42,7 @@ export function PendingBulks({
               <span className="text-slate-700">
                 frozen by <span className="break-all">{b.requestedBy}</span>{" "}
                 <Timestamp iso={b.createdAt} />
-                {mine ? " · you froze it: someone else confirms it, or you withdraw it" : ""}
+                {b.mine ? " · you froze it: someone else confirms it, or you withdraw it" : ""}
               </span>
             </li>
           );

@@ -1,14 +1,9 @@
 import type { Metadata } from "next";
 import { InvalidAddress } from "../../../components/filters/invalid-address";
 import { InboxList } from "../../../components/inbox/inbox-list";
-import { PendingBulks } from "../../../components/inbox/pending-bulks";
 import { PageHeader } from "../../../components/ui/page-header";
 import { pageViewer } from "../../../lib/auth/page";
-import { principalOf } from "../../../lib/domain/access";
-import { BULK_TASK_ACTION } from "../../../lib/domain/bulk-actions";
-import { refusalOf } from "../../../lib/domain/task-actions";
-import { getDb, getPool } from "../../../lib/server/db";
-import { listPendingBulkActions } from "../../../lib/server/queries/get-bulk-action";
+import { getPool } from "../../../lib/server/db";
 import { inboxSearchSchema, listInbox } from "../../../lib/server/queries/list-inbox";
 import {
   parseSearchParams,
@@ -39,19 +34,9 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
     );
   }
   const inbox = await listInbox(getPool(), viewer, parsed.data);
-  const principal = principalOf(viewer);
-  const bulks =
-    parsed.data.kind === undefined || parsed.data.kind === "confirmation"
-      ? await listPendingBulkActions(getDb(), viewer)
-      : [];
   return (
     <>
       {header}
-      <PendingBulks
-        bulks={bulks}
-        me={principal.actor}
-        mayConfirm={(b) => refusalOf(BULK_TASK_ACTION[b.action], "dead", principal) === null}
-      />
       <InboxList initial={inbox} />
     </>
   );

@@ -14,7 +14,9 @@ const ops = testViewer("ops");
 
 // Each case starts from an empty inbox (tasks stay: the ledger may name them).
 beforeEach(async () => {
-  await t.ownerPool.query("delete from review_requests; delete from approvals");
+  await t.ownerPool.query(
+    "delete from review_requests; delete from approvals; delete from bulk_action_members; delete from bulk_actions",
+  );
   await t.ownerPool.query(
     "update tasks set status = 'cancelled', dead_reason = null where status in ('dead', 'awaiting_approval')",
   );
@@ -136,6 +138,7 @@ describe("listInbox", () => {
       total: 5,
       forYou: { confirmation: 2, approval: 1, unknown_outcome: 1, dead_letter: 1 },
       forYouTotal: 5,
+      bulksWaiting: 0,
     });
     expect(inbox.matching).toBe(5);
   });
@@ -167,6 +170,45 @@ describe("listInbox", () => {
     const inbox = await listInbox(t.pool, bob, {});
     expect(inbox.items).toEqual([expect.objectContaining({ kind: "dead_letter", firstBy: null })]);
     expect(inbox.counts.waiting).toMatchObject({ confirmation: 0, dead_letter: 1 });
+  });
+
+  it("lists a money bulk waiting for a second reviewer as one confirmation, for the others", async () => {
+    const dead = await task("dead", 50);
+    const insertBulk = (id: string, status: string) =>
+      t.pool.query(
+        `insert into bulk_actions (id, action, params, selection, as_of, status, two_person, member_count, requested_by, requested_principal)
+         values ($1, 'replay', '{}', '{}', now(), $2, true, 300, 'user:alice@example.com', '{}')`,
+        [id, status],
+      );
+    await insertBulk("00000000-0000-4000-8000-000000000001", "awaiting_second");
+    await insertBulk("00000000-0000-4000-8000-000000000002", "withdrawn");
+
+    const forBob = await listInbox(t.pool, bob, {});
+    expect(forBob.bulks).toEqual([
+      expect.objectContaining({
+        id: "00000000-0000-4000-8000-000000000001",
+        memberCount: 300,
+        mine: false,
+        needsYou: true,
+      }),
+    ]);
+    expect(forBob.items.map((i) => i.taskId)).toEqual([dead.id]);
+    expect(forBob.matching).toBe(1);
+    expect(forBob.counts).toMatchObject({
+      bulksWaiting: 1,
+      waiting: { confirmation: 1, dead_letter: 1 },
+      forYou: { confirmation: 1 },
+      forYouTotal: 2,
+    });
+    expect(await countInbox(t.pool, bob)).toEqual(forBob.counts);
+
+    // The one who froze it waits for someone else; ops may not replay, so it is not theirs either.
+    const forAlice = await listInbox(t.pool, alice, {});
+    expect(forAlice.bulks).toEqual([expect.objectContaining({ mine: true, needsYou: false })]);
+    expect(forAlice.counts.forYou.confirmation).toBe(0);
+    expect((await countInbox(t.pool, ops)).forYou.confirmation).toBe(0);
+    // A task-only filter shows no bulks.
+    expect((await listInbox(t.pool, bob, { kind: "dead_letter" })).bulks).toEqual([]);
   });
 
   it("filters by kind; the filter comes from the address through its schema", async () => {

@@ -7,7 +7,13 @@
 import type pg from "pg";
 import { z } from "zod";
 import { type Principal, principalOf, requireScope, type Viewer } from "../../domain/access";
-import { allowedActions, allowedNames, type TaskAction } from "../../domain/task-actions";
+import { BULK_TASK_ACTION, type BulkAction } from "../../domain/bulk-actions";
+import {
+  allowedActions,
+  allowedNames,
+  refusalOf,
+  type TaskAction,
+} from "../../domain/task-actions";
 import type { DeadReason, TaskStatus } from "../../domain/task-states";
 
 export const INBOX_KINDS = ["confirmation", "approval", "unknown_outcome", "dead_letter"] as const;
@@ -50,6 +56,20 @@ export type InboxItemDto = {
   needsYou: boolean;
 };
 
+/** A money bulk action frozen by one reviewer, waiting for a different one to confirm it whole. */
+export type InboxBulkDto = {
+  id: string;
+  action: BulkAction;
+  memberCount: number;
+  requestedBy: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  /** The viewer froze it: someone else confirms it, or they withdraw it. */
+  mine: boolean;
+  /** The viewer may confirm it: not theirs, and the table lets them take its per-task action. */
+  needsYou: boolean;
+};
+
 export type InboxCountsDto = {
   /** Everything waiting, per kind and in all. */
   waiting: Record<InboxKind, number>;
@@ -57,11 +77,15 @@ export type InboxCountsDto = {
   /** What the viewer can move on, per kind and in all (the sidebar's number). */
   forYou: Record<InboxKind, number>;
   forYouTotal: number;
+  /** How many of the confirmations are whole bulk actions (the rest are tasks). */
+  bulksWaiting: number;
 };
 
 export type InboxDto = {
   items: InboxItemDto[];
-  /** How many match the filter; more than items.length when past INBOX_LIMIT. */
+  /** Bulk actions waiting for a second reviewer (confirmations too; listed before the tasks). */
+  bulks: InboxBulkDto[];
+  /** How many tasks match the filter; more than items.length when past INBOX_LIMIT. */
   matching: number;
   counts: InboxCountsDto;
   kind: InboxKind | null;
@@ -188,6 +212,10 @@ export async function listInbox(
     await client.query("begin isolation level repeatable read read only");
     const { rows } = await client.query<ItemRow>(ITEMS, [search.kind ?? null, INBOX_LIMIT]);
     const counts = await readCounts(client, principal);
+    const bulks =
+      search.kind === undefined || search.kind === "confirmation"
+        ? (await readPendingBulks(client)).map((b) => bulkDto(b, principal))
+        : [];
     const { rows: now } = await client.query<{ now: Date }>("select now()");
     const items = rows.map((r): InboxItemDto => {
       const request =
@@ -210,9 +238,17 @@ export async function listInbox(
         needsYou: needsYou(r.kind, r.status, r.first_by, request, principal),
       };
     });
+    const taskCount = search.kind ? counts.waiting[search.kind] : counts.total;
+    const bulksCounted =
+      search.kind === "approval" ||
+      search.kind === "unknown_outcome" ||
+      search.kind === "dead_letter"
+        ? 0
+        : counts.bulksWaiting;
     return {
       items,
-      matching: search.kind ? counts.waiting[search.kind] : counts.total,
+      bulks,
+      matching: taskCount - bulksCounted,
       counts,
       kind: search.kind ?? null,
       asOf: (now[0]?.now ?? new Date()).toISOString(),
@@ -279,6 +315,17 @@ async function readCounts(client: pg.PoolClient, principal: Principal): Promise<
     waiting.confirmation += 1;
     if (needsYou("confirmation", r.status, r.first_by, r, principal)) forYou.confirmation += 1;
   }
+  // A money bulk waiting for its second reviewer is one confirmation, however many tasks it holds.
+  const bulks = await client.query<{ action: BulkAction; requested_by: string; n: number }>(
+    `select action, requested_by, count(*)::int as n from bulk_actions
+     where status = 'awaiting_second' group by 1, 2`,
+  );
+  let bulksWaiting = 0;
+  for (const r of bulks.rows) {
+    bulksWaiting += r.n;
+    waiting.confirmation += r.n;
+    if (mayConfirmBulk(r.action, r.requested_by, principal)) forYou.confirmation += r.n;
+  }
   // Whether the viewer may act on a dead or parked task depends on the status alone.
   for (const kind of ["dead_letter", "unknown_outcome"] as const) {
     if (reviewActions("dead", principal).length > 0) forYou[kind] = waiting[kind];
@@ -286,5 +333,42 @@ async function readCounts(client: pg.PoolClient, principal: Principal): Promise<
   if (reviewActions("awaiting_approval", principal).length > 0) forYou.approval = waiting.approval;
 
   const sum = (r: Record<InboxKind, number>) => INBOX_KINDS.reduce((n, k) => n + r[k], 0);
-  return { waiting, total: sum(waiting), forYou, forYouTotal: sum(forYou) };
+  return { waiting, total: sum(waiting), forYou, forYouTotal: sum(forYou), bulksWaiting };
+}
+
+/** A different reviewer who may take the bulk's per-task action on a dead task confirms it. */
+function mayConfirmBulk(action: BulkAction, requestedBy: string, principal: Principal): boolean {
+  return (
+    requestedBy !== principal.actor &&
+    refusalOf(BULK_TASK_ACTION[action], "dead", principal) === null
+  );
+}
+
+type BulkRow = {
+  id: string;
+  action: BulkAction;
+  member_count: number;
+  requested_by: string;
+  created_at: Date;
+};
+
+async function readPendingBulks(client: pg.PoolClient): Promise<BulkRow[]> {
+  const { rows } = await client.query<BulkRow>(
+    `select id, action, member_count, requested_by, created_at from bulk_actions
+     where status = 'awaiting_second' order by created_at, id limit $1`,
+    [INBOX_LIMIT],
+  );
+  return rows;
+}
+
+function bulkDto(b: BulkRow, principal: Principal): InboxBulkDto {
+  return {
+    id: b.id,
+    action: b.action,
+    memberCount: b.member_count,
+    requestedBy: b.requested_by,
+    createdAt: b.created_at.toISOString(),
+    mine: b.requested_by === principal.actor,
+    needsYou: mayConfirmBulk(b.action, b.requested_by, principal),
+  };
 }
