@@ -11,6 +11,7 @@ import {
   E2E_APPROVAL_THRESHOLD_CENTS,
   enqueue,
   expect,
+  paintedLightness,
   randomWord,
   refundAgent,
   runTasks,
@@ -104,21 +105,6 @@ async function useTheme(page: Page, baseURL: string | undefined, theme: Theme) {
   await page.context().addCookies([{ name: THEME_COOKIE, value: theme, url: baseURL }]);
 }
 
-/** The page's background lightness (0–1), from the colour the browser actually paints. */
-async function backgroundLightness(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const canvas = document.createElement("canvas");
-    canvas.width = 1;
-    canvas.height = 1;
-    const ctx = canvas.getContext("2d");
-    if (!ctx) throw new Error("no canvas");
-    ctx.fillStyle = getComputedStyle(document.body).backgroundColor;
-    ctx.fillRect(0, 0, 1, 1);
-    const [r = 0, g = 0, b = 0] = ctx.getImageData(0, 0, 1, 1).data;
-    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
-  });
-}
-
 async function blockingViolations(page: Page) {
   const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
   return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
@@ -128,7 +114,7 @@ async function blockingViolations(page: Page) {
 async function expectAccessible(page: Page, theme: Theme | "system", what: string) {
   if (theme !== "system") {
     await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
-    const lightness = await backgroundLightness(page);
+    const lightness = await paintedLightness(page);
     if (theme === "dark") expect(lightness, "the dark theme paints a dark page").toBeLessThan(0.2);
     else expect(lightness, "the light theme paints a light page").toBeGreaterThan(0.9);
   }
@@ -193,7 +179,7 @@ test.describe("following the system", () => {
     await page.emulateMedia({ colorScheme: "dark" });
     await page.goto("/dead-letters");
     await expect(page.locator("html")).toHaveAttribute("data-theme", "system");
-    expect(await backgroundLightness(page)).toBeLessThan(0.2);
+    expect(await paintedLightness(page)).toBeLessThan(0.2);
     await expectAccessible(page, "system", "dead letters (system, dark)");
   });
 });

@@ -245,3 +245,18 @@ export async function runDemoAgents(agents: Agent[], ids: string[], statuses: Ta
     await pool.end();
   }
 }
+
+/** The page background's lightness (0–1), from the colour the browser actually paints. */
+export async function paintedLightness(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const canvas = document.createElement("canvas");
+    canvas.width = 1;
+    canvas.height = 1;
+    const ctx = canvas.getContext("2d");
+    if (!ctx) throw new Error("no canvas");
+    ctx.fillStyle = getComputedStyle(document.body).backgroundColor;
+    ctx.fillRect(0, 0, 1, 1);
+    const [r = 0, g = 0, b = 0] = ctx.getImageData(0, 0, 1, 1).data;
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+  });
+}

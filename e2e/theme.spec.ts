@@ -4,22 +4,7 @@
 import { mkdirSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import { THEME_COOKIE } from "../components/theme/theme";
-import { ANONYMOUS, expect, test } from "./fixtures";
-
-/** The page background's lightness (0–1) as painted. */
-async function lightness(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const canvas = document.createElement("canvas");
-    canvas.width = 1;
-    canvas.height = 1;
-    const ctx = canvas.getContext("2d");
-    if (!ctx) throw new Error("no canvas");
-    ctx.fillStyle = getComputedStyle(document.body).backgroundColor;
-    ctx.fillRect(0, 0, 1, 1);
-    const [r = 0, g = 0, b = 0] = ctx.getImageData(0, 0, 1, 1).data;
-    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
-  });
-}
+import { ANONYMOUS, expect, paintedLightness, test } from "./fixtures";
 
 async function themeCookie(page: Page): Promise<string | undefined> {
   const cookies = await page.context().cookies();
@@ -31,11 +16,11 @@ test("a chosen theme shows at once and survives a reload", async ({ page }) => {
   await page.goto("/tasks");
   const theme = page.getByRole("group", { name: "Theme" });
   await expect(theme.getByRole("radio", { name: "System" })).toBeChecked();
-  expect(await lightness(page)).toBeGreaterThan(0.9);
+  expect(await paintedLightness(page)).toBeGreaterThan(0.9);
 
   await theme.getByRole("radio", { name: "Dark" }).check();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
-  expect(await lightness(page)).toBeLessThan(0.2);
+  expect(await paintedLightness(page)).toBeLessThan(0.2);
   expect(await themeCookie(page)).toBe("dark");
   // Native controls and scrollbars follow too.
   expect(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme)).toBe(
@@ -45,7 +30,7 @@ test("a chosen theme shows at once and survives a reload", async ({ page }) => {
   await page.reload();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
   await expect(theme.getByRole("radio", { name: "Dark" })).toBeChecked();
-  expect(await lightness(page)).toBeLessThan(0.2);
+  expect(await paintedLightness(page)).toBeLessThan(0.2);
   // The server wrote it into the HTML: the first paint is dark, no script has to run first.
   const html = await (await page.context().request.get("/tasks")).text();
   expect(html).toMatch(/<html[^>]*data-theme="dark"/);
@@ -54,10 +39,10 @@ test("a chosen theme shows at once and survives a reload", async ({ page }) => {
   await page.emulateMedia({ colorScheme: "dark" });
   await theme.getByRole("radio", { name: "Light" }).check();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "light");
-  expect(await lightness(page)).toBeGreaterThan(0.9);
+  expect(await paintedLightness(page)).toBeGreaterThan(0.9);
   await page.reload();
   await expect(theme.getByRole("radio", { name: "Light" })).toBeChecked();
-  expect(await lightness(page)).toBeGreaterThan(0.9);
+  expect(await paintedLightness(page)).toBeGreaterThan(0.9);
 });
 
 test("System follows the operating system's setting as it changes", async ({ page }) => {
@@ -68,15 +53,15 @@ test("System follows the operating system's setting as it changes", async ({ pag
   await theme.getByRole("radio", { name: "System" }).check();
   expect(await themeCookie(page)).toBe("system");
   await expect(page.locator("html")).toHaveAttribute("data-theme", "system");
-  expect(await lightness(page)).toBeLessThan(0.2);
+  expect(await paintedLightness(page)).toBeLessThan(0.2);
 
   await page.emulateMedia({ colorScheme: "light" });
-  expect(await lightness(page)).toBeGreaterThan(0.9);
+  expect(await paintedLightness(page)).toBeGreaterThan(0.9);
   await page.reload();
   await expect(theme.getByRole("radio", { name: "System" })).toBeChecked();
-  expect(await lightness(page)).toBeGreaterThan(0.9);
+  expect(await paintedLightness(page)).toBeGreaterThan(0.9);
   await page.emulateMedia({ colorScheme: "dark" });
-  expect(await lightness(page)).toBeLessThan(0.2);
+  expect(await paintedLightness(page)).toBeLessThan(0.2);
 });
 
 test("the sidebar stays dark in both themes", async ({ page }) => {
@@ -88,7 +73,7 @@ test("the sidebar stays dark in both themes", async ({ page }) => {
   await theme.getByRole("radio", { name: "Light" }).check();
   const light = await sidebarColour();
   await theme.getByRole("radio", { name: "Dark" }).check();
-  expect(await lightness(page)).toBeLessThan(0.2);
+  expect(await paintedLightness(page)).toBeLessThan(0.2);
   expect(await sidebarColour()).toBe(light);
 });
 
@@ -98,11 +83,11 @@ test.describe("signed out", () => {
   test("the sign-in page has the toggle and follows the system", async ({ page }) => {
     await page.emulateMedia({ colorScheme: "dark" });
     await page.goto("/sign-in");
-    expect(await lightness(page)).toBeLessThan(0.2);
+    expect(await paintedLightness(page)).toBeLessThan(0.2);
     await page.getByRole("group", { name: "Theme" }).getByRole("radio", { name: "Light" }).check();
-    expect(await lightness(page)).toBeGreaterThan(0.9);
+    expect(await paintedLightness(page)).toBeGreaterThan(0.9);
     await page.reload();
-    expect(await lightness(page)).toBeGreaterThan(0.9);
+    expect(await paintedLightness(page)).toBeGreaterThan(0.9);
   });
 });
 
@@ -118,7 +103,7 @@ test("screenshots of the dark theme for the README", async ({ page, baseURL }) =
   ] as const) {
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-    expect(await lightness(page)).toBeLessThan(0.2);
+    expect(await paintedLightness(page)).toBeLessThan(0.2);
     await page.screenshot({ path: `docs/screenshots/${file}` });
   }
   // And a tablet with the menu open, in the dark.
