@@ -56,9 +56,7 @@ export const reconcileChecks = pgTable(
       sql`(${t.status} = 'pending') = (${t.answer} is null and ${t.answeredAt} is null)`,
     ),
     // A double click, or two reviewers at once, ask once per pending check.
-    uniqueIndex("reconcile_checks_pending_idx")
-      .on(t.effectKey)
-      .where(sql`${t.status} = 'pending'`),
+    uniqueIndex("reconcile_checks_pending_idx").on(t.effectKey).where(sql`${t.status} = 'pending'`),
     index("reconcile_checks_waiting_idx").on(t.id).where(sql`${t.status} = 'pending'`),
     index("reconcile_checks_task_idx").on(t.taskId, t.effectKey, t.id),
   ],
