@@ -87,6 +87,11 @@ export const tasks = pgTable(
     index("tasks_awaiting_at_idx")
       .on(t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.status} = 'awaiting_approval'`),
+    // The dead-letter groups (list-dead-letters.ts): counted, oldest and newest from the index
+    // alone, and each shown group's sample message one probe.
+    index("tasks_dead_groups_idx")
+      .on(t.deadReason, t.deadFingerprint, t.statusChangedAt)
+      .where(sql`${t.status} = 'dead'`),
     index("tasks_dead_fingerprint_idx")
       .on(t.deadFingerprint, t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.status} = 'dead'`),

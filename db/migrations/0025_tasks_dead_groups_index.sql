@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_dead_groups_idx" ON "tasks" USING btree ("dead_reason","dead_fingerprint","status_changed_at") WHERE "tasks"."status" = 'dead';
