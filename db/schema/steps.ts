@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
   check,
-  index,
   integer,
   jsonb,
   pgTable,
@@ -43,11 +42,6 @@ export const steps = pgTable(
       "steps_completed_check",
       sql`(${t.status} = 'completed') = (${t.completedAt} is not null)`,
     ),
-    // A dead task's last tool (the dead-letter tool filter, dead-letter-filter.ts lastToolSql):
-    // one index-only probe per task instead of reading its steps backwards through the heap.
-    index("steps_tool_idx")
-      .on(t.taskId, t.seq.desc().nullsFirst(), t.name)
-      .where(sql`${t.kind} = 'tool'`),
   ],
 );
 

@@ -56,6 +56,13 @@ export const tasks = pgTable(
     deadFingerprint: text("dead_fingerprint").generatedAlwaysAs(
       sql`case when status = 'dead' then coalesce(error_fingerprint(coalesce(last_error ->> 'message', last_error #>> '{}')), '') end`,
     ),
+    /**
+     * A dead task's last journaled tool step's name (where it was when it stopped), null while
+     * not dead or before any tool step. Kept by triggers (migration 0027: on the task's move to
+     * dead, and on steps inserted for a dead task), so no writer sets it; the dead-letter tool
+     * filter reads it instead of probing every dead task's steps.
+     */
+    deadTool: text("dead_tool"),
   },
   (t) => [
     check("tasks_status_check", sql`${t.status} in (${inList(TASK_STATUSES)})`),
@@ -91,6 +98,12 @@ export const tasks = pgTable(
     // alone, and each shown group's sample message one probe.
     index("tasks_dead_groups_idx")
       .on(t.deadReason, t.deadFingerprint, t.statusChangedAt)
+      .where(sql`${t.status} = 'dead'`),
+    index("tasks_dead_agent_idx")
+      .on(t.agent, t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.status} = 'dead'`),
+    index("tasks_dead_tool_idx")
+      .on(t.deadTool, t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.status} = 'dead'`),
     index("tasks_dead_fingerprint_idx")
       .on(t.deadFingerprint, t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())

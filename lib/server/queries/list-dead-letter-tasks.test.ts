@@ -43,6 +43,9 @@ const search = (raw: Record<string, string>) => {
   return parsed.data;
 };
 
+const ids = async (raw: Record<string, string>) =>
+  (await listDeadLetterTasks(t.db, ops, search(raw))).tasks.map((x) => x.id).sort();
+
 describe("dead-letter groups and the filtered list", () => {
   it("groups by fingerprint and filters by it, reason, agent, tool and age, in SQL", async () => {
     const a = await dead({ message: "refund re_123 failed: 502", tool: "issue-refund" });
@@ -63,8 +66,6 @@ describe("dead-letter groups and the filtered list", () => {
     });
     expect(exhausted?.errors).toHaveLength(2);
 
-    const ids = async (raw: Record<string, string>) =>
-      (await listDeadLetterTasks(t.db, ops, search(raw))).tasks.map((x) => x.id).sort();
     expect(await ids({ fingerprint: "refund <id> failed: <n>" })).toEqual([a, b].sort());
     expect(await ids({ reason: "timeout" })).toEqual([email]);
     expect(await ids({ agent: "refund" })).toEqual([a, b, other].sort());
@@ -82,6 +83,56 @@ describe("dead-letter groups and the filtered list", () => {
       attempts: 3,
       version: 1,
     });
+  });
+
+  it("knows a task's last tool however it got there: steps before it died, after, or a new death", async () => {
+    const toolOf = async (id: string) =>
+      (
+        await t.pool.query<{ dead_tool: string | null }>(
+          "select dead_tool from tasks where id = $1",
+          [id],
+        )
+      ).rows[0]?.dead_tool;
+    // Journaled while running, then dead-lettered: the move to dead records the last tool.
+    const { rows } = await t.pool.query<{ id: string }>(
+      "insert into tasks (agent, input, created_by) values ('refund', '{}', 't') returning id",
+    );
+    const id = rows[0]?.id ?? "";
+    await t.pool.query(
+      `insert into steps (task_id, seq, kind, name, status, attempt) values
+       ($1, 1, 'tool', 'lookup', 'started', 1), ($1, 2, 'model', 'plan', 'started', 1), ($1, 3, 'tool', 'refund', 'started', 1)`,
+      [id],
+    );
+    expect(await toolOf(id)).toBeNull();
+    await t.pool.query(
+      "update tasks set status = 'dead', dead_reason = 'exhausted', last_error = '{\"message\":\"x\"}' where id = $1",
+      [id],
+    );
+    expect(await toolOf(id)).toBe("refund");
+    expect(await ids({ tool: "refund" })).toContain(id);
+    // Leaving dead clears it; dying again after more steps records the newer last tool.
+    await t.pool.query("update tasks set status = 'queued', dead_reason = null where id = $1", [
+      id,
+    ]);
+    expect(await toolOf(id)).toBeNull();
+    await t.pool.query(
+      "insert into steps (task_id, seq, kind, name, status, attempt) values ($1, 4, 'tool', 'notify', 'started', 2)",
+      [id],
+    );
+    await t.pool.query(
+      "update tasks set status = 'dead', dead_reason = 'exhausted' where id = $1",
+      [id],
+    );
+    expect(await toolOf(id)).toBe("notify");
+    expect(await ids({ tool: "refund" })).not.toContain(id);
+    // A step journaled for a task already dead (a dead task written first) refreshes it.
+    const late = await dead({ message: "y" });
+    expect(await toolOf(late)).toBeNull();
+    await t.pool.query(
+      "insert into steps (task_id, seq, kind, name, status, attempt) values ($1, 1, 'tool', 'charge', 'started', 1)",
+      [late],
+    );
+    expect(await toolOf(late)).toBe("charge");
   });
 
   it("pages with a cursor, most recently dead first, without skipping or repeating", async () => {

@@ -66,8 +66,12 @@ export const errorMessageSql = sql`coalesce(${tasks.lastError} ->> 'message', ${
  */
 export const fingerprintSql = sql`${tasks.deadFingerprint}`;
 
-/** The tool of the task's last journaled tool step: where it was when it stopped. */
-export const lastToolSql = sql`(select s.name from steps s where s.task_id = ${tasks.id} and s.kind = 'tool' order by s.seq desc limit 1)`;
+/**
+ * The tool of a dead task's last journaled tool step, where it was when it stopped: stored
+ * (tasks.dead_tool, kept by the triggers of migration 0027), so like fingerprintSql it holds
+ * only where `status = 'dead'`.
+ */
+export const lastToolSql = sql`${tasks.deadTool}`;
 
 /**
  * Dead tasks matching `filter`. With `asOf` (a db-clock instant), only those already dead

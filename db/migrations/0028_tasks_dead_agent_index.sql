@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_dead_agent_idx" ON "tasks" USING btree ("agent","status_changed_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "tasks"."status" = 'dead';
