@@ -134,7 +134,7 @@ async function insertBatch(client: pg.PoolClient, bundles: readonly TaskBundle[]
         x.seq,
         x.kind,
         x.name,
-        "completed",
+        x.completedAt === null ? "started" : "completed",
         json(x.result),
         x.effectKey,
         x.attempt,

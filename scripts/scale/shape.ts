@@ -88,7 +88,8 @@ export type LoadedStep = {
   effectKey: string | null;
   attempt: number;
   startedAt: string;
-  completedAt: string;
+  /** Null for a step that never completed (a tool call whose effect failed or was left open). */
+  completedAt: string | null;
 };
 
 export type LoadedEntry = {
@@ -410,21 +411,19 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
               startedAt: createdAt,
               completedAt: createdAt,
             },
-            ...(effectStatus === "succeeded"
-              ? [
-                  {
-                    taskId: id,
-                    seq: 2,
-                    kind: "tool" as const,
-                    name: shape.tool,
-                    result: effectResult,
-                    effectKey: key,
-                    attempt,
-                    startedAt: effectStartedAt,
-                    completedAt: lastAt,
-                  },
-                ]
-              : []),
+            // The runtime journals a tool step before it calls the tool: every task that ran
+            // has one, completed only when its effect succeeded (a dead task's is where it stopped).
+            {
+              taskId: id,
+              seq: 2,
+              kind: "tool" as const,
+              name: shape.tool,
+              result: effectStatus === "succeeded" ? effectResult : null,
+              effectKey: key,
+              attempt,
+              startedAt: effectStartedAt,
+              completedAt: effectStatus === "succeeded" ? lastAt : null,
+            },
           ]
         : [],
       entries,
