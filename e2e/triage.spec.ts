@@ -100,9 +100,12 @@ async function drill(page: Page, db: pg.Pool, browser: Browser, word: string): P
   await expect(progress).toBeVisible();
   const bulkId = (await progress.getAttribute("data-bulk-id")) ?? "";
 
-  // Refunds move money: a second, different reviewer confirms the whole set.
+  // Refunds move money: a second, different reviewer confirms the whole set, arriving from their
+  // inbox (a full database holds other specs' pending bulks too: the inbox names this one).
   const second = await adminPage(browser);
-  await second.goto("/dead-letters");
+  await second.goto("/inbox?kind=confirmation");
+  await second.locator(`[data-testid="inbox-bulk"][data-bulk-id="${bulkId}"] a`).click();
+  await expect(second).toHaveURL(new RegExp(`/dead-letters/bulk/${bulkId}`));
   const pending = second.locator(`[data-testid="bulk-progress"][data-bulk-id="${bulkId}"]`);
   await expect(pending).toContainText("waits for a second, different reviewer");
   const started = Date.now();
