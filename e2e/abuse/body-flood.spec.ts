@@ -1,14 +1,18 @@
 // The web server's memory under a flood of unauthenticated 20 MB bodies: 64 connections at once,
 // each streaming its body. Bodies are refused before they are read, so the server's resident
-// memory (VmRSS in /proc/<pid>/status, sampled throughout) stays under 300 MB, and liveness keeps
-// answering. A resource bound, not a timing: nothing here measures how long anything took.
+// memory (VmRSS in /proc/<pid>/status, sampled throughout) grows by less than GROWTH_MIB over what
+// it held before the flood (buffering the bodies would take 1,280 MB; reading each to the 1 MiB
+// cap, 64 MB), stays under LIMIT_MIB in all, and liveness keeps answering. The bound is on the
+// growth because the resting size is not the flood's: a server that has rendered every page (the
+// a11y spec runs first) rests near 270 MiB. A resource bound, not a timing.
 
 import { expect, test } from "../fixtures";
 import { e2ePort } from "../settings";
 import { rssMiB, webServerPid } from "../web-process";
 import { flood } from "./flood";
 
-const LIMIT_MIB = 300;
+const LIMIT_MIB = 400;
+const GROWTH_MIB = 100;
 const MB20 = 20 * 1_000_000;
 
 async function liveness(): Promise<number> {
@@ -40,7 +44,7 @@ async function whileSampling<T>(pid: number, work: Promise<T>) {
 }
 
 for (const framing of ["content-length", "chunked"] as const) {
-  test(`64 unauthenticated 20 MB bodies (${framing}) keep the web server under ${LIMIT_MIB} MB, live`, async () => {
+  test(`64 unauthenticated 20 MB bodies (${framing}) grow the web server by under ${GROWTH_MIB} MB, live`, async () => {
     test.setTimeout(120_000);
     const pid = webServerPid();
     const before = rssMiB(pid);
@@ -61,6 +65,7 @@ for (const framing of ["content-length", "chunked"] as const) {
     );
     // Every connection was answered 401 before its body mattered.
     expect(result.statuses).toEqual({ "401": 64 });
+    expect(peak - before).toBeLessThan(GROWTH_MIB);
     expect(peak).toBeLessThan(LIMIT_MIB);
     expect(live.length).toBeGreaterThan(0);
     expect(live.every((s) => s === 200)).toBe(true);
@@ -68,9 +73,10 @@ for (const framing of ["content-length", "chunked"] as const) {
   });
 }
 
-test(`64 bodies with a token-shaped header, streamed past the cap, are cut at 1 MiB under ${LIMIT_MIB} MB`, async () => {
+test(`64 bodies with a token-shaped header, streamed past the cap, are cut at 1 MiB, the server growing by under ${GROWTH_MIB} MB`, async () => {
   test.setTimeout(120_000);
   const pid = webServerPid();
+  const before = rssMiB(pid);
   const { result, peak, live } = await whileSampling(
     pid,
     flood({
@@ -84,9 +90,10 @@ test(`64 bodies with a token-shaped header, streamed past the cap, are cut at 1 
     }),
   );
   console.log(
-    `capped flood: peak ${peak.toFixed(0)} MiB; answers ${JSON.stringify(result.statuses)}`,
+    `capped flood: RSS ${before.toFixed(0)} MiB before, peak ${peak.toFixed(0)} MiB; answers ${JSON.stringify(result.statuses)}`,
   );
   expect(result.statuses).toEqual({ "413": 64 });
+  expect(peak - before).toBeLessThan(GROWTH_MIB);
   expect(peak).toBeLessThan(LIMIT_MIB);
   expect(live.every((s) => s === 200)).toBe(true);
 });
