@@ -11,11 +11,10 @@ import {
   type MemberOutcome,
   withdrawRefusal,
 } from "../../domain/bulk-actions";
-import type { JsonValue } from "../../domain/json";
 import { bulkStream } from "../ledger/append-ledger";
 import type { DbReader } from "./db-reader";
-import type { TimelineEntryDto } from "./list-task-timeline";
-import { payload, seesPayloads } from "./payloads";
+import { TIMELINE_COLUMNS, type TimelineEntryDto, timelineEntry } from "./list-task-timeline";
+import { seesPayloads } from "./payloads";
 
 /** Members listed with their outcome; the counts always cover all of them. */
 export const BULK_MEMBERS_SHOWN = 1000;
@@ -153,15 +152,7 @@ export async function listBulkEntries(
   const visible = seesPayloads(requireScope(viewer, "ledger:read"));
   const stream = bulkStream(bulkId);
   const rows = await db
-    .select({
-      id: ledgerEntries.id,
-      seq: ledgerEntries.seq,
-      at: ledgerEntries.at,
-      kind: ledgerEntries.kind,
-      actor: ledgerEntries.actor,
-      key: ledgerEntries.key,
-      data: ledgerEntries.data,
-    })
+    .select(TIMELINE_COLUMNS)
     .from(ledgerEntries)
     .where(eq(ledgerEntries.stream, stream))
     .orderBy(asc(ledgerEntries.seq))
@@ -170,16 +161,7 @@ export async function listBulkEntries(
     sql`select head_seq::int as n from ledger_streams where stream = ${stream}`,
   );
   return {
-    entries: rows.map((e) => ({
-      id: e.id,
-      seq: e.seq,
-      at: e.at.toISOString(),
-      kind: e.kind,
-      actor: e.actor,
-      key: e.key,
-      data: payload(visible, e.data as JsonValue),
-      bulk: null,
-    })),
+    entries: rows.map((e) => timelineEntry(e, visible, null)),
     total: head.rows[0]?.n ?? rows.length,
     payloadsHidden: !visible,
   };

@@ -46,6 +46,45 @@ export type TimelineEntryDto = {
   bulk: BulkRefDto | null;
 };
 
+/** The columns a timeline entry is read with (a task's stream, a bulk action's stream). */
+export const TIMELINE_COLUMNS = {
+  id: ledgerEntries.id,
+  seq: ledgerEntries.seq,
+  at: ledgerEntries.at,
+  kind: ledgerEntries.kind,
+  actor: ledgerEntries.actor,
+  key: ledgerEntries.key,
+  data: ledgerEntries.data,
+};
+
+type TimelineRow = {
+  id: number;
+  seq: number;
+  at: Date;
+  kind: string;
+  actor: string;
+  key: string | null;
+  data: unknown;
+};
+
+/** One entry as a timeline shows it: the payload hidden without payloads:read. */
+export function timelineEntry(
+  e: TimelineRow,
+  visible: boolean,
+  bulk: BulkRefDto | null,
+): TimelineEntryDto {
+  return {
+    id: e.id,
+    seq: e.seq,
+    at: e.at.toISOString(),
+    kind: e.kind,
+    actor: e.actor,
+    key: e.key,
+    data: payload(visible, e.data as JsonValue),
+    bulk,
+  };
+}
+
 export type TaskTimelineDto = {
   /**
    * Oldest first: the window asked for, or else every entry, or for a long stream the first
@@ -85,15 +124,7 @@ export async function listTaskTimeline(
       ? { afterSeq: TASK_TIMELINE_HEAD, count: total - TASK_TIMELINE_HEAD - TASK_TIMELINE_TAIL }
       : null;
 
-  const columns = {
-    id: ledgerEntries.id,
-    seq: ledgerEntries.seq,
-    at: ledgerEntries.at,
-    kind: ledgerEntries.kind,
-    actor: ledgerEntries.actor,
-    key: ledgerEntries.key,
-    data: ledgerEntries.data,
-  };
+  const columns = TIMELINE_COLUMNS;
   const range = (from: number, below: number) =>
     db
       .select(columns)
@@ -129,16 +160,7 @@ export async function listTaskTimeline(
   );
 
   return {
-    entries: rows.map((e) => ({
-      id: e.id,
-      seq: e.seq,
-      at: e.at.toISOString(),
-      kind: e.kind,
-      actor: e.actor,
-      key: e.key,
-      data: payload(visible, e.data as JsonValue),
-      bulk: bulks.get(bulkIdOf(e.data) ?? "") ?? null,
-    })),
+    entries: rows.map((e) => timelineEntry(e, visible, bulks.get(bulkIdOf(e.data) ?? "") ?? null)),
     total,
     gap,
     window,
