@@ -19,6 +19,13 @@ import { BODY_PROBLEMS, defineEndpoint } from "../endpoint";
 import { ApiProblem, type ProblemType } from "../problems";
 import { effectKeyParam, reviewResultSchema, taskIdParam, versionField } from "./schemas";
 
+/** The first journal step a replay (or a corrected replay) runs again. */
+const fromStepField = z
+  .number({ message: "must be a number: the first step to run again" })
+  .int("must be a whole number")
+  .min(1, "must be at least 1")
+  .max(100_000, "is past any journal");
+
 type ReviewResult = z.infer<typeof reviewResultSchema>;
 
 const REVIEW_PROBLEMS: ProblemType[] = [
@@ -117,11 +124,7 @@ export const replayEndpoint = defineEndpoint({
   body: z
     .object({
       version: versionField,
-      fromStep: z
-        .number({ message: "must be a number: the first step to run again" })
-        .int("must be a whole number")
-        .min(1, "must be at least 1")
-        .max(100_000, "is past any journal"),
+      fromStep: fromStepField,
     })
     .strict(),
   response: reviewResultSchema,
@@ -150,12 +153,7 @@ export const correctEndpoint = defineEndpoint({
     .object({
       version: versionField,
       input: z.json({ message: "must be JSON: the whole corrected input" }),
-      fromStep: z
-        .number({ message: "must be a number: the first step to run again" })
-        .int("must be a whole number")
-        .min(1, "must be at least 1")
-        .max(100_000, "is past any journal")
-        .optional(),
+      fromStep: fromStepField.optional(),
       note: text(1000).optional(),
     })
     .strict(),
