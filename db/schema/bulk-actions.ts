@@ -63,6 +63,10 @@ export const bulkActions = pgTable(
     ),
     check("bulk_actions_member_count_check", sql`${t.memberCount} >= 1`),
     index("bulk_actions_created_idx").on(t.createdAt, t.id),
+    // The inbox reads and counts the waiting ones on every page (the sidebar's number): only they.
+    index("bulk_actions_waiting_idx")
+      .on(t.createdAt, t.id)
+      .where(sql`${t.status} = 'awaiting_second'`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "bulk_actions_waiting_idx" ON "bulk_actions" USING btree ("created_at","id") WHERE "bulk_actions"."status" = 'awaiting_second';
