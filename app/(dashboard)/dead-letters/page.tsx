@@ -17,7 +17,7 @@ import { BULK_ACTIONS, BULK_TASK_ACTION } from "../../../lib/domain/bulk-actions
 import { refusalOf } from "../../../lib/domain/task-actions";
 import { getDb } from "../../../lib/server/db";
 import { readDeadLettersScreen } from "../../../lib/server/queries/dead-letters-screen";
-import { getBulkAction, listPendingBulkActions } from "../../../lib/server/queries/get-bulk-action";
+import { listPendingBulkActions } from "../../../lib/server/queries/get-bulk-action";
 import {
   parseSearchParams,
   type SearchParams,
@@ -70,11 +70,7 @@ export default async function DeadLettersPage({
   const allowed = Object.fromEntries(
     BULK_ACTIONS.map((a) => [a, refusalOf(BULK_TASK_ACTION[a], "dead", principal) === null]),
   ) as Record<(typeof BULK_ACTIONS)[number], boolean>;
-  const pendingBulks = (
-    await Promise.all(
-      (await listPendingBulkActions(db, viewer)).map((b) => getBulkAction(db, viewer, b.id)),
-    )
-  ).filter((b) => b !== null);
+  const pendingBulks = await listPendingBulkActions(db, viewer);
   const filtered = Object.keys(params).length > 0;
 
   return (

@@ -1,10 +1,15 @@
 // A bulk action's progress and per-task outcomes, for the dead-letter screen after confirming
 // (live through GET /api/screens/dead-letters-bulk), for the second reviewer who confirms, and
 // for its own page with the entries of its own ledger stream.
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { z } from "zod";
-import { bulkActionMembers, bulkActions, ledgerEntries } from "../../../db/schema";
-import { principalOf, requireScope, type Viewer } from "../../domain/access";
+import {
+  type BulkActionRow,
+  bulkActionMembers,
+  bulkActions,
+  ledgerEntries,
+} from "../../../db/schema";
+import { type Principal, principalOf, requireScope, type Viewer } from "../../domain/access";
 import {
   type BulkAction,
   type BulkStatus,
@@ -58,82 +63,109 @@ export async function getBulkAction(
   bulkId: string,
 ): Promise<BulkActionDto | null> {
   const principal = principalOf(requireScope(viewer, "tasks:read"));
-  const [bulk] = await db.select().from(bulkActions).where(sql`${bulkActions.id} = ${bulkId}`);
-  if (!bulk) return null;
-  const members = await db
+  const rows = await db.select().from(bulkActions).where(eq(bulkActions.id, bulkId));
+  const [dto] = await bulkActionDtos(db, principal, rows);
+  return dto ?? null;
+}
+
+/** How many bulk actions waiting for a second reviewer a screen lists. */
+export const PENDING_BULKS_SHOWN = 20;
+
+/**
+ * Bulk actions waiting for a second reviewer, oldest first (what a second reviewer confirms),
+ * each as getBulkAction reads it. Three statements however many are waiting: the dead-letter
+ * screen read each one on its own, 61 round trips on every render when 20 waited.
+ */
+export async function listPendingBulkActions(
+  db: DbReader,
+  viewer: Viewer | null,
+): Promise<BulkActionDto[]> {
+  const principal = principalOf(requireScope(viewer, "tasks:read"));
+  const rows = await db
+    .select()
+    .from(bulkActions)
+    .where(sql`${bulkActions.status} = 'awaiting_second'`)
+    .orderBy(bulkActions.createdAt, bulkActions.id)
+    .limit(PENDING_BULKS_SHOWN);
+  return bulkActionDtos(db, principal, rows);
+}
+
+const noCounts = (): BulkActionDto["counts"] => ({
+  pending: 0,
+  done: 0,
+  waiting: 0,
+  taken: 0,
+  refused: 0,
+  failed: 0,
+  skipped: 0,
+});
+
+/** The DTOs of `rows`, in their order: their first members and their tallies, read for all at once. */
+async function bulkActionDtos(
+  db: DbReader,
+  principal: Principal,
+  rows: BulkActionRow[],
+): Promise<BulkActionDto[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((b) => b.id);
+  // Each bulk's first BULK_MEMBERS_SHOWN by position: a limit per bulk, not over them all.
+  const ranked = db
     .select({
+      bulkId: bulkActionMembers.bulkId,
       taskId: bulkActionMembers.taskId,
       position: bulkActionMembers.position,
       outcome: bulkActionMembers.outcome,
       detail: bulkActionMembers.detail,
       taskStatus: bulkActionMembers.taskStatus,
+      rank: sql<number>`row_number() over (partition by ${bulkActionMembers.bulkId} order by ${bulkActionMembers.position})`.as(
+        "rank",
+      ),
     })
     .from(bulkActionMembers)
-    .where(sql`${bulkActionMembers.bulkId} = ${bulkId}`)
-    .orderBy(bulkActionMembers.position)
-    .limit(BULK_MEMBERS_SHOWN);
-  const tally = await db.execute<{ outcome: MemberOutcome | null; n: number }>(sql`
-    select ${bulkActionMembers.outcome} as outcome, count(*)::int as n from ${bulkActionMembers}
-    where ${bulkActionMembers.bulkId} = ${bulkId} group by 1`);
-  const counts: BulkActionDto["counts"] = {
-    pending: 0,
-    done: 0,
-    waiting: 0,
-    taken: 0,
-    refused: 0,
-    failed: 0,
-    skipped: 0,
-  };
-  for (const r of tally.rows) counts[r.outcome ?? "pending"] = r.n;
-  const parsed = paramsSchema.safeParse(bulk.params);
-  const params = parsed.success ? parsed.data : {};
-  return {
-    id: bulk.id,
-    action: bulk.action,
-    params,
-    status: bulk.status,
-    twoPerson: bulk.twoPerson,
-    memberCount: bulk.memberCount,
-    requestedBy: bulk.requestedBy,
-    confirmedBy: bulk.confirmedBy,
-    createdAt: bulk.createdAt.toISOString(),
-    finishedAt: bulk.finishedAt?.toISOString() ?? null,
-    endedBy: bulk.endedBy,
-    endReason: bulk.endReason,
-    mayWithdraw: withdrawRefusal(bulk, principal) === null,
-    counts,
-    members,
-  };
-}
-
-export type BulkActionSummaryDto = Omit<
-  BulkActionDto,
-  "members" | "counts" | "params" | "endedBy" | "endReason" | "mayWithdraw"
->;
-
-/** Bulk actions waiting for a second reviewer, oldest first (what a second reviewer confirms). */
-export async function listPendingBulkActions(
-  db: DbReader,
-  viewer: Viewer | null,
-): Promise<BulkActionSummaryDto[]> {
-  requireScope(viewer, "tasks:read");
-  const rows = await db
+    .where(inArray(bulkActionMembers.bulkId, ids))
+    .as("ranked");
+  const memberRows = await db
     .select()
-    .from(bulkActions)
-    .where(sql`${bulkActions.status} = 'awaiting_second'`)
-    .orderBy(bulkActions.createdAt)
-    .limit(20);
-  return rows.map((b) => ({
-    id: b.id,
-    action: b.action,
-    status: b.status,
-    twoPerson: b.twoPerson,
-    memberCount: b.memberCount,
-    requestedBy: b.requestedBy,
-    confirmedBy: b.confirmedBy,
-    createdAt: b.createdAt.toISOString(),
-    finishedAt: b.finishedAt?.toISOString() ?? null,
-  }));
+    .from(ranked)
+    .where(lte(ranked.rank, BULK_MEMBERS_SHOWN))
+    .orderBy(ranked.bulkId, ranked.position);
+  const tally = await db
+    .select({
+      bulkId: bulkActionMembers.bulkId,
+      outcome: bulkActionMembers.outcome,
+      n: sql<number>`count(*)::int`,
+    })
+    .from(bulkActionMembers)
+    .where(inArray(bulkActionMembers.bulkId, ids))
+    .groupBy(bulkActionMembers.bulkId, bulkActionMembers.outcome);
+
+  const members = new Map<string, BulkMemberDto[]>(ids.map((id) => [id, []]));
+  for (const { bulkId, rank: _rank, ...m } of memberRows) members.get(bulkId)?.push(m);
+  const counts = new Map(ids.map((id) => [id, noCounts()]));
+  for (const r of tally) {
+    const c = counts.get(r.bulkId);
+    if (c) c[r.outcome ?? "pending"] = r.n;
+  }
+  return rows.map((bulk) => {
+    const parsed = paramsSchema.safeParse(bulk.params);
+    return {
+      id: bulk.id,
+      action: bulk.action,
+      params: parsed.success ? parsed.data : {},
+      status: bulk.status,
+      twoPerson: bulk.twoPerson,
+      memberCount: bulk.memberCount,
+      requestedBy: bulk.requestedBy,
+      confirmedBy: bulk.confirmedBy,
+      createdAt: bulk.createdAt.toISOString(),
+      finishedAt: bulk.finishedAt?.toISOString() ?? null,
+      endedBy: bulk.endedBy,
+      endReason: bulk.endReason,
+      mayWithdraw: withdrawRefusal(bulk, principal) === null,
+      counts: counts.get(bulk.id) ?? noCounts(),
+      members: members.get(bulk.id) ?? [],
+    };
+  });
 }
 
 /** Entries of a bulk's own stream a page shows at once: requested, confirmed, the first outcomes. */
