@@ -142,6 +142,7 @@ await t.pool.query(
         description: null,
         money: true,
         providerIdempotent: true,
+        reconcile: true,
         requiresApproval: true,
         sensitive: [],
       },
@@ -326,6 +327,18 @@ describe("reading", () => {
     expect(r.status).toBe(200);
     expect(r.body.agents.map((a: { name: string }) => a.name)).toEqual(["greeter", "payer"]);
     expect(r.body.agents[0].inputSchema).toMatchObject({ type: "object", required: ["to"] });
+  });
+
+  it("says which tools can be checked with their provider, and documents it", async () => {
+    const r = await call({ handler: agentsRoute.GET, template: "/agents" });
+    const tools = Object.fromEntries(
+      r.body.agents.map((a: Body) => [a.name, a.tools.map((x: Body) => [x.name, x.reconcile])]),
+    );
+    // greeter's row comes from a worker that published no flag: nothing to check.
+    expect(tools).toEqual({ greeter: [["send", false]], payer: [["refund", true]] });
+    const withoutFlag = structuredClone(r.body);
+    delete withoutFlag.agents[1].tools[0].reconcile;
+    expect(documented("/agents", "GET", 200)?.safeParse(withoutFlag).success).toBe(false);
   });
 
   it("lists tasks page by page and reads one with its timeline", async () => {

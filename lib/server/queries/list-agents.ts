@@ -9,6 +9,11 @@ export const catalogToolSchema = z.object({
   description: z.string().nullable(),
   money: z.boolean().describe("Moves money: approving or replaying it takes two reviewers"),
   providerIdempotent: z.boolean(),
+  reconcile: z
+    .boolean()
+    .describe(
+      "The tool can ask its provider whether an effect happened, so an unknown outcome can be checked with the provider",
+    ),
   requiresApproval: z.boolean(),
   sensitive: z.array(z.string()).describe("Argument paths redacted before the ledger"),
 });
@@ -36,14 +41,22 @@ type Row = {
   updated_at: Date;
 };
 
-const toolsOf = z.array(catalogToolSchema.partial({ description: true })).catch([]);
+// A row published by a worker from before "check with the provider" has no `reconcile`: read,
+// as the reconcile command reads it, as no tool that can be checked (not as a row to drop).
+const toolsOf = z
+  .array(catalogToolSchema.partial({ description: true, reconcile: true }))
+  .catch([]);
 
 function toDto(row: Row): AgentDto {
   const schema = z.record(z.string(), z.json()).safeParse(row.input_schema);
   return {
     name: row.name,
     inputSchema: schema.success ? schema.data : {},
-    tools: toolsOf.parse(row.tools).map((t) => ({ ...t, description: t.description ?? null })),
+    tools: toolsOf.parse(row.tools).map((t) => ({
+      ...t,
+      description: t.description ?? null,
+      reconcile: t.reconcile === true,
+    })),
     policy: z
       .json()
       .nullable()

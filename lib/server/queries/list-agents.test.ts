@@ -1,0 +1,66 @@
+// The agents list reads what the workers publish, against a real database: the demo agents as
+// a worker publishes them at start say which tools can be checked with their provider (refund
+// reconciles by listing the payment's refunds; SMTP cannot be asked), and a row from a worker
+// that predates the flag keeps its tools, none of them checkable.
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "../../../db/testing/database";
+import { createAgents } from "../../../worker/agents";
+import { publishCatalog } from "../../../worker/runtime/catalog";
+import { testTokenViewer, testViewer } from "../../auth/testing";
+import { parseEnv } from "../../env";
+import { listAgents } from "./list-agents";
+
+const t = await setUpTestDatabase("list_agents");
+const viewer = testViewer("ops");
+
+const toolOf = async (agent: string, tool: string) =>
+  (await listAgents(t.pool, viewer))
+    .find((a) => a.name === agent)
+    ?.tools.find((x) => x.name === tool);
+
+describe("listAgents", () => {
+  it("says which tools the provider can be asked about, as the workers published them", async () => {
+    await publishCatalog(t.pool, createAgents(parseEnv({})), "worker-1");
+    expect(await toolOf("refund", "refund")).toMatchObject({
+      reconcile: true,
+      money: true,
+      providerIdempotent: true,
+    });
+    expect(await toolOf("invoice-reminder", "send_email")).toMatchObject({
+      reconcile: false,
+      providerIdempotent: false,
+    });
+  });
+
+  it("reads a row from a worker that predates the flag as no tool to check, keeping its tools", async () => {
+    await t.pool.query(
+      `insert into agent_catalog (name, input_schema, tools, published_by) values ('old-mailer', '{}', $1, 'old')`,
+      [
+        JSON.stringify([
+          {
+            name: "send",
+            description: null,
+            money: false,
+            providerIdempotent: false,
+            requiresApproval: false,
+            sensitive: [],
+          },
+        ]),
+      ],
+    );
+    expect(await toolOf("old-mailer", "send")).toEqual({
+      name: "send",
+      description: null,
+      money: false,
+      providerIdempotent: false,
+      reconcile: false,
+      requiresApproval: false,
+      sensitive: [],
+    });
+  });
+
+  it("is read by no one without tasks:read", async () => {
+    await expect(listAgents(t.pool, null)).rejects.toThrow();
+    await expect(listAgents(t.pool, testTokenViewer(["tasks:enqueue"]))).rejects.toThrow();
+  });
+});
