@@ -107,3 +107,28 @@ export const ledgerKindCounts = pgTable(
     check("ledger_kind_counts_entries_check", sql`${t.entries} >= 0`),
   ],
 );
+
+/**
+ * Entries per kind and UTC hour, kept by the same statement trigger as ledger_kind_counts
+ * (migration 0031): the overview's 24-hour, 7-day and 30-day charts add up at most 720 hours
+ * per kind instead of reading every entry of the window (94k per kind at 10M entries). Rows
+ * per appending backend as above, so appenders never wait on a shared counter row; hours that
+ * ended more than an hour ago are folded into backend 0 by the first append of a new hour.
+ */
+export const ledgerHourlyCounts = pgTable(
+  "ledger_hourly_counts",
+  {
+    kind: text("kind").notNull(),
+    /** Start of the UTC hour the entries' `at` falls in. */
+    hour: timestamp("hour", { withTimezone: true }).notNull(),
+    /** The appending backend's pid; 0 for folded hours and what the migration counted. */
+    backend: integer("backend").notNull(),
+    entries: bigint("entries", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "ledger_hourly_counts_pkey", columns: [t.kind, t.hour, t.backend] }),
+    check("ledger_hourly_counts_entries_check", sql`${t.entries} >= 0`),
+    // The fold looks for the few rows not yet folded, never the whole history.
+    index("ledger_hourly_counts_unfolded_idx").on(t.hour).where(sql`${t.backend} <> 0`),
+  ],
+);

@@ -1,13 +1,20 @@
 // The overview's per-interval series against real PostgreSQL: entries staged at known times
 // land in the buckets the window says, kinds outside the series and times outside the window
 // count nowhere.
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { testViewer } from "../../auth/testing";
-import { overviewWindow } from "../../domain/overview-window";
+import { OVERVIEW_WINDOWS, overviewWindow } from "../../domain/overview-window";
 import { getOverview } from "./get-overview";
-import { readOverviewSeries } from "./get-overview-series";
+import {
+  bucketsFromEntries,
+  bucketsFromHourlyCounts,
+  readOverviewSeries,
+  readsHourlyCounts,
+  SERIES_KINDS,
+} from "./get-overview-series";
 
 const t = await setUpTestDatabase("overview_series");
 const hex = (c: string) => c.repeat(64);
@@ -95,5 +102,59 @@ describe("getOverview series", () => {
     const week = await getOverview(t.pool, testViewer("ops"), { window: "7d" });
     expect(week.series.counts.succeeded).toHaveLength(28);
     expect(week.series.totals.succeeded).toBe(1);
+  });
+});
+
+describe("hourly counters", () => {
+  const sorted = (rows: { kind: string; bucket: number; n: number }[]) =>
+    [...rows].sort((a, b) => a.kind.localeCompare(b.kind) || a.bucket - b.bucket);
+
+  it("give every hour-wide window the same bars as reading the entries, folded or not", async () => {
+    const now = new Date();
+    const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
+    // Hours long folded into backend 0, the hour before (not yet folded), and this hour from
+    // two backends at once.
+    await stage([
+      { kind: "task.succeeded", at: ago(29 * 86_400_000) },
+      { kind: "task.dead_lettered", at: ago(6 * 86_400_000 + 5_000) },
+      { kind: "attempt.failed", at: ago(26 * 3_600_000) },
+      { kind: "task.succeeded", at: ago(3_600_000) },
+    ]);
+    const other = new pg.Client({ connectionString: t.appUrl });
+    await other.connect();
+    try {
+      await other.query("begin");
+      seq += 1;
+      await other.query(
+        `insert into ledger_entries (stream, seq, at, kind, actor, data, prev_hash, hash)
+         values ('series', $1, now(), 'task.succeeded', 'test', '{}', $2, $2)`,
+        [seq, hex("a")],
+      );
+      // Still open: its counter row is its own, so this append does not wait for it (if it
+      // did, the test would hang here, since the commit comes after).
+      await stage([{ kind: "task.succeeded", at: ago(1_000) }]);
+      await other.query("commit");
+    } finally {
+      await other.end();
+    }
+    const { rows: backends } = await t.pool.query<{ n: number }>(
+      "select count(distinct backend)::int as n from ledger_hourly_counts where hour >= date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00')",
+    );
+    expect(backends[0]?.n).toBeGreaterThanOrEqual(2);
+    const { rows: unfolded } = await t.pool.query(
+      "select 1 from ledger_hourly_counts where backend <> 0 and hour < now() - interval '3 hours'",
+    );
+    expect(unfolded).toEqual([]);
+
+    const kinds = Object.values(SERIES_KINDS).flat();
+    for (const name of OVERVIEW_WINDOWS) {
+      const w = overviewWindow(name, now);
+      if (!readsHourlyCounts(w)) continue;
+      const fromEntries = await bucketsFromEntries(t.pool, w, kinds);
+      expect(fromEntries.length).toBeGreaterThan(0);
+      expect(sorted(await bucketsFromHourlyCounts(t.pool, w, kinds))).toEqual(sorted(fromEntries));
+    }
+    expect(readsHourlyCounts(overviewWindow("1h", now))).toBe(false);
+    expect(readsHourlyCounts(overviewWindow("30d", now))).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
-// Exact counts for small tables; for large ones (the planner's statistics past
-// EXACT_COUNT_BELOW) estimates flagged approximate, except what a person acts on.
+// Tasks and effects per status and ledger entries are counters kept by the writes (migrations
+// 0022, 0031): exact however the rows got there; only a large ledger's streams are estimated.
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { countEffects, countLedger, countTasks, EXACT_COUNT_BELOW } from "./table-counts";
@@ -41,35 +42,101 @@ describe("table counts", () => {
     expect(effects.outcomeUnknown).toBe(1);
   });
 
-  it("estimates what the statistics put past the limit, and keeps dead letters and work in progress exact", async () => {
-    await t.asSuperuserRolledBack(async (client) => {
-      await client.query("analyze tasks");
-      await client.query("analyze effects");
-      // The statistics of a table 1,000 times this size, with the same mix.
-      const big = EXACT_COUNT_BELOW * 10;
-      await client.query(
-        "update pg_class set reltuples = $1 where oid in ('tasks'::regclass, 'effects'::regclass)",
-        [big],
+  it("keeps the counts exact through updates, deletes, rollbacks and concurrent writers", async () => {
+    const actual = async () => {
+      const { rows } = await t.pool.query<{ status: string; n: number }>(
+        "select status, count(*)::int as n from tasks group by status",
       );
-      const tasks = await countTasks(client);
-      expect(tasks.byStatus.succeeded).toEqual({ count: big * 0.9, approximate: true });
-      // 6 % of a million is estimated below the limit: the queue is counted, exactly.
-      expect(tasks.byStatus.queued).toEqual({ count: 6, approximate: false });
-      // Not in the statistics: estimated as none, and counted exactly since that is cheap.
-      expect(tasks.byStatus.running).toEqual({ count: 0, approximate: false });
-      expect(tasks.byStatus.dead).toEqual({ count: 4, approximate: false });
-      expect(tasks.deadByReason).toMatchObject({ budget: 3, timeout: 1 });
-      expect(tasks.total.approximate).toBe(true);
-
-      const effects = await countEffects(client);
-      expect(effects.byStatus.started).toEqual({ count: 1, approximate: false });
-      expect(effects.byStatus.succeeded.approximate).toBe(true);
-      expect(effects.byStatus.succeeded.count).toBe(Math.round(big * (2 / 3)));
-      expect(effects.outcomeUnknown).toBe(1);
-    });
+      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    };
+    const counted = async () => {
+      const c = await countTasks(t.pool);
+      return Object.fromEntries(
+        Object.entries(c.byStatus)
+          .filter(([, v]) => v.count !== 0)
+          .map(([k, v]) => [k, v.count]),
+      );
+    };
+    // Two open transactions move tasks at once: neither waits for the other's counter rows.
+    const first = new pg.Client({ connectionString: t.appUrl });
+    const second = new pg.Client({ connectionString: t.appUrl });
+    await Promise.all([first.connect(), second.connect()]);
+    try {
+      await first.query("begin");
+      await second.query("begin");
+      await first.query(
+        "update tasks set status = 'cancelled' where id in (select id from tasks where status = 'queued' order by id limit 2)",
+      );
+      await second.query("set local lock_timeout = '2s'");
+      await second.query(
+        "update tasks set status = 'succeeded' where id in (select id from tasks where status = 'queued' order by id desc limit 1)",
+      );
+      // A dead task's reason changes: it moves between reasons, not statuses.
+      await second.query(
+        "update tasks set dead_reason = 'exhausted' where status = 'dead' and dead_reason = 'timeout'",
+      );
+      await second.query("commit");
+      await first.query("rollback");
+    } finally {
+      await Promise.all([first.end(), second.end()]);
+    }
+    // Updates that change no status (a lease renewal, say) count nothing.
+    await t.pool.query("update tasks set attempts = attempts + 1 where status = 'succeeded'");
+    await t.pool.query("delete from effects where key = $1", [hex("c")]);
+    await t.pool.query(
+      `delete from tasks where id in (
+         select id from tasks t where status = 'queued'
+            and not exists (select 1 from effects e where e.task_id = t.id) order by id limit 1)`,
+    );
+    expect(await counted()).toEqual(await actual());
+    expect(await counted()).toEqual({ succeeded: 91, queued: 4, dead: 4 });
+    const tasks = await countTasks(t.pool);
+    expect(tasks.deadByReason).toMatchObject({ budget: 3, timeout: 0, exhausted: 1 });
+    expect(tasks.total).toEqual({ count: 99, approximate: false });
+    const effects = await countEffects(t.pool);
+    expect(effects.byStatus.succeeded).toEqual({ count: 1, approximate: false });
+    expect(effects.byStatus.started).toEqual({ count: 1, approximate: false });
   });
 
-  it("counts a large ledger by its newest id", async () => {
+  it("folds the counter rows of a backend that is gone into the next one that counts afresh", async () => {
+    const gone = new pg.Client({ connectionString: t.appUrl });
+    await gone.connect();
+    const pid = (await gone.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]?.pid;
+    await gone.query(
+      "insert into tasks (agent, input, status, created_by) values ('fold', '{}', 'queued', 't')",
+    );
+    await gone.end();
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await t.pool.query("select 1 from pg_stat_activity where pid = $1", [pid]);
+      if (rows.length === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const fresh = new pg.Client({ connectionString: t.appUrl });
+    await fresh.connect();
+    let freshPid: number | undefined;
+    try {
+      freshPid = (await fresh.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]
+        ?.pid;
+      // A key this backend never wrote: its first write folds.
+      await fresh.query(
+        "insert into tasks (agent, input, status, created_by) values ('fold', '{}', 'cancelled', 't')",
+      );
+    } finally {
+      await fresh.end();
+    }
+    const { rows } = await t.pool.query(
+      "select 1 from status_counts where backend = $1 and backend <> $2",
+      [pid, freshPid],
+    );
+    expect(rows).toEqual([]);
+    const tasks = await countTasks(t.pool);
+    const { rows: queued } = await t.pool.query<{ n: number }>(
+      "select count(*)::int as n from tasks where status = 'queued'",
+    );
+    expect(tasks.byStatus.queued.count).toBe(queued[0]?.n);
+  });
+
+  it("counts entries exactly and estimates the streams of a large ledger", async () => {
     await t.pool.query(
       "insert into ledger_streams (stream, head_seq, head_hash) values ('c', 0, $1)",
       [hex("0")],
@@ -94,7 +161,8 @@ describe("table counts", () => {
         [EXACT_COUNT_BELOW * 5],
       );
       const large = await countLedger(client);
-      expect(large.entries).toEqual({ count: rows[0]?.id, approximate: true });
+      // Entries are counted by the kind counters however large the table; streams estimated.
+      expect(large.entries).toEqual({ count: 3, approximate: false });
       expect(large.streams).toEqual({ count: EXACT_COUNT_BELOW * 5, approximate: true });
     });
   });
