@@ -55,3 +55,36 @@ export async function deadPayer(db: pg.Pool): Promise<{ taskId: string; version:
   );
   return { taskId, version: rows[0]?.version ?? 0 };
 }
+
+/** `n` dead tasks of `agent` with `message`; with `refund`, a failed refund effect at step 1. */
+export async function stageDead(
+  db: pg.Pool,
+  agent: string,
+  message: string,
+  n: number,
+  refund = false,
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `insert into tasks (agent, input, status, dead_reason, attempts, last_error, created_by)
+     select $1, jsonb_build_object('orderId', 'ord-' || g), 'dead', 'non_retryable', 3,
+            jsonb_build_object('message', $2::text || ' (req_' || g || 'x' || g || ')'), 'e2e'
+     from generate_series(1, $3) as g returning id`,
+    [agent, message, n],
+  );
+  const ids = rows.map((r) => r.id);
+  if (refund) {
+    const keys = ids.map((id) => deriveEffectKey(id, "refund", { order: id }));
+    await db.query(
+      `insert into steps (task_id, seq, kind, name, status, attempt)
+       select id, 1, 'tool', 'refund', 'started', 3 from unnest($1::uuid[]) as id`,
+      [ids],
+    );
+    await db.query(
+      `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status)
+       select k, id, 1, 'refund', jsonb_build_object('order', id), jsonb_build_object('order', id), f, 'failed'
+       from unnest($1::text[], $2::uuid[], $3::text[]) as x(k, id, f)`,
+      [keys, ids, ids.map((id) => payloadFingerprint({ order: id }))],
+    );
+  }
+  return ids;
+}

@@ -3,7 +3,8 @@
 // action, read the confirmation dialog's count and aggregated preview, give the action's own
 // fields, confirm. The dialog's key (a UUID made when it opens) makes one bulk action however
 // often the button is pressed; its asOf (the db clock when it opened) keeps later dead letters
-// out of the set. Afterwards the progress and each task's outcome show here, live.
+// out of the set. The selection is only ever rows the list shows under its filter. Afterwards
+// the progress and each task's outcome show here, live.
 import { type ReactNode, useEffect, useState } from "react";
 import { previewBulkActionAction } from "../../lib/actions/bulk-preview";
 import { requestBulkActionAction } from "../../lib/actions/bulk-request";
@@ -13,6 +14,7 @@ import type { DeadTaskDto } from "../../lib/server/queries/list-dead-letter-task
 import type { BulkPreviewDto } from "../../lib/server/queries/preview-bulk-action";
 import type { BulkSelection } from "../../lib/server/review/bulk-set";
 import type { DeadLetterFilter } from "../../lib/server/review/dead-letter-filter";
+import { filterKey } from "../filters/filter-values";
 import {
   dangerButton,
   inputClass,
@@ -225,6 +227,13 @@ function Confirm({
   );
 }
 
+/** `picked` without the rows `tasks` no longer has (the same map when it has them all). */
+function onlyShown(picked: Map<string, number>, tasks: DeadTaskDto[]): Map<string, number> {
+  const ids = new Set(tasks.map((t) => t.id));
+  if ([...picked.keys()].every((id) => ids.has(id))) return picked;
+  return new Map([...picked].filter(([id]) => ids.has(id)));
+}
+
 export function BulkTriage({
   tasks,
   matching,
@@ -246,6 +255,21 @@ export function BulkTriage({
   const [picked, setPicked] = useState<Map<string, number>>(() => new Map());
   const [allMatching, setAllMatching] = useState(false);
   const [started, setStarted] = useState<BulkActionDto[]>([]);
+  // The selection is what this list shows: another filter starts it afresh, and a ticked row
+  // that leaves the list (another page, or the live read no longer has it because someone else
+  // acted on it) leaves the selection, so it cannot be acted on unseen or come back ticked.
+  // Adjusted while rendering, so no frame counts a row that is gone.
+  const key = filterKey(filter);
+  const [shown, setShown] = useState({ key, tasks });
+  if (shown.key !== key || shown.tasks !== tasks) {
+    setShown({ key, tasks });
+    if (shown.key !== key) {
+      setPicked(new Map());
+      setAllMatching(false);
+    } else {
+      setPicked((m) => onlyShown(m, tasks));
+    }
+  }
   const any = (Object.values(allowed) as boolean[]).some(Boolean);
   const count = allMatching ? matching : picked.size;
   const selection: BulkSelection = allMatching
