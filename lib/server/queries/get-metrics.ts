@@ -98,12 +98,15 @@ export async function getMetrics(
     // small tables and for what a person acts on, planner estimates past EXACT_COUNT_BELOW.
     const taskCounts = await countTasks(client);
 
-    // tasks_claim_idx holds exactly the claimable rows, ordered by run_at.
-    const queue = await client.query<{ runnable: number; oldest_age: number | null }>(
-      `select count(*)::int as runnable,
-              extract(epoch from now() - min(run_at))::float8 as oldest_age
-         from tasks
-        where status in ('queued', 'retry_wait') and run_at <= now()`,
+    // tasks_claim_idx holds exactly the queued and retry_wait rows, ordered by run_at. The
+    // counters say how many there are; only those not yet due (retry backoffs, delayed tasks:
+    // the index's tail past now) are counted, where counting the due ones read the whole
+    // backlog (50k rows, 14 ms at 1M tasks). The oldest is the index's first entry.
+    const queue = await client.query<{ not_due: number; oldest_age: number | null }>(
+      `select (select count(*)::int from tasks
+                where status in ('queued', 'retry_wait') and run_at > now()) as not_due,
+              extract(epoch from now() - (select min(run_at) from tasks
+                where status in ('queued', 'retry_wait')))::float8 as oldest_age`,
     );
 
     // Wait = the claim's attempt.started time minus the run_at it was claimed at. A later
@@ -184,7 +187,10 @@ export async function getMetrics(
     return {
       tasksByStatus,
       deadByReason: taskCounts.deadByReason,
-      runnable: queueRow?.runnable ?? 0,
+      runnable:
+        taskCounts.byStatus.queued.count +
+        taskCounts.byStatus.retry_wait.count -
+        (queueRow?.not_due ?? 0),
       oldestRunnableAgeSeconds: Math.max(0, queueRow?.oldest_age ?? 0),
       claimLatency: {
         claims: latencyRow?.claims ?? 0,
