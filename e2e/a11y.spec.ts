@@ -1,10 +1,12 @@
 // Accessibility: axe over every page of the app (each app/**/page.tsx, with the states that
 // change what it shows: a task dead, succeeded and waiting for approval, a filtered dead-letter
 // list, a ledger row opened, a /why answer), in the light and the dark theme, and on a tablet with
-// the sidebar folded and open. A serious or critical violation of WCAG 2.1 A/AA fails the test,
-// named in the message with where it is and what is wrong.
+// the sidebar folded and open; on the pages that have them, with each review dialog open (a dead
+// task's resume, reject and replay, the dead-letter bulk confirmations, an approval's approve).
+// A serious or critical violation of WCAG 2.1 A/AA fails the test, named in the message with
+// where it is and what is wrong.
 import AxeBuilder from "@axe-core/playwright";
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { THEME_COOKIE, type Theme } from "../components/theme/theme";
 import {
   ANONYMOUS,
@@ -23,21 +25,68 @@ const THEMES = ["light", "dark"] as const satisfies readonly Theme[];
 
 type Staged = { agent: string; dead: string; succeeded: string; awaiting: string; key: string };
 
+/** A review dialog the page opens, checked on the page the visit already loaded. */
+type Dialog = {
+  /** Its accessible name (the dialog's title). */
+  name: string;
+  trigger: (page: Page) => Locator;
+  /** What it shows once its content has loaded (a preview read on opening), before axe looks. */
+  loaded?: (dialog: Locator) => Locator;
+};
+
 type Visit = {
   name: string;
   path: (s: Staged) => string;
   /** After the page shows its heading: bring it into the state under test. */
   prepare?: (page: Page) => Promise<void>;
+  /** Opened one at a time after the page's own check, each checked, then closed with Esc. */
+  dialogs?: Dialog[];
 };
+
+const bulkDialog = (action: "resume" | "reject" | "replay", title: string): Dialog => ({
+  name: `${title} 1 dead tasks`,
+  trigger: (page) => page.getByTestId(`bulk-${action}`),
+  loaded: (dialog) => dialog.getByTestId("bulk-confirm"),
+});
 
 const DASHBOARD: Visit[] = [
   { name: "overview", path: () => "/" },
   { name: "tasks", path: () => "/tasks" },
-  { name: "dead task", path: (s) => `/tasks/${s.dead}` },
+  {
+    name: "dead task",
+    path: (s) => `/tasks/${s.dead}`,
+    dialogs: [
+      { name: "Resume the dead task", trigger: (page) => page.getByTestId("resume-open") },
+      { name: "Reject the dead task", trigger: (page) => page.getByTestId("reject-dead-open") },
+      {
+        name: "Replay from a step",
+        trigger: (page) => page.getByTestId("replay-open"),
+        loaded: (dialog) => dialog.getByTestId("review-preview"),
+      },
+    ],
+  },
   { name: "succeeded task", path: (s) => `/tasks/${s.succeeded}` },
-  { name: "task awaiting approval", path: (s) => `/tasks/${s.awaiting}` },
+  {
+    name: "task awaiting approval",
+    path: (s) => `/tasks/${s.awaiting}`,
+    dialogs: [
+      { name: "Approve issue_refund", trigger: (page) => page.getByTestId("approve-open") },
+    ],
+  },
   { name: "dead letters", path: () => "/dead-letters" },
-  { name: "dead letters of one agent", path: (s) => `/dead-letters?agent=${s.agent}` },
+  {
+    name: "dead letters of one agent, its one task ticked",
+    path: (s) => `/dead-letters?agent=${s.agent}`,
+    prepare: async (page) => {
+      await page.getByRole("checkbox", { name: /^Select task / }).check();
+      await expect(page.getByTestId("selected-count")).toHaveText("1 selected");
+    },
+    dialogs: [
+      bulkDialog("resume", "Resume"),
+      bulkDialog("reject", "Reject"),
+      bulkDialog("replay", "Replay"),
+    ],
+  },
   { name: "inbox", path: () => "/inbox" },
   { name: "approvals", path: () => "/approvals" },
   {
@@ -105,20 +154,33 @@ async function useTheme(page: Page, baseURL: string | undefined, theme: Theme) {
   await page.context().addCookies([{ name: THEME_COOKIE, value: theme, url: baseURL }]);
 }
 
-async function blockingViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+/** `within`: a CSS selector that narrows the check to one part of the page (an open dialog). */
+async function blockingViolations(page: Page, within?: string) {
+  const builder = new AxeBuilder({ page }).withTags(TAGS);
+  // axe throws when `within` matches nothing, so a dialog that did not open cannot pass.
+  if (within) builder.include(within);
+  const results = await builder.analyze();
   return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
 
-/** Checks that the theme is the one painted, then runs axe; serious and critical fail. */
-async function expectAccessible(page: Page, theme: Theme | "system", what: string) {
-  if (theme !== "system") {
-    await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
+/**
+ * Checks that the theme is the one painted, then runs axe; serious and critical fail. With
+ * `within`, only that part: the theme is still the page's, but a modal's backdrop covers the
+ * page, so its paint is not the theme's.
+ */
+async function expectAccessible(
+  page: Page,
+  theme: Theme | "system",
+  what: string,
+  within?: string,
+) {
+  if (theme !== "system") await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
+  if (theme !== "system" && !within) {
     const lightness = await paintedLightness(page);
     if (theme === "dark") expect(lightness, "the dark theme paints a dark page").toBeLessThan(0.2);
     else expect(lightness, "the light theme paints a light page").toBeGreaterThan(0.9);
   }
-  const blocking = await blockingViolations(page);
+  const blocking = await blockingViolations(page, within);
   const report = blocking
     .flatMap((v) =>
       v.nodes.map(
@@ -135,13 +197,31 @@ async function expectAccessible(page: Page, theme: Theme | "system", what: strin
 for (const theme of THEMES) {
   test.describe(`${theme} theme`, () => {
     for (const visit of DASHBOARD) {
-      test(`${visit.name} has no serious violations`, async ({ page, baseURL }) => {
+      const what = visit.dialogs
+        ? `${visit.name} and its review dialogs have`
+        : `${visit.name} has`;
+      test(`${what} no serious violations`, async ({ page, baseURL }) => {
         await useTheme(page, baseURL, theme);
         const response = await page.goto(visit.path(stagedTasks()));
         expect(response?.status()).toBe(200);
         await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
         await visit.prepare?.(page);
         await expectAccessible(page, theme, `${visit.name} (${theme})`);
+        // The page behind a modal is inert and was just checked: axe looks at the dialog alone.
+        for (const d of visit.dialogs ?? []) {
+          await d.trigger(page).click();
+          const dialog = page.getByRole("dialog", { name: d.name });
+          await expect(dialog).toBeVisible();
+          if (d.loaded) await expect(d.loaded(dialog)).toBeVisible();
+          await expectAccessible(
+            page,
+            theme,
+            `${visit.name}, "${d.name}" open (${theme})`,
+            "dialog[open]",
+          );
+          await page.keyboard.press("Escape");
+          await expect(page.getByRole("dialog")).toHaveCount(0);
+        }
       });
     }
 

@@ -1,10 +1,23 @@
 // Keyboard shortcuts on the built app: j/k move through a list and Enter opens the row; x ticks
 // dead letters and r opens the bulk reject confirmation with their count (acting on nothing);
-// Esc closes it and then clears the selection; / goes to the search field, where a typed "j" is
-// a letter; ? opens the help dialog, which keeps and returns focus.
+// Esc closes it and then clears the selection; on the overview j/k walk the oldest waiting
+// items; on /approvals a/r open the selected request's own dialogs; / goes to the search field,
+// where a typed "j" is a letter; ? opens the help dialog, which keeps and returns focus.
 import type { Page } from "@playwright/test";
 import type pg from "pg";
-import { asRole, expect, insertDeadTask, randomWord, test } from "./fixtures";
+import { operator } from "../lib/domain/access";
+import { rejectTask } from "../lib/server/commands/reject-task";
+import {
+  asRole,
+  E2E_APPROVAL_THRESHOLD_CENTS,
+  enqueue,
+  expect,
+  insertDeadTask,
+  randomWord,
+  refundAgent,
+  runTasks,
+  test,
+} from "./fixtures";
 
 test.use(asRole("reviewer"));
 
@@ -120,6 +133,141 @@ test("on a task page r opens the review panel's reject dialog, never rejecting b
     id,
   ]);
   expect(rows[0]?.status).toBe("dead");
+});
+
+test.describe("the overview and the approvals screen", () => {
+  // Two refunds parked for approval, made the oldest requests (the approvals screen lists the
+  // oldest first, the overview its oldest), and rejected afterwards so later specs' oldest
+  // requests are their own.
+  let parked: [string, string] | undefined;
+  const requests = (): [string, string] => {
+    if (!parked) throw new Error("beforeAll parked no requests");
+    return parked;
+  };
+
+  test.beforeAll(async ({ db }) => {
+    const agent = refundAgent(`e2e-kb-${randomWord(6)}`);
+    const ids = await Promise.all(
+      [1, 2].map(() =>
+        enqueue(db, agent.name, {
+          orderId: `ord_${randomWord(6)}`,
+          amountCents: E2E_APPROVAL_THRESHOLD_CENTS + 1_000,
+        }),
+      ),
+    );
+    const [first, second] = ids;
+    if (!first || !second) throw new Error("enqueue returned no ids");
+    await runTasks([agent], ids, ["awaiting_approval"]);
+    await db.query(
+      `update approvals set requested_at = now() - interval '3650 days' + (case when task_id = $1 then interval '0' else interval '1 minute' end)
+        where task_id = any($2::uuid[]) and status = 'pending'`,
+      [first, ids],
+    );
+    parked = [first, second];
+  });
+
+  test.afterAll(async ({ db }) => {
+    for (const taskId of parked ?? []) {
+      const { rows } = await db.query<{ version: number }>(
+        "select version from tasks where id = $1",
+        [taskId],
+      );
+      const version = rows[0]?.version;
+      if (version === undefined) continue;
+      await rejectTask(db, operator("e2e-keyboard"), {
+        taskId,
+        version,
+        reason: "keyboard spec clean-up",
+      });
+    }
+  });
+
+  test("on the overview j and k walk the oldest waiting items, not the ledger rows, and Enter opens one", async ({
+    page,
+    db,
+  }) => {
+    // A dead letter and an approval wait, so the list has at least two items.
+    await insertDeadTask(db, "non_retryable", `keyboard overview ${randomWord()}`);
+    await page.goto("/");
+    await ready(page);
+    const waiting = page.locator('main [data-kb-list="waiting"] [data-kb-row]');
+    const n = await waiting.count();
+    expect(n).toBeGreaterThan(1);
+    // The overview's latest ledger rows are keyboard rows on /ledger; here j must not reach them.
+    await expect(page.getByTestId("ledger-row").first()).toBeVisible();
+
+    await page.keyboard.press("j");
+    await expect(selectedRows(page)).toHaveCount(1);
+    const dead = page.getByTestId("waiting-dead_letter");
+    await expect(dead).toHaveAttribute("aria-current", "true");
+    // Focus is on the oldest item's link (Enter follows it), not on the list's own link.
+    await expect(dead.getByRole("link", { name: /·/ })).toBeFocused();
+    await page.keyboard.press("j");
+    const approval = page.getByTestId("waiting-approval");
+    await expect(approval).toHaveAttribute("aria-current", "true");
+    const oldest = approval.getByRole("link", { name: /·/ });
+    await expect(oldest).toHaveAttribute("href", `/tasks/${requests()[0]}`);
+
+    // Past the last waiting item j holds there, never stepping into the ledger table.
+    for (let i = 0; i < n + 1; i++) await page.keyboard.press("j");
+    await expect(selectedRows(page)).toHaveCount(1);
+    await expect(waiting.last()).toHaveAttribute("aria-current", "true");
+    await expect(page.locator('[data-testid="ledger-row"][aria-current]')).toHaveCount(0);
+
+    await page.keyboard.press("Escape");
+    await expect(selectedRows(page)).toHaveCount(0);
+    await page.keyboard.press("j");
+    await page.keyboard.press("j");
+    await expect(oldest).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(new RegExp(`/tasks/${requests()[0]}$`));
+  });
+
+  test("on /approvals j and k select a request, a and r open that request's own dialogs, Enter opens its task", async ({
+    page,
+    db,
+  }) => {
+    const [first, second] = requests();
+    await page.goto("/approvals");
+    await ready(page);
+    const rows = page.locator("main li[data-kb-row]");
+    await expect(rows.nth(0)).toHaveAttribute("data-task-id", first);
+    await expect(rows.nth(1)).toHaveAttribute("data-task-id", second);
+
+    // Nothing selected: a says so rather than opening the first request's dialog.
+    await page.keyboard.press("a");
+    await expect(page.getByTestId("keyboard-status")).toContainText("Select a request");
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+
+    await page.keyboard.press("j");
+    await expect(selectedRows(page)).toHaveAttribute("data-task-id", first);
+    await expect(rows.nth(0).getByRole("link", { name: first.slice(0, 8) })).toBeFocused();
+    await page.keyboard.press("j");
+    await expect(selectedRows(page)).toHaveAttribute("data-task-id", second);
+
+    // a opens the second request's approve dialog, not the first one's.
+    await page.keyboard.press("a");
+    await expect(page.getByRole("dialog")).toHaveCount(1);
+    await expect(rows.nth(1).getByRole("dialog", { name: "Approve issue_refund" })).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    await page.keyboard.press("r");
+    await expect(page.getByRole("dialog")).toHaveCount(1);
+    await expect(rows.nth(1).getByRole("dialog", { name: "Reject issue_refund" })).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    // The dialogs only asked: both requests still wait.
+    const { rows: waiting } = await db.query<{ n: number }>(
+      "select count(*)::int as n from tasks where id = any($1::uuid[]) and status = 'awaiting_approval'",
+      [[first, second]],
+    );
+    expect(waiting[0]?.n).toBe(2);
+
+    await page.keyboard.press("k");
+    await expect(selectedRows(page)).toHaveAttribute("data-task-id", first);
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(new RegExp(`/tasks/${first}$`));
+  });
 });
 
 test("/ goes to the search field, where j is typed as a letter", async ({ page }) => {

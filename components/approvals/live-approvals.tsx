@@ -81,8 +81,10 @@ export function LiveApprovals({
             <ol className="space-y-4">
               {approvals.pending.map((a) => {
                 const review = reviews[a.taskId];
+                // A keyboard row: j/k select the request, Enter opens its task, a/r open its
+                // own approve and reject dialogs.
                 return (
-                  <li key={a.id}>
+                  <li key={a.id} data-kb-row={a.id} data-task-id={a.taskId}>
                     <PendingApproval approval={a} />
                     {review?.allowed.approve.allowed ? (
                       <fieldset

@@ -3,28 +3,28 @@
 // already renders, through the same controls a mouse uses: rows marked `data-kb-row` (j/k move
 // focus to the row's link or expand button and mark the row aria-current, so a screen reader
 // hears the link and the row stays a link), the row's checkbox (x), the dialog triggers that
-// carry `aria-keyshortcuts` (a/r/p open the existing confirmation dialog, never act), the
-// screen's <search> field (/). Native modal dialogs own the keyboard while open (Esc closes them).
+// carry `aria-keyshortcuts` (a/r/p open the existing confirmation dialog, never act: the
+// screen's, or on a screen of requests the selected row's own), the screen's <search> field (/). Native modal dialogs own the keyboard while open (Esc closes them).
 import { usePathname } from "next/navigation";
 import { type ReactNode, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import {
   commandFor,
   keyOf,
+  rowsOf,
   type Shortcut,
   type ShortcutCommand,
   shortcutsFor,
   stepIndex,
 } from "./shortcuts";
 
-const ROW = "main [data-kb-row]";
 const SELECTED = "aria-current";
 // The selection ring; a row's own classes are its component's, so the ring is drawn from here.
 const RING_CSS = `[data-kb-row][aria-current="true"]{outline:2px solid #0284c7;outline-offset:-2px;background-color:rgb(14 165 233 / 0.08)}`;
 const SEARCH_FIELD =
   'main search input:not([type="hidden"]):not([type="checkbox"]):not([type="radio"]):not([type="submit"]), main search select';
 
-function rows(): HTMLElement[] {
-  return Array.from(document.querySelectorAll<HTMLElement>(ROW));
+function rows(selector: string): HTMLElement[] {
+  return Array.from(document.querySelectorAll<HTMLElement>(selector));
 }
 
 /** What Enter opens in a row: its own marker, else its expand button, else its first link. */
@@ -51,6 +51,7 @@ const ACTION_KEYS: Partial<Record<ShortcutCommand, string>> = {
 export function KeyboardShortcuts({ children }: { children: ReactNode }) {
   const pathname = usePathname();
   const shortcuts = useMemo(() => shortcutsFor(pathname), [pathname]);
+  const list = useMemo(() => rowsOf(pathname), [pathname]);
   const [message, setMessage] = useState("");
   const selected = useRef<string | null>(null);
   const help = useRef<HTMLDialogElement>(null);
@@ -95,18 +96,19 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
       if (holding >= 0) return holding;
       return list.findIndex((r) => r.dataset.kbRow === selected.current);
     };
+    const rowSelector = list?.selector ?? "main [data-kb-row]";
     const selectedRow = () => {
-      const list = rows();
-      return list[current(list)];
+      const all = rows(rowSelector);
+      return all[current(all)];
     };
     // Returns whether the key was used (and so is kept from the page).
     const run = (command: ShortcutCommand): boolean => {
       switch (command) {
         case "next":
         case "previous": {
-          const list = rows();
-          const at = stepIndex(current(list), command === "next" ? 1 : -1, list.length);
-          const row = list[at];
+          const all = rows(rowSelector);
+          const at = stepIndex(current(all), command === "next" ? 1 : -1, all.length);
+          const row = all[at];
           if (!row) {
             setMessage("There are no rows to select on this screen.");
             return true;
@@ -136,8 +138,21 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
         case "reject":
         case "replay": {
           const key = ACTION_KEYS[command] ?? "";
+          // A screen of requests has one set of buttons per row: the key acts on the selected
+          // request's, never on whichever request happens to come first.
+          const scope: ParentNode | undefined = list?.rowActions
+            ? selectedRow()
+            : (document.querySelector("main") ?? undefined);
+          if (!scope) {
+            setMessage(
+              list?.rowActions
+                ? "Select a request with j or k first."
+                : "That action is not available here right now.",
+            );
+            return true;
+          }
           const triggers = Array.from(
-            document.querySelectorAll<HTMLButtonElement>(`main button[aria-keyshortcuts="${key}"]`),
+            scope.querySelectorAll<HTMLButtonElement>(`button[aria-keyshortcuts="${key}"]`),
           );
           const trigger = triggers.find((b) => !b.disabled);
           if (trigger) {
@@ -195,7 +210,7 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
     document.addEventListener("keydown", onKeyDown);
     setListening(true);
     return () => document.removeEventListener("keydown", onKeyDown);
-  }, [shortcuts, clearSelection]);
+  }, [shortcuts, list, clearSelection]);
 
   return (
     <>

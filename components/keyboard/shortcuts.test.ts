@@ -1,6 +1,13 @@
 // The keyboard rules without a browser: what each screen offers, and when a key is a shortcut.
 import { describe, expect, it } from "vitest";
-import { commandFor, isTypingTarget, type KeyPress, shortcutsFor, stepIndex } from "./shortcuts";
+import {
+  commandFor,
+  isTypingTarget,
+  type KeyPress,
+  rowsOf,
+  shortcutsFor,
+  stepIndex,
+} from "./shortcuts";
 
 const press = (key: string, held: Partial<KeyPress> = {}): KeyPress => ({
   key,
@@ -48,11 +55,42 @@ describe("shortcutsFor", () => {
 
   it("offers only help and Escape elsewhere", () => {
     expect(keys("/settings/users")).toEqual(["Escape", "?"]);
-    expect(keys("/")).toEqual(["Escape", "?"]);
+    expect(keys("/settings/retry-policies")).toEqual(["Escape", "?"]);
+  });
+
+  it("walks the overview's waiting items and opens them, with no actions", () => {
+    expect(keys("/")).toEqual(["j", "k", "Enter", "Escape", "?"]);
+  });
+
+  it("offers each approval request's own approve and reject, not ticking or replay", () => {
+    expect(keys("/approvals")).toEqual(["j", "k", "Enter", "a", "r", "Escape", "?"]);
+    expect(shortcutsFor("/approvals").find((s) => s.command === "approve")?.does).toMatch(
+      /selected request/,
+    );
   });
 
   it("says what Enter does on the ledger", () => {
     expect(shortcutsFor("/ledger").find((s) => s.command === "open")?.does).toMatch(/entry's data/);
+  });
+});
+
+describe("rowsOf", () => {
+  it("walks only the overview's waiting list, not the ledger rows it also shows", () => {
+    expect(rowsOf("/")).toEqual({
+      selector: 'main [data-kb-list="waiting"] [data-kb-row]',
+      rowActions: false,
+    });
+    expect(rowsOf("/ledger")).toEqual({ selector: "main [data-kb-row]", rowActions: false });
+  });
+
+  it("acts on the selected row's buttons only on the approvals screen", () => {
+    expect(rowsOf("/approvals")?.rowActions).toBe(true);
+    expect(rowsOf("/dead-letters")?.rowActions).toBe(false);
+  });
+
+  it("has no rows off the list screens", () => {
+    expect(rowsOf("/tasks/0b6f3c1e-0000-4000-8000-000000000000")).toBeNull();
+    expect(rowsOf("/settings/users")).toBeNull();
   });
 });
 

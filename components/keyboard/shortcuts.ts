@@ -38,17 +38,45 @@ function shortcut(command: ShortcutCommand, does: string): Shortcut {
   return { key: KEY_OF[command], command, does };
 }
 
-const LIST_SCREENS: { match: RegExp; open: string; search: boolean; bulk: boolean }[] = [
-  { match: /^\/tasks\/?$/, open: "Open the selected task", search: true, bulk: false },
-  { match: /^\/dead-letters\/?$/, open: "Open the selected task", search: true, bulk: true },
-  { match: /^\/inbox\/?$/, open: "Open the selected item's task", search: false, bulk: false },
+/** Every row of the screen's main area, where a screen does not narrow it. */
+const ALL_ROWS = "main [data-kb-row]";
+
+type ListScreen = {
+  match: RegExp;
+  open: string;
+  /** Where the rows j/k walk are, when the screen has other tagged rows it does not walk. */
+  rows?: string;
+  /**
+   * What a/r/p open: "bulk", the bulk dialogs for the ticked rows (x ticks); "row", the selected
+   * row's own dialogs (a screen of requests, each with its buttons); absent, none.
+   */
+  actions?: "bulk" | "row";
+};
+
+const LIST_SCREENS: ListScreen[] = [
+  { match: /^\/tasks\/?$/, open: "Open the selected task" },
+  { match: /^\/dead-letters\/?$/, open: "Open the selected task", actions: "bulk" },
+  { match: /^\/inbox\/?$/, open: "Open the selected item's task" },
+  { match: /^\/ledger\/?$/, open: "Show or hide the selected entry's data" },
+  // The overview also shows the latest ledger rows (tagged for /ledger); j/k walk only the
+  // oldest item per kind of wait, the part of the overview that leads to work.
   {
-    match: /^\/ledger\/?$/,
-    open: "Show or hide the selected entry's data",
-    search: true,
-    bulk: false,
+    match: /^\/$/,
+    open: "Open the selected waiting item's task",
+    rows: 'main [data-kb-list="waiting"] [data-kb-row]',
   },
+  { match: /^\/approvals\/?$/, open: "Open the selected request's task", actions: "row" },
 ];
+
+/**
+ * The rows j/k walk on a screen, and whether a/r act on the selected row's own buttons (else
+ * on the screen's); null on a screen without rows.
+ */
+export function rowsOf(pathname: string): { selector: string; rowActions: boolean } | null {
+  const list = LIST_SCREENS.find((s) => s.match.test(pathname));
+  if (!list) return null;
+  return { selector: list.rows ?? ALL_ROWS, rowActions: list.actions === "row" };
+}
 
 const SEARCH_SCREENS = /^\/(why|tasks|dead-letters|ledger)\/?$/;
 const TASK_SCREEN = /^\/tasks\/[^/]+\/?$/;
@@ -63,12 +91,17 @@ export function shortcutsFor(pathname: string): Shortcut[] {
       shortcut("previous", "Select the previous row"),
       shortcut("open", list.open),
     );
-    if (list.bulk) {
+    if (list.actions === "bulk") {
       out.push(
         shortcut("toggle", "Tick or untick the selected row"),
         shortcut("approve", "Resume the ticked tasks (opens the confirmation)"),
         shortcut("reject", "Reject the ticked tasks (opens the confirmation)"),
         shortcut("replay", "Replay the ticked tasks (opens the confirmation)"),
+      );
+    } else if (list.actions === "row") {
+      out.push(
+        shortcut("approve", "Approve the selected request (opens the confirmation)"),
+        shortcut("reject", "Reject the selected request (opens the confirmation)"),
       );
     }
   } else if (TASK_SCREEN.test(pathname)) {

@@ -1,4 +1,5 @@
 // The oldest item per kind of wait for a person, each linking to its task, with how many wait.
+// A kind with an oldest item is a keyboard row (j/k); Enter opens that item's task.
 import Link from "next/link";
 import type { WaitingDto, WaitingKind } from "../../lib/server/queries/get-oldest-waiting";
 import { taskHref } from "../tasks/task-link";
@@ -23,7 +24,7 @@ const numberFormat = new Intl.NumberFormat("en-US");
 
 export function WaitingList({ waiting }: { waiting: WaitingDto[] }) {
   return (
-    <ul className="grid gap-3 sm:grid-cols-2 xl:grid-cols-4">
+    <ul className="grid gap-3 sm:grid-cols-2 xl:grid-cols-4" data-kb-list="waiting">
       {waiting.map((w) => {
         const k = KIND[w.kind];
         return (
@@ -31,6 +32,7 @@ export function WaitingList({ waiting }: { waiting: WaitingDto[] }) {
             key={w.kind}
             className="rounded-md border border-slate-200 p-3 text-sm"
             data-testid={`waiting-${w.kind}`}
+            data-kb-row={w.oldest ? w.kind : undefined}
           >
             <p className="flex items-baseline justify-between gap-2">
               <Link
@@ -48,6 +50,7 @@ export function WaitingList({ waiting }: { waiting: WaitingDto[] }) {
                 Oldest:{" "}
                 <Link
                   href={taskHref(w.oldest.taskId)}
+                  data-kb-open
                   className="font-mono text-sky-800 underline-offset-2 hover:underline"
                 >
                   {w.oldest.agent} · {w.oldest.taskId.slice(0, 8)}
