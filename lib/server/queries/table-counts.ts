@@ -92,18 +92,21 @@ export type LedgerCounts = {
 };
 
 export async function countLedger(client: SqlClient): Promise<LedgerCounts> {
-  const newest = await client.query<{ id: number; at: Date }>(
-    "select id, at from ledger_entries order by id desc limit 1",
+  // One round trip: the newest entry by the primary key, the entries by the kind counters, and
+  // the planner's estimate of the streams, which keep no counter (one is made per task).
+  const { rows } = await client.query<{
+    latest_at: Date | null;
+    entries: number;
+    streams_estimate: number | null;
+  }>(
+    `select (select at from ledger_entries order by id desc limit 1) as latest_at,
+            (select coalesce(sum(entries), 0)::float8 from ledger_kind_counts) as entries,
+            (select reltuples::float8 from pg_class
+              where oid = to_regclass('ledger_streams')) as streams_estimate`,
   );
-  const entries = await client.query<{ n: number }>(
-    "select coalesce(sum(entries), 0)::float8 as n from ledger_kind_counts",
-  );
-  // Streams keep no counter (one is made per task): past EXACT_COUNT_BELOW by the planner's
-  // statistics, the estimate stands in for a count of every stream.
-  const stats = await client.query<{ reltuples: number }>(
-    "select reltuples::float8 as reltuples from pg_class where oid = to_regclass('ledger_streams')",
-  );
-  const estimated = stats.rows[0]?.reltuples ?? -1;
+  const row = rows[0];
+  const estimated = row?.streams_estimate ?? -1;
+  // Past EXACT_COUNT_BELOW by the statistics, the estimate stands in for a count of every stream.
   const streams =
     estimated >= EXACT_COUNT_BELOW
       ? { count: Math.round(estimated), approximate: true }
@@ -111,9 +114,5 @@ export async function countLedger(client: SqlClient): Promise<LedgerCounts> {
           (await client.query<{ n: number }>("select count(*)::int as n from ledger_streams"))
             .rows[0]?.n ?? 0,
         );
-  return {
-    entries: exact(entries.rows[0]?.n ?? 0),
-    streams,
-    latestAt: newest.rows[0]?.at ?? null,
-  };
+  return { entries: exact(row?.entries ?? 0), streams, latestAt: row?.latest_at ?? null };
 }
