@@ -3,22 +3,16 @@
 // Messages come from the action's zod schema, next to the field they are about.
 import { useRef } from "react";
 import { createUserAction } from "../../lib/actions/users";
-import {
-  ActionMessage,
-  FieldError,
-  fieldErrors,
-  inputClass,
-  LedgerNote,
-  primaryButton,
-  useAdminAction,
-} from "./action-feedback";
+import { FieldError, fieldsOf } from "../ui/action-outcome";
+import { inputClass, primaryButton } from "../ui/control-styles";
+import { ActionMessage, LedgerNote, useAdminAction } from "./action-feedback";
 
 export type RoleOption = { value: string; description: string };
 
 export function AddUserForm({ roles }: { roles: RoleOption[] }) {
   const form = useRef<HTMLFormElement>(null);
   const { result, pending, run } = useAdminAction(createUserAction);
-  const fields = fieldErrors(result);
+  const fields = fieldsOf(result);
 
   const describedBy = (name: string, hint?: string) =>
     [fields[name] ? `add-user-${name}-error` : null, hint].filter(Boolean).join(" ") || undefined;
@@ -47,7 +41,7 @@ export function AddUserForm({ roles }: { roles: RoleOption[] }) {
             required
             aria-invalid={fields.email ? true : undefined}
             aria-describedby={describedBy("email")}
-            className={`mt-1 ${inputClass}`}
+            className={inputClass}
           />
           <FieldError id="add-user-email-error" message={fields.email} />
         </div>
@@ -61,7 +55,7 @@ export function AddUserForm({ roles }: { roles: RoleOption[] }) {
             autoComplete="off"
             aria-invalid={fields.name ? true : undefined}
             aria-describedby={describedBy("name")}
-            className={`mt-1 ${inputClass}`}
+            className={inputClass}
           />
           <FieldError id="add-user-name-error" message={fields.name} />
         </div>
@@ -75,7 +69,7 @@ export function AddUserForm({ roles }: { roles: RoleOption[] }) {
             defaultValue="reviewer"
             aria-invalid={fields.role ? true : undefined}
             aria-describedby={describedBy("role", "add-user-role-hint")}
-            className={`mt-1 ${inputClass}`}
+            className={inputClass}
           >
             {roles.map((r) => (
               <option key={r.value} value={r.value}>
@@ -104,7 +98,7 @@ export function AddUserForm({ roles }: { roles: RoleOption[] }) {
             required
             aria-invalid={fields.password ? true : undefined}
             aria-describedby={describedBy("password", "add-user-password-hint")}
-            className={`mt-1 ${inputClass}`}
+            className={inputClass}
           />
           <p id="add-user-password-hint" className="mt-1 text-xs text-slate-600">
             At least 12 characters. Give it to them over a channel you trust.

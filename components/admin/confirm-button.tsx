@@ -2,7 +2,7 @@
 // A destructive control in two steps: the first press asks, in place, what will happen; only
 // the second acts. Focus moves to the confirming button and back on cancel.
 import { type ReactNode, useEffect, useRef, useState } from "react";
-import { dangerButton, secondaryButton } from "./action-feedback";
+import { dangerButton, secondaryButton } from "../ui/control-styles";
 
 export function ConfirmButton({
   label,

@@ -4,15 +4,9 @@
 import { useRef, useState } from "react";
 import { createTokenAction } from "../../lib/actions/tokens";
 import type { Scope } from "../../lib/domain/access";
-import {
-  ActionMessage,
-  FieldError,
-  fieldErrors,
-  inputClass,
-  primaryButton,
-  secondaryButton,
-  useAdminAction,
-} from "./action-feedback";
+import { FieldError, fieldsOf } from "../ui/action-outcome";
+import { inputClass, primaryButton, secondaryButton } from "../ui/control-styles";
+import { ActionMessage, useAdminAction } from "./action-feedback";
 import { OneTimeSecret } from "./one-time-secret";
 import { SCOPE_DESCRIPTIONS } from "./scope-labels";
 
@@ -28,7 +22,7 @@ export function CreateTokenForm({
   const [chosen, setChosen] = useState<ReadonlySet<Scope>>(new Set());
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
   const { result, pending, run, clear } = useAdminAction(createTokenAction);
-  const fields = fieldErrors(result);
+  const fields = fieldsOf(result);
 
   const toggle = (scope: Scope, on: boolean) => {
     const next = new Set(chosen);
@@ -83,7 +77,7 @@ export function CreateTokenForm({
             placeholder="e.g. billing-service"
             aria-invalid={fields.name ? true : undefined}
             aria-describedby={fields.name ? "token-name-error" : "token-name-hint"}
-            className={`mt-1 ${inputClass}`}
+            className={inputClass}
           />
           <p id="token-name-hint" className="mt-1 text-xs text-slate-600">
             What uses it. Letters, digits, spaces, . _ -; unique among active tokens.

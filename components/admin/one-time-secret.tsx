@@ -2,7 +2,8 @@
 // The one time a secret (an API token, a webhook signing secret) is on screen: copy it, then
 // dismiss it. Only a hash or an encrypted copy is kept, so nobody can show it later.
 import { type ReactNode, useId, useRef, useState } from "react";
-import { LedgerNote, primaryButton, secondaryButton } from "./action-feedback";
+import { primaryButton, secondaryButton } from "../ui/control-styles";
+import { LedgerNote } from "./action-feedback";
 
 export function OneTimeSecret({
   heading,

@@ -4,7 +4,8 @@
 import { useId, useState } from "react";
 import { unlockSignInAction } from "../../lib/actions/unlock-sign-in";
 import { setUserDisabledAction, setUserRoleAction } from "../../lib/actions/users";
-import { ActionMessage, LedgerNote, secondaryButton, useAdminAction } from "./action-feedback";
+import { secondaryButton } from "../ui/control-styles";
+import { ActionMessage, LedgerNote, useAdminAction } from "./action-feedback";
 import { ConfirmButton } from "./confirm-button";
 
 type Person = { id: string; email: string; role: string; disabled: boolean };

@@ -7,13 +7,9 @@ import { useState } from "react";
 import { deleteAlertRuleAction } from "../../lib/actions/alerts-delete";
 import { updateAlertRuleAction } from "../../lib/actions/alerts-update";
 import type { AlertRuleDto } from "../../lib/server/queries/list-alert-rules";
-import {
-  ActionMessage,
-  LedgerNote,
-  secondaryButton,
-  useAdminAction,
-} from "../admin/action-feedback";
+import { ActionMessage, LedgerNote, useAdminAction } from "../admin/action-feedback";
 import { ConfirmButton } from "../admin/confirm-button";
+import { secondaryButton } from "../ui/control-styles";
 
 export function AlertRuleControls({ rule }: { rule: AlertRuleDto }) {
   const toggle = useAdminAction(updateAlertRuleAction);

@@ -8,17 +8,10 @@ import { updateAlertRuleAction } from "../../lib/actions/alerts-update";
 import { ALERT_DESTINATIONS, ALERT_KINDS, type AlertKind } from "../../lib/domain/alerts";
 import { DEAD_REASONS } from "../../lib/domain/task-states";
 import type { AlertRuleDto } from "../../lib/server/queries/list-alert-rules";
-import {
-  ActionMessage,
-  FieldError,
-  fieldErrors,
-  inputClass,
-  LedgerNote,
-  primaryButton,
-  secondaryButton,
-  useAdminAction,
-} from "../admin/action-feedback";
+import { ActionMessage, LedgerNote, useAdminAction } from "../admin/action-feedback";
 import { OneTimeSecret } from "../admin/one-time-secret";
+import { FieldError, fieldsOf } from "../ui/action-outcome";
+import { inputClass, primaryButton, secondaryButton } from "../ui/control-styles";
 import { DESTINATION_LABELS, KIND_HINTS, KIND_LABELS } from "./alert-labels";
 
 type Destination = (typeof ALERT_DESTINATIONS)[number];
@@ -39,7 +32,7 @@ export function AlertRuleForm({
   const create = useAdminAction(createAlertRuleAction);
   const update = useAdminAction(updateAlertRuleAction);
   const { result, pending } = rule ? update : create;
-  const raw = fieldErrors(result);
+  const raw = fieldsOf(result);
   // An edit's fields come back as rule.<name>.
   const fields = Object.fromEntries(
     Object.entries(raw).map(([k, v]) => [k.replace(/^rule\./, ""), v]),
@@ -117,7 +110,7 @@ export function AlertRuleForm({
               defaultValue={rule?.name}
               aria-invalid={fields.name ? true : undefined}
               aria-describedby={described("name")}
-              className={`mt-1 ${inputClass}`}
+              className={inputClass}
             />
             <FieldError id={`${field("name")}-error`} message={fields.name} />
           </div>
@@ -131,7 +124,7 @@ export function AlertRuleForm({
               value={kind}
               onChange={(event) => setKind(event.target.value as AlertKind)}
               aria-describedby={`${field("kind")}-hint`}
-              className={`mt-1 ${inputClass}`}
+              className={inputClass}
             >
               {ALERT_KINDS.map((k) => (
                 <option key={k} value={k}>
@@ -164,7 +157,7 @@ export function AlertRuleForm({
                 defaultValue={rule?.agent ?? ""}
                 aria-invalid={fields.agent ? true : undefined}
                 aria-describedby={described("agent")}
-                className={`mt-1 ${inputClass}`}
+                className={inputClass}
               />
               <FieldError id={`${field("agent")}-error`} message={fields.agent} />
             </div>
@@ -180,7 +173,7 @@ export function AlertRuleForm({
                 defaultValue={rule?.reason ?? ""}
                 aria-invalid={fields.reason ? true : undefined}
                 aria-describedby={described("reason")}
-                className={`mt-1 ${inputClass}`}
+                className={inputClass}
               >
                 <option value="">any reason</option>
                 {DEAD_REASONS.map((r) => (
@@ -238,7 +231,7 @@ export function AlertRuleForm({
             }
             aria-invalid={fields.url ? true : undefined}
             aria-describedby={described("url", true)}
-            className={`mt-1 ${inputClass}`}
+            className={inputClass}
           />
           <p id={`${field("url")}-hint`} className="mt-1 text-xs text-slate-600">
             http or https. Only the host is shown after saving: an incoming-webhook URL is a
@@ -305,7 +298,7 @@ function WholeNumberField({
         defaultValue={defaultValue}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
-        className={`mt-1 ${inputClass}`}
+        className={inputClass}
       />
       <FieldError id={`${id}-error`} message={error} />
     </div>

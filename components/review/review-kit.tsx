@@ -1,37 +1,37 @@
 "use client";
 // What every review control shares: run a server action in a transition, refresh the page's
-// server data and its live queries after a success, and say what happened (errors are announced; a 409 tells the
-// loser who changed the task and offers a reload). Dialogs are native <dialog>s: modal, focus
-// kept inside, Escape closes.
+// server data and its live queries after a success, and say what happened (components/ui/
+// action-outcome; a 409 tells the loser who changed the task and offers a reload). Dialogs are
+// native <dialog>s: modal, focus kept inside, Escape closes.
 import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useId, useRef, useState, useTransition } from "react";
 import type { ActionResult } from "../../lib/auth/guard";
+import {
+  ActionOutcome,
+  attempt,
+  type Feedback,
+  FieldError,
+  feedbackOf,
+} from "../ui/action-outcome";
+import { inputClass, primaryButton, secondaryButton } from "../ui/control-styles";
 import { useAnnounce } from "./announcer";
 
-export const inputClass =
-  "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-xs focus:border-sky-500 focus:ring-2 focus:ring-sky-200 focus:outline-none aria-[invalid=true]:border-rose-500";
-const focus = "focus-visible:outline-2 focus-visible:outline-offset-2";
-export const primaryButton = `rounded-md bg-slate-900 px-3 py-1.5 text-sm font-semibold text-white shadow-xs hover:bg-slate-700 ${focus} focus-visible:outline-sky-500 disabled:cursor-not-allowed disabled:opacity-60`;
-export const secondaryButton = `rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50 ${focus} focus-visible:outline-sky-500 disabled:cursor-not-allowed disabled:opacity-60`;
-export const dangerButton = `rounded-md bg-rose-700 px-3 py-1.5 text-sm font-semibold text-white shadow-xs hover:bg-rose-600 ${focus} focus-visible:outline-rose-500 disabled:cursor-not-allowed disabled:opacity-60`;
-
-export type Feedback =
-  | { ok: true; message: ReactNode }
-  | { ok: false; status: number; message: string; fields: Record<string, string> };
+export { type Feedback, FieldError, fieldsOf } from "../ui/action-outcome";
+export { dangerButton, inputClass, primaryButton, secondaryButton } from "../ui/control-styles";
 
 type Action<I, T> = (input: I) => Promise<ActionResult<T>>;
 
 /**
- * useReview for a form in a dialog: on success the dialog closes and the screen's announcer says
- * what happened (the form that would have said it is gone).
+ * useReview whose success the screen's announcer says: for a form in a dialog, which `close`
+ * closes first (the form that would have said it is gone), or a control the refresh may remove.
  */
-export function useDialogReview(close: () => void) {
+export function useDialogReview(close?: () => void) {
   const review = useReview();
   const announce = useAnnounce();
   function run<I, T>(action: Action<I, T>, input: I, success: (value: T) => ReactNode) {
     review.run(action, input, success, (_, message) => {
-      close();
+      close?.();
       announce(message);
     });
   }
@@ -51,99 +51,39 @@ export function useReview() {
     onOk?: (value: T, message: ReactNode) => void,
   ) {
     startTransition(async () => {
-      let result: ActionResult<T> | { ok: false; status: 0; error: string; fields?: undefined };
-      try {
-        result = await action(input);
-      } catch (error) {
-        result = {
-          ok: false,
-          status: 0,
-          error: `The request did not complete (${error instanceof Error ? error.message : "unknown error"}). Reload the page and check the task before trying again.`,
-        };
-      }
-      if (result.ok) {
-        const message = success(result.value);
-        setFeedback({ ok: true, message });
-        onOk?.(result.value, message);
-        router.refresh();
-        // Live screens re-read at once rather than at their next poll.
-        void queries.invalidateQueries({ queryKey: ["screen"] });
-      } else {
-        setFeedback({
-          ok: false,
-          status: result.status,
-          message: result.error,
-          fields: result.fields ?? {},
-        });
-      }
+      const outcome = await attempt(
+        action,
+        input,
+        "Reload the page and check the task before trying again.",
+      );
+      const shown = feedbackOf(outcome, success);
+      setFeedback(shown);
+      if (!outcome.ok || !shown.ok) return;
+      onOk?.(outcome.value, shown.message);
+      router.refresh();
+      // Live screens re-read at once rather than at their next poll.
+      void queries.invalidateQueries({ queryKey: ["screen"] });
     });
   }
   return { feedback, pending, run, clear: () => setFeedback(null) };
 }
 
-/**
- * The outcome of the last action: an announced error (with a reload after a conflict), or a
- * polite success. When every failing field shows its own message (`shownFields`), the alert
- * points there instead of repeating them.
- */
+/** A review action's outcome; a conflict says "Not done" and offers to reload the task. */
 export function ReviewFeedback({
   feedback,
-  shownFields = [],
+  shownFields,
 }: {
   feedback: Feedback | null;
   shownFields?: readonly string[];
 }) {
-  const router = useRouter();
-  if (!feedback) return null;
-  if (feedback.ok) {
-    return (
-      <p
-        role="status"
-        className="rounded-md bg-emerald-50 px-3 py-2 text-sm text-emerald-900 ring-1 ring-emerald-200 ring-inset"
-      >
-        {feedback.message}
-      </p>
-    );
-  }
   return (
-    <div
-      role="alert"
-      className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-900 ring-1 ring-rose-200 ring-inset"
-    >
-      <p>
-        {feedback.status === 409 ? <span className="font-medium">Not done: </span> : null}
-        {marked(feedback.fields, shownFields)
-          ? `Not done: ${Object.keys(feedback.fields).length === 1 ? "one field needs" : "some fields need"} attention (marked above).`
-          : feedback.message}
-      </p>
-      {feedback.status === 409 ? (
-        <p className="mt-2">
-          <button type="button" className={secondaryButton} onClick={() => router.refresh()}>
-            Reload the task
-          </button>
-        </p>
-      ) : null}
-    </div>
+    <ActionOutcome
+      feedback={feedback}
+      notDone="Not done"
+      shownFields={shownFields}
+      reload="Reload the task"
+    />
   );
-}
-
-function marked(fields: Record<string, string>, shown: readonly string[]): boolean {
-  const failing = Object.keys(fields);
-  return failing.length > 0 && failing.every((f) => shown.includes(f));
-}
-
-/** A field's message from the last failed action, tied to its input by id. */
-export function FieldError({ id, message }: { id: string; message: string | undefined }) {
-  if (!message) return null;
-  return (
-    <p id={id} className="mt-1 text-sm text-rose-800">
-      {message}
-    </p>
-  );
-}
-
-export function fieldsOf(feedback: Feedback | null): Record<string, string> {
-  return feedback && !feedback.ok ? feedback.fields : {};
 }
 
 /**
@@ -262,24 +202,30 @@ export function FormFoot({
   );
 }
 
-/** A labelled text area whose failing field message (from the last action) is tied to it. */
-export function TextField({
+/** What a control needs to be tied to its label and to its failing field message. */
+export type FieldControl = {
+  id: string;
+  "aria-invalid": true | undefined;
+  "aria-describedby": string | undefined;
+};
+
+/**
+ * A labelled control (`children` renders it with the props that tie it to its label and to
+ * its failing field message from the last action), the message below it.
+ */
+export function Field({
   id,
-  name,
   label,
   hint,
-  rows,
-  required = false,
   error,
+  children,
 }: {
   id: string;
-  name: string;
   label: string;
   /** Beside the label, e.g. "(optional, recorded in the ledger)". */
   hint?: string;
-  rows: number;
-  required?: boolean;
   error?: string;
+  children: (control: FieldControl) => ReactNode;
 }) {
   return (
     <div>
@@ -292,18 +238,46 @@ export function TextField({
           </>
         ) : null}
       </label>
-      <textarea
-        id={id}
-        name={name}
-        rows={rows}
-        required={required}
-        maxLength={1000}
-        className={inputClass}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
-      />
+      {children({
+        id,
+        "aria-invalid": error ? true : undefined,
+        "aria-describedby": error ? `${id}-error` : undefined,
+      })}
       <FieldError id={`${id}-error`} message={error} />
     </div>
+  );
+}
+
+/** A labelled text area whose failing field message (from the last action) is tied to it. */
+export function TextField({
+  name,
+  rows,
+  required = false,
+  maxLength = 1000,
+  ...field
+}: {
+  id: string;
+  name: string;
+  label: string;
+  hint?: string;
+  rows: number;
+  required?: boolean;
+  maxLength?: number;
+  error?: string;
+}) {
+  return (
+    <Field {...field}>
+      {(control) => (
+        <textarea
+          {...control}
+          name={name}
+          rows={rows}
+          required={required}
+          maxLength={maxLength}
+          className={inputClass}
+        />
+      )}
+    </Field>
   );
 }
 

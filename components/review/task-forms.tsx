@@ -1,7 +1,7 @@
 "use client";
 // The task screen's other review forms: resume a dead task, resolve an unknown outcome, cancel
 // (admins), and confirm or withdraw a request waiting for a second reviewer.
-import { type ReactNode, useId, useState } from "react";
+import { useId, useState } from "react";
 import { correctInputAction } from "../../lib/actions/correct-input";
 import {
   cancelTaskAction,
@@ -13,33 +13,25 @@ import {
 import type { ReviewPreview } from "../../lib/domain/replay-plan";
 import type { ReviewStateDto } from "../../lib/server/queries/get-review-state";
 import { Timestamp } from "../ui/timestamp";
-import { useAnnounce } from "./announcer";
 import { CopyValue } from "./copy-value";
 import { ProviderCheck, type ProviderCheckProps } from "./provider-check";
 import {
   dangerButton,
+  Field,
   FieldError,
+  FormFoot,
   fieldsOf,
   inputClass,
+  NoteField,
   primaryButton,
   ReviewFeedback,
   secondaryButton,
-  useReview,
+  TextField,
+  useDialogReview,
 } from "./review-kit";
 import { ReviewPreviewList } from "./review-preview-list";
 
 type Target = { taskId: string; version: number };
-
-function Buttons({ children, close }: { children: ReactNode; close: () => void }) {
-  return (
-    <div className="flex flex-wrap gap-2">
-      {children}
-      <button type="button" className={secondaryButton} onClick={close}>
-        Cancel
-      </button>
-    </div>
-  );
-}
 
 export function ResumeForm({
   target,
@@ -52,8 +44,7 @@ export function ResumeForm({
 }) {
   // The version the dialog opened on: a live refresh must not move it under the reviewer.
   const [frozen] = useState(target);
-  const { feedback, pending, run } = useReview();
-  const announce = useAnnounce();
+  const { feedback, pending, run } = useDialogReview(close);
   const noteId = useId();
   return (
     <form
@@ -61,17 +52,10 @@ export function ResumeForm({
       onSubmit={(event) => {
         event.preventDefault();
         const note = String(new FormData(event.currentTarget).get("note") ?? "");
-        run(
-          resumeTaskAction,
-          { ...frozen, note },
-          (v) =>
-            v.waitingFor
-              ? "Resume requested. It can reach money, so a second, different reviewer must confirm it before anything runs."
-              : `Resumed: the task is queued with a fresh attempt budget (version ${v.version}).`,
-          (_, message) => {
-            close();
-            announce(message);
-          },
+        run(resumeTaskAction, { ...frozen, note }, (v) =>
+          v.waitingFor
+            ? "Resume requested. It can reach money, so a second, different reviewer must confirm it before anything runs."
+            : `Resumed: the task is queued with a fresh attempt budget (version ${v.version}).`,
         );
       }}
     >
@@ -80,23 +64,14 @@ export function ResumeForm({
         results) with a fresh attempt budget.
       </p>
       <ReviewPreviewList preview={preview} />
-      <div>
-        <label htmlFor={noteId} className="block text-sm font-medium text-slate-800">
-          Note{" "}
-          <span className="font-normal text-slate-600">(optional, recorded in the ledger)</span>
-        </label>
-        <textarea id={noteId} name="note" rows={2} maxLength={1000} className={inputClass} />
-      </div>
-      <ReviewFeedback feedback={feedback} />
-      <Buttons close={close}>
-        <button type="submit" className={primaryButton} disabled={pending}>
-          {pending
-            ? "Working…"
-            : preview.twoPerson
-              ? "Request resume (second reviewer confirms)"
-              : "Resume the task"}
-        </button>
-      </Buttons>
+      <NoteField id={noteId} error={fieldsOf(feedback).note} />
+      <FormFoot feedback={feedback} shownFields={["note"]} pending={pending} close={close}>
+        {pending
+          ? "Working…"
+          : preview.twoPerson
+            ? "Request resume (second reviewer confirms)"
+            : "Resume the task"}
+      </FormFoot>
     </form>
   );
 }
@@ -114,8 +89,7 @@ export function ResolveForm({
   close: () => void;
 }) {
   const [frozen] = useState(target);
-  const { feedback, pending, run } = useReview();
-  const announce = useAnnounce();
+  const { feedback, pending, run } = useDialogReview(close);
   const [happened, setHappened] = useState<"yes" | "no" | null>(null);
   // A provider's answer pre-selects the outcome once, unless the reviewer already chose.
   const said = providerSaid(provider.check);
@@ -147,10 +121,6 @@ export function ResolveForm({
               : value.status === "dead"
                 ? `Recorded that ${effect.tool} did not happen. It moves money, so the task stays dead: resuming it sends the money again and needs two different reviewers.`
                 : `Recorded that ${effect.tool} did not happen. The task resumes and the effect may act once, with the same key.`,
-          (_, message) => {
-            close();
-            announce(message);
-          },
         );
       }}
     >
@@ -200,44 +170,38 @@ export function ResolveForm({
       </fieldset>
       {happened === "yes" ? (
         <>
-          <div>
-            <label htmlFor={`${id}-provider`} className="block text-sm font-medium text-slate-800">
-              Provider's id
-            </label>
-            <input
-              id={`${id}-provider`}
-              name="providerId"
-              maxLength={200}
-              className={inputClass}
-              aria-invalid={fields.providerId ? true : undefined}
-              aria-describedby={fields.providerId ? `${id}-provider-error` : undefined}
-            />
-            <FieldError id={`${id}-provider-error`} message={fields.providerId} />
-          </div>
-          <div>
-            <label htmlFor={`${id}-result`} className="block text-sm font-medium text-slate-800">
-              Result{" "}
-              <span className="font-normal text-slate-600">(JSON, optional, up to 16 KB)</span>
-            </label>
-            <textarea
-              id={`${id}-result`}
-              name="result"
-              rows={4}
-              defaultValue={said?.result ?? ""}
-              className={`${inputClass} font-mono`}
-              aria-invalid={fields.result ? true : undefined}
-              aria-describedby={fields.result ? `${id}-result-error` : undefined}
-            />
-            <FieldError id={`${id}-result-error`} message={fields.result} />
-          </div>
+          <Field id={`${id}-provider`} label="Provider's id" error={fields.providerId}>
+            {(control) => (
+              <input {...control} name="providerId" maxLength={200} className={inputClass} />
+            )}
+          </Field>
+          <Field
+            id={`${id}-result`}
+            label="Result"
+            hint="(JSON, optional, up to 16 KB)"
+            error={fields.result}
+          >
+            {(control) => (
+              <textarea
+                {...control}
+                name="result"
+                rows={4}
+                defaultValue={said?.result ?? ""}
+                className={`${inputClass} font-mono`}
+              />
+            )}
+          </Field>
         </>
       ) : null}
-      <ReviewFeedback feedback={feedback} shownFields={["happened", "providerId", "result"]} />
-      <Buttons close={close}>
-        <button type="submit" className={primaryButton} disabled={pending || happened === null}>
-          {pending ? "Recording…" : "Record and resume"}
-        </button>
-      </Buttons>
+      <FormFoot
+        feedback={feedback}
+        shownFields={["happened", "providerId", "result"]}
+        pending={pending}
+        close={close}
+        disabled={happened === null}
+      >
+        {pending ? "Recording…" : "Record and resume"}
+      </FormFoot>
     </form>
   );
 }
@@ -257,8 +221,7 @@ function providerSaid(
 
 export function CancelForm({ target, close }: { target: Target; close: () => void }) {
   const [frozen] = useState(target);
-  const { feedback, pending, run } = useReview();
-  const announce = useAnnounce();
+  const { feedback, pending, run } = useDialogReview(close);
   const reasonId = useId();
   return (
     <form
@@ -270,29 +233,30 @@ export function CancelForm({ target, close }: { target: Target; close: () => voi
           cancelTaskAction,
           { ...frozen, reason },
           () => "Cancelled. Nothing more is done for this task.",
-          (_, message) => {
-            close();
-            announce(message);
-          },
         );
       }}
     >
       <p className="text-sm text-slate-700">
         The task stops for good. A running attempt loses its lease and writes nothing more.
       </p>
-      <div>
-        <label htmlFor={reasonId} className="block text-sm font-medium text-slate-800">
-          Reason{" "}
-          <span className="font-normal text-slate-600">(optional, recorded in the ledger)</span>
-        </label>
-        <textarea id={reasonId} name="reason" rows={2} maxLength={500} className={inputClass} />
-      </div>
-      <ReviewFeedback feedback={feedback} />
-      <Buttons close={close}>
-        <button type="submit" className={dangerButton} disabled={pending}>
-          {pending ? "Cancelling…" : "Cancel the task"}
-        </button>
-      </Buttons>
+      <TextField
+        id={reasonId}
+        name="reason"
+        label="Reason"
+        hint="(optional, recorded in the ledger)"
+        rows={2}
+        maxLength={500}
+        error={fieldsOf(feedback).reason}
+      />
+      <FormFoot
+        feedback={feedback}
+        shownFields={["reason"]}
+        pending={pending}
+        close={close}
+        submitClass={dangerButton}
+      >
+        {pending ? "Cancelling…" : "Cancel the task"}
+      </FormFoot>
     </form>
   );
 }
@@ -309,15 +273,14 @@ export function PendingRequest({
   actor: string;
   mayReview: boolean;
 }) {
-  const { feedback, pending, run } = useReview();
-  const announce = useAnnounce();
+  // Not in a dialog, but a confirmed or withdrawn request leaves the page on the refresh.
+  const { feedback, pending, run } = useDialogReview();
   const mine = request.requestedBy === actor;
   const corrected = request.input !== null;
   const what =
     request.action === "replay"
       ? `a replay from step ${request.fromStep}${corrected ? " with a corrected input" : ""}`
       : "resuming the task";
-  const done = (message: ReactNode) => announce(message);
   return (
     <div
       className="space-y-2 rounded-md bg-amber-50 px-4 py-3 text-sm text-amber-950 ring-1 ring-amber-300 ring-inset"
@@ -347,7 +310,6 @@ export function PendingRequest({
                       },
                       () =>
                         `Confirmed: the input is corrected and the task replays from step ${request.fromStep}.`,
-                      (_, m) => done(m),
                     )
                   : request.action === "replay"
                     ? run(
@@ -355,13 +317,11 @@ export function PendingRequest({
                         { ...target, fromStep: request.fromStep },
                         () =>
                           `Confirmed: replaying from step ${request.fromStep}. The task is queued.`,
-                        (_, m) => done(m),
                       )
                     : run(
                         resumeTaskAction,
                         target,
                         () => "Confirmed: the task resumes with a fresh attempt budget.",
-                        (_, m) => done(m),
                       )
               }
             >
@@ -381,7 +341,6 @@ export function PendingRequest({
                 withdrawReviewRequestAction,
                 { taskId: target.taskId, requestId: request.id },
                 () => "The request is withdrawn. Nothing ran.",
-                (_, m) => done(m),
               )
             }
           >
