@@ -6,14 +6,12 @@ import { defineAction, fromCommand } from "../auth/guard";
 import { principalOf } from "../domain/access";
 import { withdrawBulkAction } from "../server/commands/bulk-withdraw";
 import { getPool } from "../server/db";
+import { bulkId, bulkReason } from "./bulk-input";
 
 export const withdrawBulkActionAction = defineAction({
   name: "withdrawBulkActionAction",
   scope: "deadLetters:review",
-  input: z.object({
-    bulkId: z.uuid({ message: "must be a UUID" }),
-    reason: z.string().trim().max(1000, "must be at most 1000 characters").optional(),
-  }),
+  input: z.object({ bulkId, reason: bulkReason }),
   run: async (input, viewer) =>
     fromCommand(await withdrawBulkAction(getPool(), principalOf(viewer), input)),
 });

@@ -30,10 +30,15 @@ export const effectKey = z
   .string({ message: "is required" })
   .regex(/^[0-9a-f]{64}$/, "must be an effect key (64 hex digits)");
 
-export const note = z.preprocess(
-  blankAsAbsent,
-  z.string().trim().max(1000, "must be at most 1000 characters").optional(),
-);
+/** Free text a person may leave blank (a note, a reason, an id): blank is absent. */
+export function optionalText(maxChars: number) {
+  return z.preprocess(
+    blankAsAbsent,
+    z.string().trim().max(maxChars, `must be at most ${maxChars} characters`).optional(),
+  );
+}
+
+export const note = optionalText(1000);
 
 /** JSON text as a reviewer typed or pasted it, at most `maxBytes` of canonical JSON. */
 export function jsonText(maxBytes: number, what: string) {

@@ -21,6 +21,7 @@ import {
   fromStep,
   jsonText,
   note,
+  optionalText,
   taskId,
   version,
 } from "./review-fields";
@@ -102,10 +103,7 @@ export const resolveOutcomeAction = defineAction({
       version,
       key: effectKey,
       happened: z.enum(["yes", "no"], { message: "say whether it happened: yes or no" }),
-      providerId: z.preprocess(
-        blankAsAbsent,
-        z.string().trim().max(200, "must be at most 200 characters").optional(),
-      ),
+      providerId: optionalText(200),
       result: resultJson,
     })
     .superRefine((v, ctx) => {
@@ -151,10 +149,7 @@ export const cancelTaskAction = defineAction({
   input: z.object({
     taskId,
     version,
-    reason: z.preprocess(
-      blankAsAbsent,
-      z.string().trim().max(500, "must be at most 500 characters").optional(),
-    ),
+    reason: optionalText(500),
   }),
   run: async (input, viewer) =>
     fromCommand(await cancelTask(getPool(), principalOf(viewer), input)),
