@@ -209,18 +209,20 @@ for (const theme of THEMES) {
         await expectAccessible(page, theme, `${visit.name} (${theme})`);
         // The page behind a modal is inert and was just checked: axe looks at the dialog alone.
         for (const d of visit.dialogs ?? []) {
-          await d.trigger(page).click();
-          const dialog = page.getByRole("dialog", { name: d.name });
-          await expect(dialog).toBeVisible();
-          if (d.loaded) await expect(d.loaded(dialog)).toBeVisible();
-          await expectAccessible(
-            page,
-            theme,
-            `${visit.name}, "${d.name}" open (${theme})`,
-            "dialog[open]",
-          );
-          await page.keyboard.press("Escape");
-          await expect(page.getByRole("dialog")).toHaveCount(0);
+          await test.step(`"${d.name}" open`, async () => {
+            await d.trigger(page).click();
+            const dialog = page.getByRole("dialog", { name: d.name });
+            await expect(dialog).toBeVisible();
+            if (d.loaded) await expect(d.loaded(dialog)).toBeVisible();
+            await expectAccessible(
+              page,
+              theme,
+              `${visit.name}, "${d.name}" open (${theme})`,
+              "dialog[open]",
+            );
+            await page.keyboard.press("Escape");
+            await expect(page.getByRole("dialog")).toHaveCount(0);
+          });
         }
       });
     }
