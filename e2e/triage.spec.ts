@@ -133,6 +133,9 @@ test("a money bulk withdrawn by its requester leaves the inbox and acts on nothi
   db,
   browser,
 }) => {
+  // Two people, five page loads and an axe pass: 28-31 s on a loaded 2-core machine (load 13-17),
+  // every step passing, over the default 30 s.
+  test.setTimeout(60_000);
   const agent = `e2e-withdraw-${randomWord()}`;
   await db.query(
     `insert into agent_catalog (name, input_schema, tools, published_by)
