@@ -11,11 +11,13 @@ describe('import from "agent-ledger"', () => {
     const sdk = await import("agent-ledger");
     expect(Object.keys(sdk).sort()).toEqual([
       "EffectNotPerformedError",
+      "InvalidTaskBatchError",
       "InvalidTaskInputError",
       "NonRetryableError",
       "defineAgent",
       "defineTool",
       "enqueue",
+      "enqueueMany",
     ]);
   });
 

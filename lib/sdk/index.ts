@@ -2,5 +2,6 @@
 export type { Agent, AgentContext, Tool, ToolExecuteContext } from "./define";
 export { defineAgent, defineTool } from "./define";
 export { enqueue, InvalidTaskInputError } from "./enqueue";
+export { type EnqueueManyItem, enqueueMany, InvalidTaskBatchError } from "./enqueue-many";
 export { EffectNotPerformedError, NonRetryableError } from "./errors";
 export type { ModelClient, ModelRequest, ModelResponse } from "./model";
