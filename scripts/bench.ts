@@ -1,6 +1,10 @@
-// `npm run bench`: ledger append throughput as a ratio against a baseline measured in the same
-// process on the same throwaway database: the same rows inserted into a plain table with no
-// chain, no head lock and no triggers. Ratios, not absolute timings, are what we compare.
+// `npm run bench`: two sections on one throwaway PostgreSQL. "compare" (scripts/bench/compare):
+// us against graphile-worker and pg-boss and a one-INSERT ceiling, as a markdown table and a
+// JSON file under benchmarks/. "ledger": ledger append throughput as a ratio against a baseline
+// measured in the same process on the same database (the same rows inserted into a plain table
+// with no chain, no head lock and no triggers), the runtime against a bare queue, the API against
+// the library. Ratios, not absolute timings, are what we compare. `-- --quick`: about a minute.
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type pg from "pg";
 import { createPool, withTransaction } from "../db/client";
@@ -8,18 +12,29 @@ import { createTestDatabaseFrom, dropTestDatabase, startTestCluster } from "../d
 import { env } from "../lib/env";
 import { appendLedger } from "../lib/server/ledger/append-ledger";
 import { benchApi } from "./bench/api";
+import { renderMarkdown, runComparison } from "./bench/compare/index";
 import { benchBareQueue, benchRuntime } from "./bench/runtime";
 
 const { values } = parseArgs({
   options: {
-    ops: { type: "string", default: "2000" },
+    quick: { type: "boolean" },
+    section: { type: "string", default: "all" },
+    jobs: { type: "string" },
+    runs: { type: "string" },
+    out: { type: "string" },
+    ops: { type: "string" },
     concurrency: { type: "string", default: "16" },
-    tasks: { type: "string", default: "1000" },
+    tasks: { type: "string" },
     json: { type: "boolean" },
   },
 });
-const ops = Number(values.ops);
+const quick = values.quick ?? false;
+const ops = Number(values.ops ?? (quick ? 200 : 2000));
 const concurrency = Number(values.concurrency);
+const section = values.section;
+if (!["all", "compare", "ledger"].includes(section)) {
+  throw new Error(`--section is all, compare or ledger, not ${section}`);
+}
 
 async function timed(
   label: string,
@@ -43,10 +58,48 @@ async function timed(
 const data = (i: number) => ({ tool: "send_email", args: { to: `user${i}@example.com`, n: i } });
 
 const { cluster, stop } = await startTestCluster(env().TEST_DATABASE_URL);
-const db = await createTestDatabaseFrom(cluster, "bench");
-const pool = createPool(db.appUrl, { max: concurrency });
-const owner = createPool(db.ownerUrl, { max: 1 });
 try {
+  if (section !== "ledger") await compareSection();
+  if (section !== "compare") await ledgerSection();
+} finally {
+  await stop();
+}
+
+async function compareSection() {
+  const jobs = Number(values.jobs ?? (quick ? 300 : 20_000));
+  const comparison = await runComparison(cluster, {
+    jobs,
+    concurrency,
+    runs: Number(values.runs ?? (quick ? 1 : 3)),
+    extras: {
+      bulkTasks: quick ? 500 : jobs,
+      latencySamples: quick ? 30 : 300,
+      dedupeSamples: quick ? 100 : 1_000,
+      rssTasks: quick ? 200 : 3_000,
+      rssLevels: [1, 16, 64],
+    },
+    log: (line) => console.error(line),
+  });
+  const command = `npm run bench -- ${process.argv.slice(2).join(" ")}`.trim().replace(/ --$/, "");
+  const out = values.out ?? `benchmarks/bench-compare${quick ? "-quick" : ""}.json`;
+  writeFileSync(out, `${JSON.stringify({ command, ...comparison }, null, 2)}\n`);
+  console.log(`${renderMarkdown(comparison, command)}\n\n(JSON: ${out})\n`);
+}
+
+async function ledgerSection() {
+  const db = await createTestDatabaseFrom(cluster, "bench");
+  const pool = createPool(db.appUrl, { max: concurrency });
+  const owner = createPool(db.ownerUrl, { max: 1 });
+  try {
+    await ledgerCases(pool, owner);
+  } finally {
+    await pool.end();
+    await owner.end();
+    await dropTestDatabase(cluster, db.name);
+  }
+}
+
+async function ledgerCases(pool: pg.Pool, owner: pg.Pool) {
   await owner.query(
     `create table bench_plain (id bigint generated always as identity primary key, stream text not null,
        at timestamptz not null default now(), kind text not null, actor text not null, data jsonb not null)`,
@@ -94,7 +147,7 @@ try {
     opsPerSec: Math.round(r.opsPerSec),
     ratio: Number((r.opsPerSec / baseline.opsPerSec).toFixed(2)),
   }));
-  const tasks = Number(values.tasks);
+  const tasks = Number(values.tasks ?? (quick ? 100 : 1000));
   const bare = await benchBareQueue(pool, tasks, concurrency);
   const full = await benchRuntime(pool, tasks, concurrency);
   const runtime = [
@@ -132,9 +185,4 @@ try {
       );
     }
   }
-} finally {
-  await pool.end();
-  await owner.end();
-  await dropTestDatabase(cluster, db.name);
-  await stop();
 }
