@@ -1,23 +1,51 @@
 // `npm start` builds the dashboard only when its inputs changed since the last build: a
-// content hash of the sources is kept beside the build output.
-import { spawnSync } from "node:child_process";
+// content hash of the sources is kept beside the build output. The build's own output (the
+// route table, warnings) goes to a log file; the console gets one line per phase, so a new user
+// sees what the first minute is spent on instead of a framework's report.
+import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
+import { createInterface } from "node:readline";
 
-const INPUTS = [
+/**
+ * Everything the Next build reads from this repository. scripts/build-if-needed.test.ts follows
+ * the relative imports from these files and fails on one that leads outside the list, so a file
+ * the dashboard starts to import cannot be edited without a rebuild.
+ */
+export const INPUTS = [
   "app",
   "components",
   "lib",
   "db/schema",
   "db/migrations",
   "db/client.ts",
+  "db/retry.ts",
+  "web/headers.ts",
   "public",
   "next.config.ts",
   "postcss.config.mjs",
   "tsconfig.json",
+  "package.json",
   "package-lock.json",
 ];
+
+/**
+ * Set by `npm start` for its build: next.config.ts then skips the build's type-check (about 40 s
+ * of a first start here), which `npm test` and CI run with tsc anyway. Every other `next build`
+ * (npm test's build stage, the e2e build in CI) still type-checks, route types included.
+ */
+export const SKIP_TYPECHECK_ENV = "AGENT_LEDGER_SKIP_BUILD_TYPECHECK";
+
+const isTest = (rel: string) => /\.test\.tsx?$/.test(rel);
 
 function collect(root: string, rel: string, out: string[]): void {
   const full = path.join(root, rel);
@@ -27,16 +55,21 @@ function collect(root: string, rel: string, out: string[]): void {
       if (name === "node_modules" || name.startsWith(".")) continue;
       collect(root, path.join(rel, name), out);
     }
-  } else if (!/\.test\.tsx?$/.test(rel)) {
+  } else if (!isTest(rel)) {
     out.push(rel);
   }
 }
 
-export function sourceHash(root: string): string {
+/** The files INPUTS covers, relative to root, in a stable order. */
+export function inputFiles(root: string, inputs: readonly string[] = INPUTS): string[] {
   const files: string[] = [];
-  for (const input of INPUTS) collect(root, input, files);
+  for (const input of inputs) collect(root, input, files);
+  return files;
+}
+
+export function sourceHash(root: string): string {
   const hash = createHash("sha256");
-  for (const file of files) {
+  for (const file of inputFiles(root)) {
     hash.update(file);
     hash.update("\0");
     hash.update(readFileSync(path.join(root, file)));
@@ -45,20 +78,118 @@ export function sourceHash(root: string): string {
   return hash.digest("hex");
 }
 
-export function buildIfNeeded(root: string): void {
-  const marker = path.join(root, ".next", "agent-ledger-source-hash");
-  const current = sourceHash(root);
-  const built =
+const markerFile = (root: string) => path.join(root, ".next", "agent-ledger-source-hash");
+
+/** Whether .next holds a finished build of exactly these sources. */
+export function isBuilt(root: string, hash: string): boolean {
+  return (
     existsSync(path.join(root, ".next", "BUILD_ID")) &&
-    existsSync(marker) &&
-    readFileSync(marker, "utf8").trim() === current;
-  if (built) return;
-  console.log("Building the dashboard (about a minute the first time)…");
-  const result = spawnSync(path.join(root, "node_modules", ".bin", "next"), ["build"], {
+    existsSync(markerFile(root)) &&
+    readFileSync(markerFile(root), "utf8").trim() === hash
+  );
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes start with ESC.
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+/** What a line of `next build` output says the build is now doing; undefined for other lines. */
+export function buildPhase(line: string): string | undefined {
+  const text = line.replace(ANSI, "").trim();
+  const compiled = /Compiled successfully in (\S+)/.exec(text);
+  if (compiled) return `compiled in ${compiled[1]}`;
+  if (text.includes("Creating an optimized production build")) return "compiling";
+  if (text.includes("Running TypeScript")) return "checking types";
+  if (text.includes("Skipping validation of types")) return "type-check skipped (tsc runs in CI)";
+  if (text.includes("Collecting page data")) return "collecting page data";
+  if (text.includes("Generating static pages")) return "prerendering pages";
+  if (text.includes("Finalizing page optimization")) return "finalizing";
+  return undefined;
+}
+
+/** The console line for a phase `seconds` into the build. */
+export const progressLine = (phase: string, seconds: number, still = false) =>
+  `  dashboard: ${still ? "still " : ""}${phase} (${Math.round(seconds)} s)`;
+
+export type RunningBuild = {
+  /** Settles when the build finished and its hash is recorded; rejects with the log's tail. */
+  done: Promise<void>;
+  /** Stops the build (Ctrl-C while it runs); `done` then rejects. */
+  stop: () => void;
+};
+
+function tail(file: string, lines: number): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no build log)";
+  }
+}
+
+/**
+ * Runs `next build` in the background with its output in `logFile`, telling `say` each phase
+ * and, when a phase runs long, that it still runs (every `heartbeatMs`).
+ */
+export function startBuild(
+  root: string,
+  hash: string,
+  opts: { logFile: string; say: (line: string) => void; heartbeatMs?: number },
+): RunningBuild {
+  mkdirSync(path.dirname(opts.logFile), { recursive: true });
+  const log = createWriteStream(opts.logFile);
+  const started = Date.now();
+  const seconds = () => (Date.now() - started) / 1000;
+  let phase = "starting";
+  let stopped = false;
+  const child: ChildProcess = spawn(path.join(root, "node_modules", ".bin", "next"), ["build"], {
     cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", [SKIP_TYPECHECK_ENV]: "1" },
   });
-  if (result.status !== 0) throw new Error(`next build failed (exit ${result.status})`);
-  writeFileSync(marker, `${current}\n`);
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    stream.pipe(log, { end: false });
+    createInterface({ input: stream }).on("line", (line) => {
+      const next = buildPhase(line);
+      if (next === undefined) return;
+      phase = next;
+      opts.say(progressLine(phase, seconds()));
+    });
+  }
+  const heartbeat = setInterval(
+    () => opts.say(progressLine(phase, seconds(), true)),
+    opts.heartbeatMs ?? 15_000,
+  );
+  heartbeat.unref();
+
+  const done = new Promise<void>((resolve, reject) => {
+    child.once("error", (err) => {
+      clearInterval(heartbeat);
+      log.end();
+      reject(new Error(`could not run next build: ${err.message}`));
+    });
+    child.once("close", (code, signal) => {
+      clearInterval(heartbeat);
+      log.end(() => {
+        if (stopped) return reject(new Error("the build was stopped"));
+        if (code !== 0) {
+          return reject(
+            new Error(
+              `next build failed (${signal ?? `exit ${code}`}); the end of ${opts.logFile}:\n${tail(opts.logFile, 40)}`,
+            ),
+          );
+        }
+        writeFileSync(markerFile(root), `${hash}\n`);
+        opts.say(`Dashboard built in ${Math.round(seconds())} s.`);
+        resolve();
+      });
+    });
+  });
+  return {
+    done,
+    stop: () => {
+      if (stopped || child.exitCode !== null || child.signalCode !== null) return;
+      stopped = true;
+      child.kill("SIGTERM");
+    },
+  };
 }

@@ -1,5 +1,7 @@
 // `npm start`: database (embedded unless DATABASE_URL), migrations, demo seed, the web server
-// and one worker; prints the URL and stops everything on Ctrl-C. A child that crashes is started
+// and one worker; prints the URL and stops everything on Ctrl-C. On a first start the dashboard
+// build (the longest wait) runs while the database starts, migrates and seeds, and the console
+// says which step it is on (the build's own output goes to .data/build.log). A child that crashes is started
 // again with backoff (scripts/supervise.ts), not a reason to stop the stack. A previous run that
 // was killed (kill -9) leaves processes behind; they are found through .data/run.json and stopped.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -14,8 +16,8 @@ import { DEMO_WEBHOOK_URL, env } from "../lib/env";
 import { logger } from "../lib/log";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoUsers } from "../lib/server/commands/users";
-import { buildIfNeeded } from "./build-if-needed";
-import { startDemoReceiversProcess } from "./demo-receivers";
+import { isBuilt, type RunningBuild, sourceHash, startBuild } from "./build-if-needed";
+import { type DemoReceiversProcess, startDemoReceiversProcess } from "./demo-receivers";
 import { supervise } from "./supervise";
 
 type RunFile = { launcher: number; web?: number; worker?: number; receivers?: number; url: string };
@@ -161,24 +163,39 @@ async function main(): Promise<number> {
   mkdirSync(dataDir(), { recursive: true });
   await takeOverRunFile();
   writeFileSync(runFile(), JSON.stringify({ launcher: process.pid, url: "" }));
+  const children: ChildProcess[] = [];
+  const receivers: ChildProcess[] = [];
+  const stopAll = (list: ChildProcess[]) =>
+    Promise.all(list.map((c) => (c.pid ? stopProcess(c.pid, 10_000) : undefined)));
   try {
-    buildIfNeeded(PROJECT_ROOT);
     if (stop.reason === undefined && (await freePort(PORT)) !== PORT) {
       throw new Error(`port ${PORT} is in use on ${HOST}; set PORT to another port`);
     }
     if (stop.reason !== undefined) return 0;
-    const db = await openDatabase();
-    const children: ChildProcess[] = [];
-    const receivers: ChildProcess[] = [];
-    const stopAll = (list: ChildProcess[]) =>
-      Promise.all(list.map((c) => (c.pid ? stopProcess(c.pid, 10_000) : undefined)));
+    const build = startBuildIfNeeded(stop);
+    // The database and the demo receivers come up while the dashboard builds (the build is
+    // CPU-bound, PostgreSQL's start mostly waits on the disk); a failure of either stops the build.
+    const database = prepareDatabase(stop);
+    const demo = startReceivers(receivers);
+    for (const step of [database, demo]) step.catch(() => build?.stop());
+    const [built, opened, started] = await Promise.allSettled([
+      build?.done ?? Promise.resolve(),
+      database,
+      demo,
+    ]);
+    const db = opened.status === "fulfilled" ? opened.value : undefined;
     try {
-      return await serve(db, children, receivers, stop, PORT, HOST);
+      if (stop.reason !== undefined) return 0;
+      for (const step of [opened, started, built]) {
+        if (step.status === "rejected") throw step.reason;
+      }
+      if (!db || started.status !== "fulfilled") return 1;
+      return await serve(db, started.value, children, stop, PORT, HOST);
     } finally {
       // The worker may still be finishing a send: stop it before what it sends to.
       await stopAll(children);
       await stopAll(receivers);
-      await db.release();
+      await db?.release();
     }
   } finally {
     clearInterval(watchdog);
@@ -186,32 +203,80 @@ async function main(): Promise<number> {
   }
 }
 
+/** Starts `next build` when the sources changed since the last one; Ctrl-C stops it. */
+function startBuildIfNeeded(stop: StopSignal): RunningBuild | undefined {
+  const hash = sourceHash(PROJECT_ROOT);
+  if (isBuilt(PROJECT_ROOT, hash)) return undefined;
+  const logFile = path.join(dataDir(), "build.log");
+  console.log(
+    `Building the dashboard (first start, or its sources changed; about 40 s on an idle 2-core machine). Its output: ${path.relative(process.cwd(), logFile)}`,
+  );
+  const build = startBuild(PROJECT_ROOT, hash, { logFile, say: (line) => console.log(line) });
+  void stop.promise.then(() => build.stop());
+  return build;
+}
+
+/** The database up and migrated, the embedded one seeded with the demo; says each step. */
+async function prepareDatabase(stop: StopSignal): Promise<DatabaseTarget> {
+  const external = env().DATABASE_URL !== undefined;
+  console.log(
+    external
+      ? "Connecting to DATABASE_URL…"
+      : `Starting PostgreSQL (embedded, data in ${dataDir()})…`,
+  );
+  const db = await openDatabase();
+  try {
+    // openDatabase migrates the embedded database on its way; DATABASE_URL is migrated here.
+    const migrated = db.migrated ?? (await migrateDatabase(db.ownerUrl));
+    console.log(
+      `Database ready and migrated (${migrated.applied > 0 ? `${migrated.applied} of ${migrated.total} migrations applied now` : `all ${migrated.total} migrations already applied`}).`,
+    );
+    if (db.embedded && stop.reason === undefined) {
+      const pool = createPool(db.appUrl, { max: 1 });
+      try {
+        const { seeded } = await seedDemo(pool);
+        const users = await seedDemoUsers(pool, "system:seed");
+        console.log(
+          seeded || users > 0
+            ? `Demo seeded (tasks, approvals, dead letters and ${users} demo accounts).`
+            : "Demo data already there.",
+        );
+      } finally {
+        await pool.end();
+      }
+    }
+    return db;
+  } catch (err) {
+    await db.release();
+    throw err;
+  }
+}
+
+/** The local mail and payments receivers, unless SMTP_URL and PAYMENTS_URL name real ones. */
+async function startReceivers(
+  receivers: ChildProcess[],
+): Promise<DemoReceiversProcess | undefined> {
+  const config = env();
+  if (config.SMTP_URL && config.PAYMENTS_URL) return undefined;
+  const demo = await startDemoReceiversProcess(PROJECT_ROOT);
+  receivers.push(demo.child);
+  // Recorded at once: a launcher killed during the build leaves them for the next start to stop.
+  writeFileSync(
+    runFile(),
+    JSON.stringify({ launcher: process.pid, receivers: demo.child.pid, url: "" } satisfies RunFile),
+  );
+  return demo;
+}
+
 async function serve(
   db: DatabaseTarget,
+  demo: DemoReceiversProcess | undefined,
   children: ChildProcess[],
-  receivers: ChildProcess[],
   stop: StopSignal,
   port: number,
   host: string,
 ): Promise<number> {
-  await migrateDatabase(db.ownerUrl);
-  if (db.embedded && stop.reason === undefined) {
-    const pool = createPool(db.appUrl, { max: 1 });
-    try {
-      await seedDemo(pool);
-      await seedDemoUsers(pool, "system:seed");
-    } finally {
-      await pool.end();
-    }
-  }
-  if (stop.reason !== undefined) return 0;
-
   const config = env();
-  const demo =
-    config.SMTP_URL && config.PAYMENTS_URL
-      ? undefined
-      : await startDemoReceiversProcess(PROJECT_ROOT);
-  if (demo) receivers.push(demo.child);
   const childEnv = {
     ...process.env,
     ...(demo
