@@ -16,11 +16,13 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../db/open";
 import {
+  alongsideBuild,
   buildPhase,
   INPUTS,
   inputFiles,
   isBuilt,
   progressLine,
+  type RunningBuild,
   SKIP_TYPECHECK_ENV,
   sourceHash,
   startBuild,
@@ -145,6 +147,66 @@ describe("startBuild", () => {
     });
     await expect(build.done).rejects.toThrow("the build was stopped");
     expect(said).toEqual([expect.stringContaining("compiling")]);
+  });
+});
+
+/** A build that settles when told to; stop() makes it fail as a stopped build does. */
+function heldBuild(): RunningBuild & { finish: (err?: Error) => void; stops: number } {
+  let settle: (err?: Error) => void = () => {};
+  const build = {
+    stops: 0,
+    done: new Promise<void>((resolve, reject) => {
+      settle = (err) => (err ? reject(err) : resolve());
+    }),
+    finish: (err?: Error) => settle(err),
+    stop: () => {
+      build.stops += 1;
+      settle(new Error("the build was stopped"));
+    },
+  };
+  return build;
+}
+
+describe("alongsideBuild", () => {
+  it("waits for the build and the steps, and hands over each step's value", async () => {
+    const build = heldBuild();
+    const result = alongsideBuild(build, [Promise.resolve("db"), Promise.resolve(7)] as const);
+    build.finish();
+    const { settled, failure } = await result;
+    expect(failure).toBeUndefined();
+    expect(settled).toEqual([
+      { status: "fulfilled", value: "db" },
+      { status: "fulfilled", value: 7 },
+    ]);
+    expect(build.stops).toBe(0);
+  });
+
+  it("stops the build when a step fails, and reports the step's error", async () => {
+    const build = heldBuild();
+    const broken = new Error("PostgreSQL did not start");
+    const { settled, failure } = await alongsideBuild(build, [
+      Promise.reject(broken),
+      Promise.resolve("receivers"),
+    ] as const);
+    expect(build.stops).toBe(1);
+    expect(failure).toBe(broken);
+    // What did start is there to be stopped.
+    expect(settled[1]).toEqual({ status: "fulfilled", value: "receivers" });
+  });
+
+  it("reports a failed build with the steps that started", async () => {
+    const build = heldBuild();
+    const result = alongsideBuild(build, [Promise.resolve("db")] as const);
+    build.finish(new Error("next build failed (exit 1)"));
+    const { settled, failure } = await result;
+    expect((failure as Error).message).toBe("next build failed (exit 1)");
+    expect(settled).toEqual([{ status: "fulfilled", value: "db" }]);
+  });
+
+  it("needs no build when the dashboard is current", async () => {
+    const { settled, failure } = await alongsideBuild(undefined, [Promise.resolve(1)] as const);
+    expect(failure).toBeUndefined();
+    expect(settled).toEqual([{ status: "fulfilled", value: 1 }]);
   });
 });
 

@@ -193,3 +193,29 @@ export function startBuild(
     },
   };
 }
+
+export type AlongsideBuild<T extends readonly unknown[]> = {
+  /** Each step's outcome, so what did start (a database) can be released after a failure. */
+  settled: { -readonly [K in keyof T]: PromiseSettledResult<T[K]> };
+  /** Why the start cannot go on: the first failed step, else the build's failure. */
+  failure?: unknown;
+};
+
+/**
+ * Waits for the build and for `steps` running meanwhile (the database, the demo receivers). A
+ * step that fails stops the build at once, so a broken database does not wait a minute for a
+ * build nobody will serve; its error, not the build's "stopped", is the one reported.
+ */
+export async function alongsideBuild<T extends readonly unknown[]>(
+  build: RunningBuild | undefined,
+  steps: { readonly [K in keyof T]: Promise<T[K]> },
+): Promise<AlongsideBuild<T>> {
+  for (const step of steps) step.catch(() => build?.stop());
+  const [built, ...settled] = await Promise.allSettled([build?.done, ...steps]);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  const failure = failed ? failed.reason : built?.status === "rejected" ? built.reason : undefined;
+  return {
+    settled: settled as AlongsideBuild<T>["settled"],
+    ...(failure === undefined ? {} : { failure }),
+  };
+}

@@ -16,7 +16,13 @@ import { DEMO_WEBHOOK_URL, env } from "../lib/env";
 import { logger } from "../lib/log";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoUsers } from "../lib/server/commands/users";
-import { isBuilt, type RunningBuild, sourceHash, startBuild } from "./build-if-needed";
+import {
+  alongsideBuild,
+  isBuilt,
+  type RunningBuild,
+  sourceHash,
+  startBuild,
+} from "./build-if-needed";
 import { type DemoReceiversProcess, startDemoReceiversProcess } from "./demo-receivers";
 import { supervise } from "./supervise";
 
@@ -172,23 +178,18 @@ async function main(): Promise<number> {
       throw new Error(`port ${PORT} is in use on ${HOST}; set PORT to another port`);
     }
     if (stop.reason !== undefined) return 0;
+    // The database and the demo receivers come up while the dashboard builds: on a first start
+    // that takes them off the critical path (measured in README "Quick start").
     const build = startBuildIfNeeded(stop);
-    // The database and the demo receivers come up while the dashboard builds (the build is
-    // CPU-bound, PostgreSQL's start mostly waits on the disk); a failure of either stops the build.
-    const database = prepareDatabase(stop);
-    const demo = startReceivers(receivers);
-    for (const step of [database, demo]) step.catch(() => build?.stop());
-    const [built, opened, started] = await Promise.allSettled([
-      build?.done ?? Promise.resolve(),
-      database,
-      demo,
-    ]);
+    const { settled, failure } = await alongsideBuild(build, [
+      prepareDatabase(stop),
+      startReceivers(receivers),
+    ] as const);
+    const [opened, started] = settled;
     const db = opened.status === "fulfilled" ? opened.value : undefined;
     try {
       if (stop.reason !== undefined) return 0;
-      for (const step of [opened, started, built]) {
-        if (step.status === "rejected") throw step.reason;
-      }
+      if (failure !== undefined) throw failure;
       if (!db || started.status !== "fulfilled") return 1;
       return await serve(db, started.value, children, stop, PORT, HOST);
     } finally {
@@ -209,7 +210,7 @@ function startBuildIfNeeded(stop: StopSignal): RunningBuild | undefined {
   if (isBuilt(PROJECT_ROOT, hash)) return undefined;
   const logFile = path.join(dataDir(), "build.log");
   console.log(
-    `Building the dashboard (first start, or its sources changed; about 40 s on an idle 2-core machine). Its output: ${path.relative(process.cwd(), logFile)}`,
+    `Building the dashboard: first start only, or after its sources change (1–2 minutes on 2 cores); the database starts meanwhile. Its output: ${path.relative(process.cwd(), logFile)}`,
   );
   const build = startBuild(PROJECT_ROOT, hash, { logFile, say: (line) => console.log(line) });
   void stop.promise.then(() => build.stop());
