@@ -7,6 +7,8 @@ import { z } from "zod";
 import { canonicalJson, toJsonValue } from "../../lib/domain/json";
 import { describeIssues } from "../../lib/domain/zod-issues";
 import { type EnqueueRefusal, enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { ENQUEUE_CHUNK } from "../../lib/server/commands/enqueue-tasks";
+import { enqueueLines, isJsonLines } from "./enqueue-lines";
 import { cliPrincipal, withAppDatabase } from "./operator";
 import {
   type Command,
@@ -22,10 +24,20 @@ import {
 } from "./shared";
 
 const USAGE = `agent-ledger enqueue --agent A --input JSON|@FILE|- [--key K] [--run-at TIME] [--json]
+agent-ledger enqueue --input @FILE.jsonl [--agent A] [--run-at TIME] [--json]
 
 Enqueues one task for agent A. The input is JSON: written inline, read from a file (@FILE),
 or from standard input (-). It is checked against the input schema the agent's workers
 published (agent_catalog); an agent no worker has published is refused, with the known ones.
+
+Many tasks: a file named *.jsonl or *.ndjson (or any file, or -, with --jsonl) holds one task
+per line: {"agent": "A", "input": {...}, "key": "K", "runAt": "TIME"}, every field but input
+optional (--agent and --run-at are the defaults for lines without them; blank lines are
+skipped). The file is read as a stream and enqueued ${ENQUEUE_CHUNK} lines at a time, all in one
+transaction: the whole file or nothing. A bad line (not JSON, not a task, an unknown agent, an
+input the schema refuses, a key taken by another input) enqueues nothing and is reported by
+its line number. With --json, one line of JSON per task: {"line", "taskId", "created",
+"agent", "key"}.
 
 With --key, enqueueing is idempotent: the first run creates the task, a later run with the
 same key, agent and input prints the same task and enqueues nothing (the output says which).
@@ -33,7 +45,9 @@ The same key with another agent or input is refused.
 
 Options:
   --agent A       the agent's name, e.g. invoice-reminder
-  --input JSON    the task input: JSON, @path/to/file.json, or - for standard input
+  --input JSON    the task input: JSON, @path/to/file.json, or - for standard input;
+                  @path/to/tasks.jsonl for one task per line
+  --jsonl         read --input as JSON Lines, whatever the file is called
   --key K         an idempotency key for this enqueue (at most 200 characters)
   --run-at TIME   not before this ISO 8601 time (2025-06-01T09:00:00Z); default now
   --json          print {"taskId", "created", "agent", "key"}
@@ -112,7 +126,27 @@ export const enqueueCommand: Command = {
       input: { type: "string" },
       key: { type: "string" },
       "run-at": { type: "string" },
+      jsonl: { type: "boolean" },
     });
+    if (isJsonLines(opts.input, opts.jsonl === true)) {
+      if (opts.key !== undefined) {
+        throw new UsageError('--key: names one task; give each line its own "key"');
+      }
+      if (opts.input === undefined) throw new UsageError("--input: is required (@file.jsonl or -)");
+      if (opts.input !== "-" && !opts.input.startsWith("@")) {
+        throw new UsageError("--input: with --jsonl, give @file or - for standard input");
+      }
+      return enqueueLines({
+        input: opts.input,
+        agent:
+          opts.agent === undefined ? undefined : parseOption(agentSchema, opts.agent, "--agent"),
+        runAt:
+          opts["run-at"] === undefined
+            ? undefined
+            : parseOption(isoInstant, opts["run-at"], "--run-at"),
+        json: opts.json === true,
+      });
+    }
     const agent = parseOption(agentSchema, opts.agent, "--agent");
     const key = opts.key === undefined ? undefined : parseOption(keySchema, opts.key, "--key");
     const runAt =
