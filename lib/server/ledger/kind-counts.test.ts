@@ -4,6 +4,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
+import { writeFromGoneBackend, writeFromNewBackend } from "../../../db/testing/backends";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { appendLedger } from "./append-ledger";
 
@@ -69,27 +70,8 @@ describe("ledger_kind_counts", () => {
   });
 
   it("folds the rows of a backend that is gone into the next backend that counts afresh", async () => {
-    const gone = new pg.Client({ connectionString: t.appUrl });
-    await gone.connect();
-    const pid = (await gone.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]?.pid;
-    await append(gone, "user.created", 2);
-    await gone.end();
-    // Wait until the server has seen the disconnect (pg_stat_activity no longer lists it).
-    for (let i = 0; i < 100; i++) {
-      const { rows } = await t.pool.query("select 1 from pg_stat_activity where pid = $1", [pid]);
-      if (rows.length === 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const fresh = new pg.Client({ connectionString: t.appUrl });
-    await fresh.connect();
-    let freshPid: number | undefined;
-    try {
-      freshPid = (await fresh.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]
-        ?.pid;
-      await append(fresh, "user.disabled");
-    } finally {
-      await fresh.end();
-    }
+    const pid = await writeFromGoneBackend(t.pool, t.appUrl, (c) => append(c, "user.created", 2));
+    const freshPid = await writeFromNewBackend(t.appUrl, (c) => append(c, "user.disabled"));
     // (A reused pid would make the old rows the new backend's own, rightly kept.)
     const { rows } = await t.pool.query(
       "select 1 from ledger_kind_counts where backend = $1 and backend <> $2",

@@ -2,6 +2,7 @@
 // 0022, 0031): exact however the rows got there; only a large ledger's streams are estimated.
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { writeFromGoneBackend, writeFromNewBackend } from "../../../db/testing/backends";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { countEffects, countLedger, countTasks, EXACT_COUNT_BELOW } from "./table-counts";
 
@@ -99,29 +100,15 @@ describe("table counts", () => {
   });
 
   it("folds the counter rows of a backend that is gone into the next one that counts afresh", async () => {
-    const gone = new pg.Client({ connectionString: t.appUrl });
-    await gone.connect();
-    const pid = (await gone.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]?.pid;
-    await gone.query(
-      "insert into tasks (agent, input, status, created_by) values ('fold', '{}', 'queued', 't')",
+    const pid = await writeFromGoneBackend(t.pool, t.appUrl, (c) =>
+      c.query(
+        "insert into tasks (agent, input, status, created_by) values ('fold', '{}', 'queued', 't')",
+      ),
     );
-    await gone.end();
-    for (let i = 0; i < 100; i++) {
-      const { rows } = await t.pool.query("select 1 from pg_stat_activity where pid = $1", [pid]);
-      if (rows.length === 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const fresh = new pg.Client({ connectionString: t.appUrl });
-    await fresh.connect();
-    let freshPid: number | undefined;
-    try {
-      freshPid = (await fresh.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]
-        ?.pid;
-      // A status change to a key this backend never wrote: its first write folds.
-      await fresh.query("update tasks set status = 'rejected' where agent = 'fold'");
-    } finally {
-      await fresh.end();
-    }
+    // A status change to a key this backend never wrote: its first write folds.
+    const freshPid = await writeFromNewBackend(t.appUrl, (c) =>
+      c.query("update tasks set status = 'rejected' where agent = 'fold'"),
+    );
     const { rows } = await t.pool.query(
       "select 1 from status_counts where backend = $1 and backend <> $2",
       [pid, freshPid],
