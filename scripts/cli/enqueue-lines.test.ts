@@ -48,7 +48,7 @@ const count = async () =>
 describe("enqueue --input @file.jsonl", SLOW, () => {
   it(`enqueues every line, ${ENQUEUE_CHUNK} at a time, with its ledger entry; a key run again enqueues nothing`, async () => {
     const n = ENQUEUE_CHUNK + 3;
-    const lines = Array.from({ length: n }, (_, i) => mail(i));
+    const lines: Record<string, unknown>[] = Array.from({ length: n }, (_, i) => mail(i));
     lines[1] = { ...mail(1), key: "inv-1", runAt: "2030-01-01T00:00:00Z" };
     const p = file("tasks.jsonl", [...lines.slice(0, 2), "", ...lines.slice(2)]);
     const r = cli(["enqueue", "--agent", "mailer", "--input", `@${p}`]);
