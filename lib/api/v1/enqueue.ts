@@ -3,7 +3,6 @@
 // first and one refused item refuses the request, each bad item named by its index, so a client
 // that retries the same array never has to work out which half went in.
 import { z } from "zod";
-import type { SqlClient } from "../../../db/client";
 import { principalOf, type Viewer } from "../../domain/access";
 import { isoInstant } from "../../domain/instant";
 import { partialRetryPolicySchema } from "../../domain/retry-policy";
@@ -165,7 +164,7 @@ const requestOf = (body: OneBody): EnqueueRequest => ({
 
 /** Enqueues through the command (in `client`'s transaction when given one) and shapes the reply. */
 async function enqueueFor(
-  db: ReturnType<typeof getPool> | SqlClient,
+  db: Parameters<typeof enqueueTasks>[0],
   body: OneBody | OneBody[],
   viewer: Viewer,
 ): Promise<Stored> {
