@@ -31,9 +31,9 @@ or from standard input (-). It is checked against the input schema the agent's w
 published (agent_catalog); an agent no worker has published is refused, with the known ones.
 
 Many tasks: a file named *.jsonl or *.ndjson (or any file, or -, with --jsonl) holds one task
-per line: {"agent": "A", "input": {...}, "key": "K", "runAt": "TIME"}, every field but input
-optional (--agent and --run-at are the defaults for lines without them; blank lines are
-skipped). The file is read as a stream and enqueued ${ENQUEUE_CHUNK} lines at a time, all in one
+per line: {"agent": "A", "input": {...}, "key": "K", "runAt": "TIME"}; only agent is needed,
+and --agent and --run-at are the defaults for lines without them (input defaults to {}; blank
+lines are skipped). The file is read as a stream and enqueued ${ENQUEUE_CHUNK} lines at a time, all in one
 transaction: the whole file or nothing. A bad line (not JSON, not a task, an unknown agent, an
 input the schema refuses, a key taken by another input) enqueues nothing and is reported by
 its line number. With --json, one line of JSON per task: {"line", "taskId", "created",
