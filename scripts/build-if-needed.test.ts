@@ -23,7 +23,7 @@ import {
   isBuilt,
   progressLine,
   type RunningBuild,
-  SKIP_TYPECHECK_ENV,
+  START_BUILD_ENV,
   sourceHash,
   startBuild,
 } from "./build-if-needed";
@@ -90,7 +90,7 @@ function fakeProject(script: string): string {
 
 const BUILD_LINES = `echo "  Creating an optimized production build ..."
 echo "✓ Compiled successfully in 2s"
-echo "  typecheck env: $${SKIP_TYPECHECK_ENV}"
+echo "  start build env: $${START_BUILD_ENV}"
 echo "Route (app)"
 echo "┌ ƒ /"
 echo "  Collecting page data using 1 worker ..." >&2`;
@@ -115,8 +115,8 @@ describe("startBuild", () => {
     const log = readFileSync(logFile, "utf8");
     expect(log).toContain("Route (app)");
     expect(log).toContain("Collecting page data");
-    // npm start's build skips Next's type-check (next.config.ts reads this).
-    expect(log).toContain("typecheck env: 1");
+    // npm start's build skips Next's type-check and build cache (next.config.ts reads this).
+    expect(log).toContain("start build env: 1");
     expect(isBuilt(root, hash)).toBe(true);
     writeFileSync(
       path.join(root, "app", "page.tsx"),

@@ -39,11 +39,11 @@ export const INPUTS = [
 ];
 
 /**
- * Set by `npm start` for its build: next.config.ts then skips the build's type-check (about 40 s
- * of a first start here), which `npm test` and CI run with tsc anyway. Every other `next build`
- * (npm test's build stage, the e2e build in CI) still type-checks, route types included.
+ * Set by `npm start` for its build: next.config.ts then skips the build's type-check (`npm test`
+ * and CI run tsc anyway) and Turbopack's build cache (it costs a first start more than it saves
+ * a rebuild). Every other `next build` (npm test's build stage, CI's e2e build) is unchanged.
  */
-export const SKIP_TYPECHECK_ENV = "AGENT_LEDGER_SKIP_BUILD_TYPECHECK";
+export const START_BUILD_ENV = "AGENT_LEDGER_START_BUILD";
 
 const isTest = (rel: string) => /\.test\.tsx?$/.test(rel);
 
@@ -143,7 +143,7 @@ export function startBuild(
   const child: ChildProcess = spawn(path.join(root, "node_modules", ".bin", "next"), ["build"], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", [SKIP_TYPECHECK_ENV]: "1" },
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", [START_BUILD_ENV]: "1" },
   });
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;

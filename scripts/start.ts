@@ -317,6 +317,7 @@ async function serve(
     },
   });
   const stopping = () => stop.reason !== undefined;
+  console.log(`Starting the web server (${url}) and a worker…`);
   const supervised = [
     supervise({
       name: "web server",
