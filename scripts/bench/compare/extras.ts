@@ -7,7 +7,6 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Logger, makeWorkerUtils, run as runGraphile } from "graphile-worker";
-import type pg from "pg";
 import { PgBoss } from "pg-boss";
 import { z } from "zod";
 import { createPool } from "../../../db/client";
@@ -19,7 +18,7 @@ import {
 } from "../../../db/testing/cluster";
 import { defineAgent } from "../../../lib/sdk/define";
 import { enqueue } from "../../../lib/sdk/enqueue";
-import * as sdk from "../../../lib/sdk/index";
+import { enqueueMany } from "../../../lib/sdk/enqueue-many";
 import { startWorker } from "../../../worker/runtime/worker";
 import { insertOurTasks } from "./systems";
 
@@ -64,8 +63,6 @@ export type BulkEnqueue = {
   ratioToGraphile: number;
 };
 
-type EnqueueMany = (pool: pg.Pool, items: { agent: string; input: unknown }[]) => Promise<unknown>;
-
 /** Tasks per second into the queue. */
 export async function benchBulkEnqueue(
   cluster: TestCluster,
@@ -100,32 +97,17 @@ export async function benchBulkEnqueue(
       await b.stop({ graceful: false });
     }
   });
-  // enqueueMany (a library bulk path) is being added alongside this bench; use it once it is
-  // there, else the library's single enqueue from `concurrency` callers, as a user would today.
-  const many = (sdk as Record<string, unknown>).enqueueMany as EnqueueMany | undefined;
-  const oursPath = many
-    ? "enqueueMany (lib/sdk), one call"
-    : `enqueue (lib/sdk) per task, ${concurrency} concurrent callers (no enqueueMany yet)`;
+  // The library's bulk path, one call, as addJobs and insert are; the single enqueue from
+  // `concurrency` callers is what a user had before it.
+  const oursPath = "enqueueMany (lib/sdk), one call";
   const ours = await withDatabase(cluster, "bulk_ours", async (db) => {
     const pool = createPool(db.appUrl, { max: concurrency + 2 });
     try {
       const start = performance.now();
-      if (many) {
-        await many(
-          pool,
-          items.map((input) => ({ agent: "bench", input })),
-        );
-      } else {
-        let next = 0;
-        await Promise.all(
-          Array.from({ length: concurrency }, async () => {
-            while (next < tasks) {
-              const input = items[next++];
-              await enqueue(pool, { agent: "bench", input });
-            }
-          }),
-        );
-      }
+      await enqueueMany(
+        pool,
+        items.map((input) => ({ agent: "bench", input })),
+      );
       const seconds = (performance.now() - start) / 1000;
       const { rows } = await pool.query<{ n: number }>("select count(*)::int as n from tasks");
       if (rows[0]?.n !== tasks) throw new Error(`bulk enqueue stored ${rows[0]?.n} of ${tasks}`);
