@@ -210,7 +210,7 @@ function startBuildIfNeeded(stop: StopSignal): RunningBuild | undefined {
   if (isBuilt(PROJECT_ROOT, hash)) return undefined;
   const logFile = path.join(dataDir(), "build.log");
   console.log(
-    `Building the dashboard: first start only, or after its sources change (1–2 minutes on 2 cores); the database starts meanwhile. Its output: ${path.relative(process.cwd(), logFile)}`,
+    `Building the dashboard: first start only, or after its sources change (25 s on 2 idle cores, minutes on a busy machine); the database starts meanwhile. Its output: ${path.relative(process.cwd(), logFile)}`,
   );
   const build = startBuild(PROJECT_ROOT, hash, { logFile, say: (line) => console.log(line) });
   void stop.promise.then(() => build.stop());
