@@ -86,7 +86,14 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const provenUntil = new Map<string, number>();
   const running = new Set<Promise<void>>();
   let stopping = false;
-  let wake: () => void = () => {};
+  // A wake-up (a NOTIFY, a freed slot) that comes while a claim is in flight must not be lost:
+  // that claim's snapshot may predate the task it announces, and the loop would then sleep a
+  // whole poll interval with the task waiting. It is remembered and the loop claims again.
+  let wakeMissed = false;
+  const remember = () => {
+    wakeMissed = true;
+  };
+  let wake: () => void = remember;
 
   // One view of "can we reach the database", so an outage is logged once, not by every loop.
   let downSince: number | undefined;
@@ -217,6 +224,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
             }
           }
           const sentAt = Date.now();
+          wakeMissed = false;
           const tasks = await claimBatch(config.pool, id, agentNames, free, leaseMs);
           dbAnswered();
           claimed = tasks.length;
@@ -227,6 +235,10 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       }
       if (stopping) break;
       if (claimed > 0 && claimed === free) continue;
+      if (wakeMissed) {
+        wakeMissed = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
         wake = () => {
@@ -234,7 +246,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
           resolve();
         };
       });
-      wake = () => {};
+      wake = remember;
     }
   })();
 
