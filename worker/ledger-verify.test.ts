@@ -1,3 +1,4 @@
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../db/client";
 import { setUpTestDatabase } from "../db/testing/database";
@@ -102,5 +103,37 @@ describe("the periodic ledger verify", () => {
       holder.release();
     }
     expect(await runLedgerVerifyPass(t.pool, { settleMs: 0 })).not.toBeNull();
+  });
+
+  it("reads one snapshot: an append while a full pass runs is not entries missing", async () => {
+    await append("test:race", 2);
+    // After the pass has read its first batch of entries (which holds test:race whole), another
+    // transaction appends to test:race; the pass reads the stream heads later.
+    const original = pg.Client.prototype.query;
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query is overloaded many ways; this passes every form through.
+    pg.Client.prototype.query = function (this: pg.Client, ...args: any[]) {
+      const text = typeof args[0] === "string" ? args[0] : args[0]?.text;
+      const result = original.apply(this, args as Parameters<typeof original>);
+      if (
+        typeof text !== "string" ||
+        !/from ledger_entries\s+order by stream, seq limit/.test(text)
+      )
+        return result;
+      pg.Client.prototype.query = original;
+      return (result as unknown as Promise<unknown>).then(async (rows) => {
+        await append("test:race", 1);
+        return rows;
+      });
+    } as typeof original;
+    try {
+      const pass = await runLedgerVerifyPass(t.pool, { settleMs: 0, forceFull: true });
+      expect(pass).toMatchObject({ mode: "full", ok: true, problems: [] });
+    } finally {
+      pg.Client.prototype.query = original;
+    }
+    const { rows } = await t.pool.query(
+      "select head_seq from ledger_streams where stream = 'test:race'",
+    );
+    expect(rows[0]?.head_seq).toBe(3);
   });
 });

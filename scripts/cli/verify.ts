@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { createPool } from "../../db/client";
+import { createPool, withTransaction } from "../../db/client";
 import { openDatabase } from "../../db/open";
 import { checkpointExportSchema } from "../../lib/domain/checkpoint";
 import { env } from "../../lib/env";
@@ -91,11 +91,16 @@ is missing, too old or badly signed), 2 could not run (bad options, an unreadabl
             ?.n
         : undefined;
       const progress = startProgress({ verb: "verified", unit: "entries", total, ...show });
-      const report = await verifyLedger(pool, {
-        publicKey,
-        maxCheckpointAgeHours: config.LEDGER_CHECKPOINT_MAX_AGE_HOURS,
-        expect,
-        onProgress: progress.update,
+      // One snapshot (as the worker's pass): entries are read in batches and the stream heads
+      // after them, and an append in between would read as entries missing.
+      const report = await withTransaction(pool, async (client) => {
+        await client.query("set transaction isolation level repeatable read, read only");
+        return verifyLedger(client, {
+          publicKey,
+          maxCheckpointAgeHours: config.LEDGER_CHECKPOINT_MAX_AGE_HOURS,
+          expect,
+          onProgress: progress.update,
+        });
       });
       progress.finish();
       if (opts.json) {
