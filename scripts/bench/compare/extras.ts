@@ -20,7 +20,7 @@ import { defineAgent } from "../../../lib/sdk/define";
 import { enqueue } from "../../../lib/sdk/enqueue";
 import { enqueueMany } from "../../../lib/sdk/enqueue-many";
 import { startWorker } from "../../../worker/runtime/worker";
-import { insertOurTasks } from "./systems";
+import { graphilePool, insertOurTasks } from "./systems";
 
 const quiet = new Logger(() => () => {});
 
@@ -71,7 +71,8 @@ export async function benchBulkEnqueue(
 ): Promise<BulkEnqueue> {
   const items = Array.from({ length: tasks }, (_, n) => ({ n }));
   const graphile = await withDatabase(cluster, "bulk_graphile", async (db) => {
-    const utils = await makeWorkerUtils({ connectionString: db.superUrl, logger: quiet });
+    const pool = graphilePool(db.superUrl, 4);
+    const utils = await makeWorkerUtils({ pgPool: pool, logger: quiet });
     try {
       await utils.migrate();
       const start = performance.now();
@@ -79,6 +80,7 @@ export async function benchBulkEnqueue(
       return tasks / ((performance.now() - start) / 1000);
     } finally {
       await utils.release();
+      await pool.end();
     }
   });
   const boss = await withDatabase(cluster, "bulk_pgboss", async (db) => {
@@ -173,10 +175,11 @@ export async function benchLatency(cluster: TestCluster, samples: number): Promi
   });
   const graphile = await withDatabase(cluster, "latency_graphile", async (db) => {
     let arrived: ((at: number) => void) | undefined;
-    const utils = await makeWorkerUtils({ connectionString: db.superUrl, logger: quiet });
+    const pool = graphilePool(db.superUrl, 8);
+    const utils = await makeWorkerUtils({ pgPool: pool, logger: quiet });
     await utils.migrate();
     const runner = await runGraphile({
-      connectionString: db.superUrl,
+      pgPool: pool,
       concurrency: 4,
       noHandleSignals: true,
       pollInterval: 10_000,
@@ -203,6 +206,7 @@ export async function benchLatency(cluster: TestCluster, samples: number): Promi
     } finally {
       await runner.stop();
       await utils.release();
+      await pool.end();
     }
   });
   return { ours, graphile };

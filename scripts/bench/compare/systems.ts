@@ -7,7 +7,7 @@
 // same number of clients, what this server commits per second at all. The clock runs from the worker's
 // start until the database says every job is done (a batched completion counts once it commits).
 import { Logger, run as runGraphile } from "graphile-worker";
-import type pg from "pg";
+import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { createPool, withTransaction } from "../../../db/client";
 import {
@@ -77,10 +77,8 @@ async function prepareGraphile(
   sink: pg.Pool,
 ): Promise<Prepared> {
   const { makeWorkerUtils } = await import("graphile-worker");
-  const utils = await makeWorkerUtils({
-    connectionString: db.superUrl,
-    logger: quietGraphileLogger,
-  });
+  const pool = graphilePool(db.superUrl, spec.concurrency + 2);
+  const utils = await makeWorkerUtils({ pgPool: pool, logger: quietGraphileLogger });
   await utils.migrate();
   for (let i = 0; i < spec.jobs; i += 5_000) {
     const specs = [];
@@ -99,7 +97,7 @@ async function prepareGraphile(
   return {
     go: async () => {
       runner = await runGraphile({
-        connectionString: db.superUrl,
+        pgPool: pool,
         concurrency: spec.concurrency,
         noHandleSignals: true,
         pollInterval: 1_000,
@@ -127,8 +125,21 @@ async function prepareGraphile(
     close: async () => {
       await runner?.stop();
       await utils.release();
+      await pool.end();
     },
   };
+}
+
+/**
+ * graphile-worker on a pool of ours: with a connection string it makes its own, whose clients
+ * have no error handler once it starts ending them, and the drop of the run's database (which
+ * terminates what is still connected) then surfaced as an unhandled error. Ours handles errors
+ * and is ended, every client closed, before the database is dropped.
+ */
+export function graphilePool(connectionString: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max });
+  pool.on("error", () => {});
+  return pool;
 }
 
 async function preparePgBoss(
