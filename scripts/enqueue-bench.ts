@@ -7,14 +7,13 @@ import { parseArgs } from "node:util";
 import type pg from "pg";
 import { createPool, withTransaction } from "../db/client";
 import { createTestDatabaseFrom, dropTestDatabase, startTestCluster } from "../db/testing/cluster";
-import { operator } from "../lib/domain/access";
 import { toJsonValue } from "../lib/domain/json";
 import { env } from "../lib/env";
 import { enqueue } from "../lib/sdk/enqueue";
 import { enqueueMany } from "../lib/sdk/enqueue-many";
-import { createApiToken } from "../lib/server/commands/api-tokens";
 import { checkAgentInput, TASKS_CHANNEL } from "../lib/server/commands/enqueue-task";
 import { appendLedger, taskStream } from "../lib/server/ledger/append-ledger";
+import { inProcessPost } from "./bench/api";
 
 export type EnqueueBench = {
   tasks: number;
@@ -116,30 +115,10 @@ export async function benchEnqueue(
   });
 
   const post = await inFresh("enq_post", async (pool) => {
-    // The web process's pool (lib/server/db.ts) is this one.
-    (globalThis as { __agentLedgerPool?: pg.Pool }).__agentLedgerPool = pool;
-    const made = await createApiToken(pool, operator("bench"), {
-      name: "bench",
-      scopes: ["tasks:enqueue"],
-    });
-    if (!made.ok) throw new Error(made.message);
-    const token = made.value.token;
-    const { POST } = await import("../app/api/v1/tasks/route");
+    const post = await inProcessPost(pool);
     const once = async (i: number, key?: string) => {
       const start = performance.now();
-      const response = await POST(
-        new Request("http://bench/api/v1/tasks", {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${token}`,
-            "content-type": "application/json",
-            ...(key ? { "idempotency-key": key } : {}),
-          },
-          body: JSON.stringify({ agent: "bench", input: { n: i } }),
-        }),
-        { params: Promise.resolve({}) },
-      );
-      if (response.status !== 201) throw new Error(`${response.status} ${await response.text()}`);
+      await post({ agent: "bench", input: { n: i } }, key);
       return performance.now() - start;
     };
     const latencies = async (keyed: boolean) => {

@@ -26,26 +26,16 @@ async function run(
   return { label, perSec: total / ((performance.now() - start) / 1000) };
 }
 
-export async function benchApi(
+/**
+ * `POST /api/v1/tasks` through its real route handler in this process, with a token of its own
+ * (tasks:enqueue) and the web process's pool set to `pool`; each call throws unless it is a 201.
+ */
+export async function inProcessPost(
   pool: pg.Pool,
-  total: number,
-  concurrency: number,
-): Promise<(Case & { ratio: number })[]> {
+): Promise<(body: unknown, key?: string) => Promise<void>> {
   // The web process's pool (lib/server/db.ts) is this one: env() was read before the database
   // existed, so hand the handler the pool directly.
   (globalThis as { __agentLedgerPool?: pg.Pool }).__agentLedgerPool = pool;
-  await pool.query(
-    `insert into agent_catalog (name, input_schema, tools, published_by)
-     values ('bench-agent', $1, '[]', 'bench') on conflict (name) do nothing`,
-    [
-      JSON.stringify({
-        type: "object",
-        properties: { n: { type: "integer" } },
-        required: ["n"],
-        additionalProperties: false,
-      }),
-    ],
-  );
   const created = await createApiToken(pool, operator("bench"), {
     name: "bench",
     scopes: ["tasks:enqueue"],
@@ -53,7 +43,7 @@ export async function benchApi(
   if (!created.ok) throw new Error(created.message);
   const token = created.value.token;
   const { POST } = await import("../../app/api/v1/tasks/route");
-  const post = async (body: unknown, key?: string) => {
+  return async (body, key) => {
     const response = await POST(
       new Request("http://bench/api/v1/tasks", {
         method: "POST",
@@ -68,6 +58,26 @@ export async function benchApi(
     );
     if (response.status !== 201) throw new Error(`${response.status} ${await response.text()}`);
   };
+}
+
+export async function benchApi(
+  pool: pg.Pool,
+  total: number,
+  concurrency: number,
+): Promise<(Case & { ratio: number })[]> {
+  await pool.query(
+    `insert into agent_catalog (name, input_schema, tools, published_by)
+     values ('bench-agent', $1, '[]', 'bench') on conflict (name) do nothing`,
+    [
+      JSON.stringify({
+        type: "object",
+        properties: { n: { type: "integer" } },
+        required: ["n"],
+        additionalProperties: false,
+      }),
+    ],
+  );
+  const post = await inProcessPost(pool);
   const body = (i: number) => ({ agent: "bench-agent", input: { n: i } });
   await run("warm-up", 200, concurrency, (i) => post(body(i)));
   const baseline = await run("library enqueue (baseline)", total, concurrency, async (i) => {
