@@ -1,7 +1,6 @@
 // enqueue, tasks, dead-letters, replay, approve, reject, export, and progress on verify and
 // seed, as scripts see them: real processes against a real database, judged by exit code,
 // output and the rows they leave. Rows a worker would write are staged directly.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,25 +12,12 @@ import { stager } from "../../db/testing/stage";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { appendLedger } from "../../lib/server/ledger/append-ledger";
 import type { EntryRow } from "../../lib/server/ledger/verify-ledger";
+import { ACTOR, cliOn, SLOW } from "./testing";
 
 const t = await setUpTestDatabase("cli-ops");
 const { step, effect, approval } = stager(t.pool);
-const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
-const ACTOR = `cli:${os.userInfo().username}`;
 const TMP = mkdtempSync(path.join(os.tmpdir(), "agent-ledger-cli-"));
-
-function cli(args: string[], input = "") {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: "utf8",
-    input,
-    env: { ...process.env, DATABASE_URL: t.appUrl, DATABASE_OWNER_URL: t.ownerUrl },
-    timeout: 120_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-// Every spawn starts tsx and the CLI afresh (seconds each on a busy machine).
-const SLOW = { timeout: 600_000 };
+const cli = cliOn(t);
 
 // What workers would have published: a mail agent with a checked input, and one that pays.
 const mailerInput = z.object({ to: z.email(), invoiceId: z.string().min(1) });

@@ -1,6 +1,5 @@
 // agent-ledger enqueue --input @file.jsonl as scripts see it: the real binary against a real
 // database, judged by exit code, output and the rows it leaves. The whole file or nothing.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,24 +7,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { ENQUEUE_CHUNK } from "../../lib/server/commands/enqueue-tasks";
+import { ACTOR, cliOn, SLOW } from "./testing";
 
 const t = await setUpTestDatabase("cli-enqueue-lines");
-const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
-const ACTOR = `cli:${os.userInfo().username}`;
 const TMP = mkdtempSync(path.join(os.tmpdir(), "agent-ledger-jsonl-"));
-
-function cli(args: string[], input = "") {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: "utf8",
-    input,
-    env: { ...process.env, DATABASE_URL: t.appUrl, DATABASE_OWNER_URL: t.ownerUrl },
-    timeout: 120_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-// Every spawn starts tsx and the CLI afresh (seconds each on a busy machine).
-const SLOW = { timeout: 600_000 };
+const cli = cliOn(t);
 
 await t.pool.query(
   "insert into agent_catalog (name, input_schema, tools, published_by) values ('mailer', $1, '[]', 'test')",
