@@ -1,7 +1,7 @@
 // What /api/metrics exposes to Prometheus, read in one read-only snapshot so the numbers agree
 // with each other. Scraped every 15 s or so: every statement is an aggregate that an index
-// bounds, a planner estimate (table-counts.ts: large tables are not scanned) or a counter kept
-// by the writes (ledger_kind_counts), and the snapshot has a statement timeout.
+// bounds or a counter kept by the writes (status_counts, ledger_kind_counts: table-counts.ts),
+// and the snapshot has a statement timeout.
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { requireScope, type Viewer } from "../../domain/access";
@@ -94,8 +94,7 @@ export async function getMetrics(
     await client.query("set transaction isolation level repeatable read, read only");
     await client.query(`set local statement_timeout = ${METRICS_STATEMENT_TIMEOUT_MS}`);
 
-    // Counts that do not scan the tables that grow with history (table-counts.ts): exact for
-    // small tables and for what a person acts on, planner estimates past EXACT_COUNT_BELOW.
+    // Exact counts that do not scan the tables that grow with history (table-counts.ts).
     const taskCounts = await countTasks(client);
 
     // tasks_claim_idx holds exactly the queued and retry_wait rows, ordered by run_at. The

@@ -38,7 +38,7 @@ export const overviewSearchSchema = z.object({
 export type OverviewSearch = z.output<typeof overviewSearchSchema>;
 
 export type OverviewDto = {
-  /** Every status, in lifecycle order, zeros included; large ones may be estimates. */
+  /** Every status, in lifecycle order, zeros included; exact (the status counters). */
   tasksByStatus: ({ status: TaskStatus } & Counted)[];
   tasksTotal: Counted;
   /** Every dead-letter reason, zeros included. Always exact. */
