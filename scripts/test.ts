@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { PROJECT_ROOT } from "../db/open";
+import { type PwSuite, playwrightFailures, type VitestFile, vitestFailures } from "./test-report";
 
 type Stage = {
   name: string;
@@ -16,6 +17,8 @@ type Stage = {
   skipped: number;
   seconds: number;
   note?: string;
+  /** Failed (and, for e2e, flaky) tests by name with the first line of their error. */
+  failures?: string[];
 };
 
 const { values } = parseArgs({
@@ -71,6 +74,7 @@ function vitest(): Stage {
         numFailedTests: number;
         numPendingTests: number;
         numTodoTests: number;
+        testResults?: VitestFile[];
       }
     | undefined;
   if (!report)
@@ -91,6 +95,7 @@ function vitest(): Stage {
     seconds: r.seconds,
     note:
       failed > report.numFailedTests ? "vitest exited non-zero (setup or suite error)" : undefined,
+    failures: vitestFailures(report.testResults ?? []),
   };
 }
 
@@ -99,7 +104,10 @@ function e2e(): Stage {
   rmSync(out, { force: true });
   const r = run(bin("playwright"), ["test"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
   const report = readJson(out) as
-    | { stats?: { expected: number; unexpected: number; flaky: number; skipped: number } }
+    | {
+        stats?: { expected: number; unexpected: number; flaky: number; skipped: number };
+        suites?: PwSuite[];
+      }
     | undefined;
   const s = report?.stats;
   if (!s)
@@ -111,6 +119,8 @@ function e2e(): Stage {
     failed,
     skipped: s.skipped,
     seconds: r.seconds,
+    note: s.flaky > 0 ? `${s.flaky} flaky (passed on retry)` : undefined,
+    failures: playwrightFailures(report?.suites ?? []),
   };
 }
 
@@ -156,6 +166,11 @@ for (const s of done) {
   console.log(
     `${s.name.padEnd(10)}  ${String(s.passed).padStart(6)}  ${String(s.failed).padStart(6)}  ${String(s.skipped).padStart(7)}  ${s.seconds.toFixed(1).padStart(7)}${s.note ? `  ${s.note}` : ""}`,
   );
+}
+const failures = done.flatMap((s) => (s.failures ?? []).map((f) => `${s.name}: ${f}`));
+if (failures.length > 0) {
+  console.log("\nfailed or flaky:");
+  for (const f of failures) console.log(`  ${f}`);
 }
 if (values.summary) writeFileSync(values.summary, JSON.stringify({ stages: done, ...total }));
 console.log(
