@@ -2,6 +2,7 @@
 // journals), and write every attempt.started entry with a single multi-stream append.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
+import { type HeadRef, noteAppended } from "../../lib/server/ledger/append-known-head";
 import { appendLedgerMany, taskStream } from "../../lib/server/ledger/append-ledger";
 import { type JournaledStep, loadJournals } from "./journal";
 import { loadPolicyRows, type PolicyRow } from "./policy";
@@ -11,6 +12,8 @@ export type ClaimedAttempt = {
   task: ClaimedTask;
   journal: Map<number, JournaledStep>;
   policyRows: PolicyRow[];
+  /** The task stream's head after attempt.started: the attempt's own appends go on it unlocked. */
+  head: HeadRef;
 };
 
 export async function claimBatch(
@@ -20,15 +23,15 @@ export async function claimBatch(
   limit: number,
   leaseMs: number,
 ): Promise<ClaimedAttempt[]> {
-  return withTransaction(pool, async (client) => {
+  const claimed = await withTransaction(pool, async (client) => {
     const tasks = await claimTasks(client, worker, agents, limit, leaseMs);
-    if (tasks.length === 0) return [];
+    if (tasks.length === 0) return undefined;
     const ids = tasks.map((t) => t.id);
     const [policyRows, journals] = [
       await loadPolicyRows(client, [...new Set(tasks.map((t) => t.agent))]),
       await loadJournals(client, ids),
     ];
-    await appendLedgerMany(
+    const started = await appendLedgerMany(
       client,
       tasks.map((t) => ({
         stream: taskStream(t.id),
@@ -38,11 +41,15 @@ export async function claimBatch(
         data: { attempt: t.attempts, agent: t.agent },
       })),
     );
-    return tasks.map((task) => ({
-      task,
-      journal: journals.get(task.id) ?? new Map(),
-      policyRows,
-    }));
+    return { tasks, policyRows, journals, started };
+  });
+  if (!claimed) return [];
+  // Heads are noted once committed: one ahead of the stream would make every append refused.
+  const { tasks, policyRows, journals, started } = claimed;
+  return tasks.map((task) => {
+    const head: HeadRef = { stream: taskStream(task.id) };
+    noteAppended(head, started);
+    return { task, journal: journals.get(task.id) ?? new Map(), policyRows, head };
   });
 }
 

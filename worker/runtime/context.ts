@@ -10,10 +10,15 @@ import type { Agent, AgentContext, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient, ModelResponse } from "../../lib/sdk/model";
 import { faultPoint } from "../../lib/server/fault-points";
+import {
+  appendOnKnownHead,
+  type HeadRef,
+  noteAppended,
+} from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { performEffect } from "./effects";
 import { DeadLetterError, LeaseLostError, SuspendError } from "./errors";
-import { type JournaledStep, journalStep } from "./journal";
+import { type JournaledStep, journalStep, journalStepCtes, journalStepValues } from "./journal";
 
 export type AttemptScope = {
   pool: pg.Pool;
@@ -27,6 +32,8 @@ export type AttemptScope = {
   /** Model cost allowed for the whole task (null: unlimited) and spent so far. */
   budget: number | null;
   spent: number;
+  /** The task stream's head as this attempt last wrote it. */
+  head: HeadRef;
 };
 
 export function createContext(
@@ -65,19 +72,29 @@ export function createContext(
     if (!ok) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
     scope.journal.set(step.seq, step);
   };
-  const recordOnce = (step: JournaledStep) =>
-    withTransaction(scope.pool, async (client) => {
-      const leased = await journalStep(client, scope.worker, scope.taskId, scope.attempt, step);
-      if (leased) {
-        await appendLedger(client, taskStream(scope.taskId), {
+  // The step and its step.completed entry in one statement, written only under our lease.
+  const recordOnce = async (step: JournaledStep) => {
+    const { appended } = await appendOnKnownHead(
+      scope.pool,
+      scope.head,
+      [
+        {
           kind: "step.completed",
           actor,
           taskId: scope.taskId,
           data: { step: step.seq, kind: step.kind, name: step.name, result: step.result },
-        });
-      }
-      return leased;
-    });
+        },
+      ],
+      {
+        name: "runtime_record_step",
+        ctes: journalStepCtes(0),
+        values: journalStepValues(scope.worker, scope.taskId, scope.attempt, step),
+        when: "exists (select 1 from journaled)",
+        select: "(select count(*) from journaled)::int as journaled",
+      },
+    );
+    return appended;
+  };
 
   return {
     taskId: scope.taskId,
@@ -160,15 +177,15 @@ export function createContext(
         result: stored,
         effectKey: null,
       };
-      const ok = await withTransaction(scope.pool, async (client) => {
+      const called = await withTransaction(scope.pool, async (client) => {
         if (!(await journalStep(client, scope.worker, scope.taskId, scope.attempt, step)))
-          return false;
+          return undefined;
         await client.query({
           name: "runtime_add_cost",
           text: "update tasks set cost = cost + $2 where id = $1",
           values: [scope.taskId, response.cost],
         });
-        await appendLedger(client, taskStream(scope.taskId), {
+        return appendLedger(client, taskStream(scope.taskId), {
           kind: "model.called",
           actor,
           taskId: scope.taskId,
@@ -184,9 +201,9 @@ export function createContext(
             cost: response.cost,
           },
         });
-        return true;
       });
-      if (!ok) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+      if (!called) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+      noteAppended(scope.head, called);
       scope.journal.set(n, step);
       scope.spent += response.cost;
       if (scope.budget !== null && scope.spent > scope.budget) {

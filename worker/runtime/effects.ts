@@ -10,6 +10,7 @@ import { holdsRedacted, redact } from "../../lib/domain/redact";
 import type { ReconcileOutcome, Tool } from "../../lib/sdk/define";
 import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
 import { faultPoint } from "../../lib/server/fault-points";
+import { appendOnKnownHead, type HeadRef } from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import {
   ApprovalNeededError,
@@ -18,7 +19,7 @@ import {
   SuspendError,
   serializeError,
 } from "./errors";
-import { journalStep } from "./journal";
+import { journalStep, journalStepCtes, journalStepValues } from "./journal";
 
 export type EffectRunner = {
   pool: pg.Pool;
@@ -28,6 +29,8 @@ export type EffectRunner = {
   /** How long an effect's claim lasts before it counts as outcome unknown. */
   effectLeaseMs: number;
   signal: AbortSignal;
+  /** The task stream's head as this attempt last wrote it. */
+  head: HeadRef;
 };
 
 type EffectRow = {
@@ -84,36 +87,50 @@ export async function performEffect(
     data: { tool: tool.name, step: stepSeq, attempt: run.attempt, ...data },
   });
 
-  const claim = await withTransaction(run.pool, async (client): Promise<Claim> => {
+  const claimValues = [
+    key,
+    run.taskId,
+    stepSeq,
+    tool.name,
+    JSON.stringify(intent),
+    JSON.stringify(redacted),
+    fingerprint,
+    run.worker,
+    run.effectLeaseMs,
+  ];
+  const claimed = (row: { leased: number; inserted: number } | undefined) => {
+    if (!row || row.leased === 0) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
+    return row.inserted === 1;
+  };
+  // A first claim (the common case) is one statement: the key and its effect.started entry on
+  // the head this attempt knows. A gated tool checks its approval first; a key claimed before
+  // is resolved in a transaction that can read and lock what is there.
+  let claim: Claim | undefined;
+  if (!tool.requiresApproval) {
+    const { row } = await appendOnKnownHead<{ leased: number; inserted: number }>(
+      run.pool,
+      run.head,
+      [entry("effect.started", { args: redacted, fingerprint })],
+      {
+        name: "runtime_claim_effect_new",
+        ctes: CLAIM_EFFECT_CTES,
+        values: claimValues,
+        when: "exists (select 1 from ins)",
+        select: CLAIM_EFFECT_SELECT,
+      },
+    );
+    if (claimed(row)) claim = { action: "execute" };
+  }
+  claim ??= await withTransaction(run.pool, async (client): Promise<Claim> => {
     if (tool.requiresApproval?.(args) && !(await approvedOrDone(client, key, fingerprint))) {
       return { action: "park" };
     }
     const inserted = await client.query<{ leased: number; inserted: number }>({
       name: "runtime_claim_effect",
-      text: `with lease as (
-               select id from tasks where id = $2 and lease_owner = $8 and status = 'running' for share
-             ), ins as (
-               insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
-               select $1, $2, $3, $4, $5, $6, $7, 'started', $8, now() + $9 * interval '1 millisecond' from lease
-               on conflict (key) do nothing
-               returning key
-             )
-             select (select count(*) from lease)::int as leased, (select count(*) from ins)::int as inserted`,
-      values: [
-        key,
-        run.taskId,
-        stepSeq,
-        tool.name,
-        JSON.stringify(intent),
-        JSON.stringify(redacted),
-        fingerprint,
-        run.worker,
-        run.effectLeaseMs,
-      ],
+      text: `with ${CLAIM_EFFECT_CTES} select ${CLAIM_EFFECT_SELECT}`,
+      values: claimValues,
     });
-    const row = inserted.rows[0];
-    if (!row || row.leased === 0) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
-    if (row.inserted === 1) {
+    if (claimed(inserted.rows[0])) {
       await appendLedger(client, stream, entry("effect.started", { args: redacted, fingerprint }));
       return { action: "execute" };
     }
@@ -153,6 +170,18 @@ export async function performEffect(
   }
   return execute(run, tool, args, key, stepSeq, entry);
 }
+
+/** Claims an effect's key under the task's lease: `leased` 0 means the lease is gone. */
+const CLAIM_EFFECT_CTES = `lease as (
+    select id from tasks where id = $2 and lease_owner = $8 and status = 'running' for share
+  ), ins as (
+    insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
+    select $1, $2, $3, $4, $5, $6, $7, 'started', $8, now() + $9 * interval '1 millisecond' from lease
+    on conflict (key) do nothing
+    returning key
+  )`;
+const CLAIM_EFFECT_SELECT =
+  "(select count(*) from lease)::int as leased, (select count(*) from ins)::int as inserted";
 
 function cannotActOnRedacted(tool: Tool): NonRetryableError {
   return new NonRetryableError(
@@ -383,32 +412,34 @@ async function recordSuccess(
   // Retried through a database outage: the effect happened, and left `started` under our claim
   // the heartbeat would keep it "in flight" for every later attempt. A try whose COMMIT answer
   // was lost finds the effect already succeeded and does not append its entry twice.
-  const stillLeased = await retryOnConnectionError(({ inDoubt }) =>
-    withTransaction(run.pool, async (client) => {
-      // The result is a fact whoever holds the task now, so it is recorded regardless.
-      const recorded = await client.query({
-        name: "runtime_effect_succeeded",
-        text: `update effects set status = 'succeeded', result = $2, error = null, lease_owner = null,
-               lease_expires_at = null, completed_at = now(), updated_at = now()
-             where key = $1 and status <> 'succeeded'`,
-        values: [key, JSON.stringify(result)],
-      });
-      if (recorded.rowCount === 1 || !inDoubt) {
-        await appendLedger(
-          client,
-          taskStream(run.taskId),
-          entry("effect.succeeded", { result: redact(result, sensitive), ...extra }),
-        );
-      }
-      return journalStep(client, run.worker, run.taskId, run.attempt, {
-        seq: stepSeq,
-        kind: "tool",
-        name: tool.name,
-        result,
-        effectKey: key,
-      });
-    }),
-  );
+  // One statement: the result, its effect.succeeded entry, and the step under our lease.
+  const stillLeased = await retryOnConnectionError(async ({ inDoubt }) => {
+    const step = { seq: stepSeq, kind: "tool" as const, name: tool.name, result, effectKey: key };
+    const { row } = await appendOnKnownHead<{ leased: number }>(
+      run.pool,
+      run.head,
+      [entry("effect.succeeded", { result: redact(result, sensitive), ...extra })],
+      {
+        name: "runtime_record_effect",
+        // The result is a fact whoever holds the task now, so it is recorded regardless.
+        ctes: `recorded as (
+                 update effects set status = 'succeeded', result = $2, error = null, lease_owner = null,
+                   lease_expires_at = null, completed_at = now(), updated_at = now()
+                 where key = $1 and status <> 'succeeded'
+                 returning 1
+               ), ${journalStepCtes(2)}`,
+        values: [
+          key,
+          JSON.stringify(result),
+          ...journalStepValues(run.worker, run.taskId, run.attempt, step),
+          !inDoubt,
+        ],
+        when: "exists (select 1 from recorded) or $11::boolean",
+        select: "(select count(*) from journaled)::int as leased",
+      },
+    );
+    return row.leased === 1;
+  });
   if (!stillLeased) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
   return result;
 }

@@ -48,6 +48,43 @@ export async function loadJournals(
   return journals;
 }
 
+/**
+ * The lease-guarded journal write as two CTEs, `lease` and `journaled` (one row when written),
+ * with its 8 values numbered from $`after + 1`: a statement of its own here, or part of one that
+ * also records an effect's result and appends the step's entries.
+ */
+export function journalStepCtes(after: number): string {
+  const p = (i: number) => `$${after + i}`;
+  return `lease as (
+             select id from tasks where id = ${p(1)} and lease_owner = ${p(2)} and status = 'running' for share
+           ), journaled as (
+             insert into steps (task_id, seq, kind, name, status, result, effect_key, attempt, completed_at)
+             select ${p(1)}, ${p(3)}, ${p(4)}, ${p(5)}, 'completed', ${p(6)}, ${p(7)}, ${p(8)}, now() from lease
+             on conflict (task_id, seq) do update
+               set kind = excluded.kind, name = excluded.name, status = 'completed', result = excluded.result,
+                   effect_key = excluded.effect_key, attempt = excluded.attempt, completed_at = excluded.completed_at
+             returning seq
+           )`;
+}
+
+export function journalStepValues(
+  worker: string,
+  taskId: string,
+  attempt: number,
+  step: JournaledStep,
+): unknown[] {
+  return [
+    taskId,
+    worker,
+    step.seq,
+    step.kind,
+    step.name,
+    JSON.stringify(step.result),
+    step.effectKey,
+    attempt,
+  ];
+}
+
 /** Writes a completed step if the task is still leased to `worker`; false means the lease is gone. */
 export async function journalStep(
   client: SqlClient,
@@ -58,25 +95,8 @@ export async function journalStep(
 ): Promise<boolean> {
   const { rows } = await client.query<{ seq: number }>({
     name: "runtime_journal_step",
-    text: `with lease as (
-             select id from tasks where id = $1 and lease_owner = $2 and status = 'running' for share
-           )
-           insert into steps (task_id, seq, kind, name, status, result, effect_key, attempt, completed_at)
-           select $1, $3, $4, $5, 'completed', $6, $7, $8, now() from lease
-           on conflict (task_id, seq) do update
-             set kind = excluded.kind, name = excluded.name, status = 'completed', result = excluded.result,
-                 effect_key = excluded.effect_key, attempt = excluded.attempt, completed_at = excluded.completed_at
-           returning seq`,
-    values: [
-      taskId,
-      worker,
-      step.seq,
-      step.kind,
-      step.name,
-      JSON.stringify(step.result),
-      step.effectKey,
-      attempt,
-    ],
+    text: `with ${journalStepCtes(0)} select seq from journaled`,
+    values: journalStepValues(worker, taskId, attempt, step),
   });
   return rows.length === 1;
 }

@@ -10,6 +10,7 @@ import { errorFields, type Logger } from "../../lib/log";
 import type { Agent } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient } from "../../lib/sdk/model";
+import { appendOnKnownHead } from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import type { ClaimedAttempt } from "./claim-batch";
 import { createContext } from "./context";
@@ -22,7 +23,7 @@ import {
 } from "./errors";
 import { decideFailure, resolveTaskPolicy } from "./policy";
 import {
-  completeTask,
+  completeTaskStatement,
   failTask,
   notifyRunnable,
   parkForApproval,
@@ -91,6 +92,7 @@ export async function runAttempt(
         model: deps.model,
         budget: policy.budget,
         spent: task.cost,
+        head: claimed.head,
       },
       agent,
     );
@@ -142,18 +144,23 @@ async function recordOutcome(
   const { task } = claimed;
   const actor = `worker:${deps.worker}`;
   const stream = taskStream(task.id);
+  const entry = (kind: string, data: Record<string, JsonValue>) => ({
+    kind,
+    actor,
+    taskId: task.id,
+    data: { attempt: task.attempts, ...data },
+  });
+  if (outcome.ok) {
+    // The common case in one statement: the task finished and its entry, on the head we know.
+    const { row } = await appendOnKnownHead<{ done: number }>(
+      deps.pool,
+      claimed.head,
+      [entry("task.succeeded", { result: outcome.result })],
+      completeTaskStatement(deps.worker, task.id, outcome.result),
+    );
+    return row.done === 1 ? "succeeded" : "lost";
+  }
   return withTransaction(deps.pool, async (client): Promise<AttemptOutcome> => {
-    const entry = (kind: string, data: Record<string, JsonValue>) => ({
-      kind,
-      actor,
-      taskId: task.id,
-      data: { attempt: task.attempts, ...data },
-    });
-    if (outcome.ok) {
-      if (!(await completeTask(client, deps.worker, task.id, outcome.result))) return "lost";
-      await appendLedger(client, stream, entry("task.succeeded", { result: outcome.result }));
-      return "succeeded";
-    }
     const err = outcome.error;
     if (err instanceof ApprovalNeededError) {
       if (!(await parkForApproval(client, deps.worker, task.id, err.approval))) return "lost";

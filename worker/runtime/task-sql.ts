@@ -5,6 +5,7 @@ import type { SqlClient } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
 import type { DeadReason } from "../../lib/domain/task-states";
 import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
+import type { KnownHeadStatement } from "../../lib/server/ledger/append-known-head";
 
 export type ClaimedTask = {
   id: string;
@@ -79,20 +80,27 @@ export async function extendEffectLeases(
   });
 }
 
-export async function completeTask(
-  client: SqlClient,
+/**
+ * Success, as the statement that also appends task.succeeded (append-known-head.ts): the task
+ * is finished only under our lease, and the entry is written only if it was.
+ */
+export function completeTaskStatement(
   worker: string,
   id: string,
   result: JsonValue,
-): Promise<boolean> {
-  const { rowCount } = await client.query({
+): KnownHeadStatement {
+  return {
     name: "runtime_complete_task",
-    text: `update tasks set status = 'succeeded', result = $3, lease_owner = null, lease_expires_at = null,
-             version = version + 1, updated_at = now(), status_changed_at = now()
-           where id = $1 and lease_owner = $2 and status = 'running'`,
+    ctes: `done as (
+             update tasks set status = 'succeeded', result = $3, lease_owner = null, lease_expires_at = null,
+               version = version + 1, updated_at = now(), status_changed_at = now()
+             where id = $1 and lease_owner = $2 and status = 'running'
+             returning 1
+           )`,
     values: [id, worker, JSON.stringify(result)],
-  });
-  return rowCount === 1;
+    when: "exists (select 1 from done)",
+    select: "(select count(*) from done)::int as done",
+  };
 }
 
 export type FailOutcome =

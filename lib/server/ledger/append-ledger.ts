@@ -89,10 +89,64 @@ async function lockStreamHeads(
   }
   if (missing.length > 0 || !now)
     throw new Error(`could not lock ledger streams ${missing.join(", ")}`);
+  noteDatabaseClock(now);
   return { heads, now };
 }
 
 export type NewStreamEntry = NewLedgerEntry & { stream: string };
+
+// The database's clock as this process last saw it, for entries whose time is chosen here
+// (appends against a known head, append-known-head.ts): off by at most one round trip.
+let clockOffsetMs = 0;
+
+function noteDatabaseClock(now: Date): void {
+  clockOffsetMs = now.getTime() - Date.now();
+}
+
+/** The database's time now, to the millisecond entries store, never before `notBefore`. */
+export function databaseNow(notBefore?: Date): Date {
+  const t = Date.now() + clockOffsetMs;
+  return new Date(Math.max(t, notBefore?.getTime() ?? 0));
+}
+
+export type PreparedEntry = Omit<NewStreamEntry, "data" | "taskId" | "key"> & {
+  data: JsonValue;
+  taskId: string | null;
+  key: string | null;
+};
+
+/** Checks every entry and redacts its data: what is hashed is exactly what is stored. */
+export function prepareEntries(entries: readonly NewStreamEntry[]): PreparedEntry[] {
+  return entries.map((e, i) => {
+    if (!STREAM_PATTERN.test(e.stream))
+      throw new LedgerInputError(`bad ledger stream name: ${e.stream}`);
+    if (!KIND_PATTERN.test(e.kind)) throw new LedgerInputError(`bad ledger entry kind: ${e.kind}`);
+    if (e.actor.trim() === "") throw new LedgerInputError("a ledger entry needs an actor");
+    const data: JsonValue = redact(
+      toJsonValue(e.data ?? {}, `entry[${i}].data`),
+      e.sensitive ?? [],
+    );
+    if (e.taskId != null && !UUID_PATTERN.test(e.taskId)) {
+      throw new LedgerInputError(`bad task id: ${e.taskId}`);
+    }
+    // PostgreSQL returns uuids in lower case; hash what will be read back.
+    return { ...e, data, taskId: e.taskId?.toLowerCase() ?? null, key: e.key ?? null };
+  });
+}
+
+/** The chain hash of a prepared entry at `seq` and time `at` (ISO) after `prevHash`. */
+export function hashEntry(prevHash: string, e: PreparedEntry, seq: number, at: string): string {
+  return entryHash(prevHash, {
+    stream: e.stream,
+    seq,
+    at,
+    kind: e.kind,
+    actor: e.actor,
+    taskId: e.taskId,
+    key: e.key,
+    data: e.data,
+  });
+}
 
 /** Appends entries to one stream. */
 export async function appendLedger(
@@ -116,22 +170,7 @@ export async function appendLedgerMany(
   entries: readonly NewStreamEntry[],
 ): Promise<AppendedEntry[]> {
   if (entries.length === 0) return [];
-  const prepared = entries.map((e, i) => {
-    if (!STREAM_PATTERN.test(e.stream))
-      throw new LedgerInputError(`bad ledger stream name: ${e.stream}`);
-    if (!KIND_PATTERN.test(e.kind)) throw new LedgerInputError(`bad ledger entry kind: ${e.kind}`);
-    if (e.actor.trim() === "") throw new LedgerInputError("a ledger entry needs an actor");
-    const data: JsonValue = redact(
-      toJsonValue(e.data ?? {}, `entry[${i}].data`),
-      e.sensitive ?? [],
-    );
-    if (e.taskId != null && !UUID_PATTERN.test(e.taskId)) {
-      throw new LedgerInputError(`bad task id: ${e.taskId}`);
-    }
-    // PostgreSQL returns uuids in lower case; hash what will be read back.
-    return { ...e, data, taskId: e.taskId?.toLowerCase() ?? null, key: e.key ?? null };
-  });
-
+  const prepared = prepareEntries(entries);
   const streams = [...new Set(prepared.map((e) => e.stream))].sort();
   const { heads, now } = await lockStreamHeads(client, streams);
   faultPoint("ledger.append");
@@ -150,16 +189,7 @@ export async function appendLedgerMany(
   for (const e of prepared) {
     const head = heads.get(e.stream) as { seq: number; hash: string };
     const seq = head.seq + 1;
-    const hash = entryHash(head.hash, {
-      stream: e.stream,
-      seq,
-      at,
-      kind: e.kind,
-      actor: e.actor,
-      taskId: e.taskId,
-      key: e.key,
-      data: e.data,
-    });
+    const hash = hashEntry(head.hash, e, seq, at);
     cols.stream.push(e.stream);
     cols.seq.push(seq);
     cols.kind.push(e.kind);
