@@ -78,11 +78,13 @@ export function createDb(pool: pg.Pool): Db {
 export async function withTransaction<T>(
   pool: pg.Pool,
   fn: (client: pg.PoolClient) => Promise<T>,
+  /** Set in the BEGIN itself (one round trip, not two): e.g. "read committed". */
+  isolation?: "read committed" | "repeatable read" | "serializable",
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query("begin");
+    await client.query(isolation ? `begin isolation level ${isolation}` : "begin");
     const result = await fn(client);
     try {
       await client.query("commit");

@@ -7,7 +7,6 @@ import { type SqlClient, withTransaction } from "../../../db/client";
 import { payloadFingerprint } from "../../domain/hash";
 import { canonicalJson, type JsonValue, toJsonValue } from "../../domain/json";
 import { describeIssues } from "../../domain/zod-issues";
-import { errorFields, logger } from "../../log";
 
 /** The published default retention of a key: 24 hours, as Stripe keeps its keys. */
 export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -110,56 +109,58 @@ export async function runIdempotent(
   const s = parsed.data;
   let outcome: IdempotentOutcome;
   try {
-    outcome = await withTransaction(pool, async (client) => {
-      // Each statement must see what committed before it began, whatever the server's default.
-      await client.query("set transaction isolation level read committed");
-      const seen = await readLive(client, s);
-      if (seen) return seen;
-      const { rows } = await client.query<{ locked: boolean }>(
-        "select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked",
-        [canonicalJson(["idempotency", s.principal, s.operation, s.key])],
-      );
-      if (!rows[0]?.locked) return { kind: "in_flight" as const };
-      const again = await readLive(client, s);
-      if (again) return again;
-      // An expired key is a new key: its old row goes.
-      await client.query(
-        `delete from idempotency_keys
-         where principal = $1 and operation = $2 and key = $3 and expires_at <= now()`,
-        [s.principal, s.operation, s.key],
-      );
-      const response = parseWorkResponse(await work(client));
-      if (!response.store) throw new NotStored(response.response);
-      const inserted = await client.query(
-        `insert into idempotency_keys
-           (principal, operation, key, fingerprint, status, body, headers, expires_at)
-         values ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8::double precision / 1000))
-         on conflict do nothing`,
-        [
-          s.principal,
-          s.operation,
-          s.key,
-          s.fingerprint,
-          response.response.status,
-          JSON.stringify(response.response.body),
-          JSON.stringify(response.response.headers),
-          s.retentionMs,
-        ],
-      );
-      if (inserted.rowCount === 0) throw new LostRace();
-      return { kind: "fresh" as const, stored: true, ...response.response };
-    });
+    // Each statement must see what committed before it began, whatever the server's default.
+    outcome = await withTransaction(
+      pool,
+      async (client) => {
+        const seen = await readLive(client, s, "lock");
+        if (seen.outcome) return seen.outcome;
+        if (!seen.locked) return { kind: "in_flight" as const };
+        // A new statement, so a new snapshot: a holder that committed just before we took the
+        // lock is seen now. An expired key is a new key: its old row goes in the same statement.
+        const again = await readLive(client, s, "drop-expired");
+        if (again.outcome) return again.outcome;
+        const response = parseWorkResponse(await work(client));
+        if (!response.store) throw new NotStored(response.response);
+        // Expired keys go with the insert, at the very end: their row locks last for the COMMIT.
+        const inserted = await client.query<{ inserted: number }>({
+          name: "idempotency_store",
+          text: `with purged as (
+                   delete from idempotency_keys
+                   where (principal, operation, key) in (
+                     select principal, operation, key from idempotency_keys
+                     where expires_at <= now()
+                     order by expires_at
+                     limit ${PURGE_BATCH}
+                     for update skip locked)
+                 ), ins as (
+                   insert into idempotency_keys
+                     (principal, operation, key, fingerprint, status, body, headers, expires_at)
+                   values ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8::double precision / 1000))
+                   on conflict do nothing
+                   returning 1
+                 )
+                 select (select count(*) from ins)::int as inserted`,
+          values: [
+            s.principal,
+            s.operation,
+            s.key,
+            s.fingerprint,
+            response.response.status,
+            JSON.stringify(response.response.body),
+            JSON.stringify(response.response.headers),
+            s.retentionMs,
+          ],
+        });
+        if (inserted.rows[0]?.inserted !== 1) throw new LostRace();
+        return { kind: "fresh" as const, stored: true, ...response.response };
+      },
+      "read committed",
+    );
   } catch (err) {
     if (err instanceof NotStored) return { kind: "fresh", stored: false, ...err.response };
     if (err instanceof LostRace) return { kind: "in_flight" };
     throw err;
-  }
-  if (outcome.kind === "fresh") {
-    // Outside the request's transaction, so it holds no row locks for the work's duration. A
-    // failure here must not turn a committed response into an error: the next insert retries.
-    await purgeExpiredIdempotencyKeys(pool, PURGE_BATCH).catch((err: unknown) => {
-      logger("idempotency").warn(errorFields(err), "purging expired keys failed");
-    });
   }
   return outcome;
 }
@@ -188,32 +189,71 @@ export async function purgeExpiredIdempotencyKeys(
   return rowCount ?? 0;
 }
 
+type Seen = Exclude<IdempotentOutcome, { kind: "fresh" | "in_flight" }>;
+
+/**
+ * The live row of this key, if any. `lock`: with none, also tries the key's transaction-scoped
+ * advisory lock, without waiting (taken only when there is nothing to replay, so replays never
+ * contend). `drop-expired`: also deletes the key's expired row, which the insert would meet.
+ */
 async function readLive(
   client: SqlClient,
   s: IdempotencyScope,
-): Promise<Exclude<IdempotentOutcome, { kind: "fresh" | "in_flight" }> | null> {
+  also: "lock" | "drop-expired",
+): Promise<{ outcome: Seen | null; locked: boolean }> {
   const { rows } = await client.query<{
-    fingerprint: string;
+    fingerprint: string | null;
     status: number;
     body: JsonValue;
     headers: Record<string, string>;
     created_at: Date;
-  }>(
-    `select fingerprint, status, body, headers, created_at from idempotency_keys
-     where principal = $1 and operation = $2 and key = $3 and expires_at > now()`,
-    [s.principal, s.operation, s.key],
-  );
+    locked: boolean | null;
+  }>({
+    name: `idempotency_read_${also}`,
+    text:
+      also === "lock"
+        ? `with live as (
+             select fingerprint, status, body, headers, created_at from idempotency_keys
+             where principal = $1 and operation = $2 and key = $3 and expires_at > now()
+           )
+           select live.*, null::boolean as locked from live
+           union all
+           select null, null, null, null, null, pg_try_advisory_xact_lock(hashtextextended($4, 0))
+           where not exists (select 1 from live)`
+        : `with expired as (
+             delete from idempotency_keys
+             where principal = $1 and operation = $2 and key = $3 and expires_at <= now()
+           )
+           select fingerprint, status, body, headers, created_at, null::boolean as locked
+           from idempotency_keys
+           where principal = $1 and operation = $2 and key = $3 and expires_at > now()`,
+    values:
+      also === "lock"
+        ? [
+            s.principal,
+            s.operation,
+            s.key,
+            canonicalJson(["idempotency", s.principal, s.operation, s.key]),
+          ]
+        : [s.principal, s.operation, s.key],
+  });
   const row = rows[0];
-  if (!row) return null;
+  if (!row || row.fingerprint === null) return { outcome: null, locked: row?.locked === true };
   if (row.fingerprint !== s.fingerprint) {
-    return { kind: "mismatch", fingerprint: s.fingerprint, storedFingerprint: row.fingerprint };
+    return {
+      outcome: { kind: "mismatch", fingerprint: s.fingerprint, storedFingerprint: row.fingerprint },
+      locked: false,
+    };
   }
   return {
-    kind: "replay",
-    status: row.status,
-    body: row.body,
-    headers: row.headers,
-    createdAt: row.created_at,
+    outcome: {
+      kind: "replay",
+      status: row.status,
+      body: row.body,
+      headers: row.headers,
+      createdAt: row.created_at,
+    },
+    locked: false,
   };
 }
 
