@@ -11,14 +11,18 @@ export async function stageUnknownOutcome(
   pool: pg.Pool,
   opts: { agent: string; tool: string; args: JsonValue; intent: JsonValue },
 ): Promise<{ taskId: string; key: string; version: number }> {
-  const { taskId } = await withTransaction(pool, (c) =>
-    insertTask(c, { agent: opts.agent, input: {}, actor: "test" }),
-  );
-  const { rows } = await pool.query<{ version: number }>(
-    `update tasks set status = 'dead', dead_reason = 'outcome_unknown', attempts = 1,
-       version = version + 1 where id = $1 returning version`,
-    [taskId],
-  );
+  // Dead in the transaction that creates it: a worker running this agent (the reconcile spec
+  // starts one) must never see it queued, or it claims it first and the update to dead breaks
+  // the lease check (a CI rehearsal hit that race).
+  const { taskId, rows } = await withTransaction(pool, async (c) => {
+    const { taskId } = await insertTask(c, { agent: opts.agent, input: {}, actor: "test" });
+    const { rows } = await c.query<{ version: number }>(
+      `update tasks set status = 'dead', dead_reason = 'outcome_unknown', attempts = 1,
+         version = version + 1 where id = $1 returning version`,
+      [taskId],
+    );
+    return { taskId, rows };
+  });
   const key = deriveEffectKey(taskId, opts.tool, opts.intent);
   await pool.query(
     `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
