@@ -18,6 +18,11 @@ const schema = z
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     CI: optional(z.string()),
     DATABASE_URL: optional(postgresUrl),
+    /**
+     * A read replica for the dashboard's screens, the ledger listing and /why; writes, commands,
+     * auth and reads right after a person's own action stay on DATABASE_URL. Unset: the primary.
+     */
+    DATABASE_READ_URL: optional(postgresUrl),
     DATABASE_OWNER_URL: optional(postgresUrl),
     TEST_DATABASE_URL: optional(postgresUrl),
     PORT: z.coerce

@@ -6,7 +6,7 @@ import { CollapsibleSidebar } from "../../components/shell/collapsible-sidebar";
 import { SidebarNav } from "../../components/shell/sidebar-nav";
 import { UserMenu } from "../../components/shell/user-menu";
 import { pageViewer } from "../../lib/auth/page";
-import { getPool } from "../../lib/server/db";
+import { pageReaders } from "../../lib/auth/read-your-writes";
 import { countInbox } from "../../lib/server/queries/list-inbox";
 
 export const dynamic = "force-dynamic";
@@ -17,7 +17,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   const viewer = await pageViewer("tasks:read");
   if (viewer.kind !== "user") return null;
   // The sidebar's inbox count arrives with the page (indexed counts), then stays live.
-  const inboxCounts = await countInbox(getPool(), viewer);
+  const inboxCounts = await countInbox((await pageReaders()).pool, viewer);
   // The sidebar is inside the provider too: its inbox count is a live query.
   return (
     <QueryProvider>

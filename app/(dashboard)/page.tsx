@@ -3,8 +3,8 @@ import { InvalidAddress } from "../../components/filters/invalid-address";
 import { LiveOverview } from "../../components/overview/live-overview";
 import { PageHeader } from "../../components/ui/page-header";
 import { pageViewer } from "../../lib/auth/page";
+import { pageReaders } from "../../lib/auth/read-your-writes";
 import { env } from "../../lib/env";
-import { getPool } from "../../lib/server/db";
 import { getOverview, overviewSearchSchema } from "../../lib/server/queries/get-overview";
 import { parseSearchParams, type SearchParams } from "../../lib/server/queries/parse-search-params";
 
@@ -35,7 +35,7 @@ export default async function OverviewPage({
       />
     );
   }
-  const overview = await getOverview(getPool(), viewer, {
+  const overview = await getOverview((await pageReaders()).pool, viewer, {
     leaseMs: env().AGENT_LEDGER_LEASE_MS,
     window: parsed.data.window,
   });

@@ -4,7 +4,7 @@
 // so a bad address is a 400 that says what was wrong, never a 500.
 import type { z } from "zod";
 import type { Scope, Viewer } from "../domain/access";
-import { isConnectionError } from "../server/db";
+import { isConnectionError, type Readers, screenReaders } from "../server/db";
 import { parseSearchParams, type SearchParams } from "../server/queries/parse-search-params";
 import { guardRoute } from "./guard-route";
 import { problem, unavailable } from "./problems";
@@ -14,8 +14,11 @@ export type ScreenSpec<S extends z.ZodType, T> = {
   scope: Scope;
   /** The page's search-params schema (an object schema; `z.object({})` for none). */
   search: S;
-  /** The page's query; null is a 404 (e.g. a task that does not exist). */
-  read: (viewer: Viewer, search: z.output<S>) => Promise<T | null>;
+  /**
+   * The page's query, through the replica when one is configured (the primary for a while after
+   * this person's own action); null is a 404 (e.g. a task that does not exist).
+   */
+  read: (viewer: Viewer, search: z.output<S>, readers: Readers) => Promise<T | null>;
 };
 
 export function screenRoute<S extends z.ZodType, T>(spec: ScreenSpec<S, T>) {
@@ -29,7 +32,7 @@ export function screenRoute<S extends z.ZodType, T>(spec: ScreenSpec<S, T>) {
     if (!parsed.ok) return problem("invalid-request", parsed.errors.join(" "));
     let data: T | null;
     try {
-      data = await spec.read(viewer, parsed.data);
+      data = await spec.read(viewer, parsed.data, screenReaders(request.headers.get("cookie")));
     } catch (error) {
       if (isConnectionError(error)) return unavailable();
       throw error;

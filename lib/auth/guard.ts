@@ -8,6 +8,7 @@ import { AuthError, requireScope, type Scope, type Viewer } from "../domain/acce
 import type { CommandResult } from "../domain/command-result";
 import { unstorable } from "../domain/json";
 import { describeIssues, issueFields } from "../domain/zod-issues";
+import { markWrote } from "./read-your-writes";
 import { viewerFromSession } from "./viewer";
 
 export type ActionResult<T> =
@@ -67,7 +68,10 @@ export function defineAction<S extends z.ZodType, T>(
     if (refused) return { ok: false, status: 400, error: `${refused}; it cannot be stored` };
     const parsed = spec.input.safeParse(plain);
     if (!parsed.success) return zodFailure(parsed.error);
-    return spec.run(parsed.data, viewer as Viewer);
+    const result = await spec.run(parsed.data, viewer as Viewer);
+    // The page this action refreshes must show what it did, not what a replica still holds.
+    await markWrote();
+    return result;
   };
 }
 

@@ -1,5 +1,6 @@
-// The web process's database handle. `npm start` passes DATABASE_URL to the web server (the
-// embedded database's app-role URL by default), so here it is required.
+// The web process's database handles. `npm start` passes DATABASE_URL to the web server (the
+// embedded database's app-role URL by default), so here it is required. DATABASE_READ_URL, when
+// set, is a second pool (a replica) that only reads shaped for a screen go through.
 import type pg from "pg";
 import { createDb, createPool, type Db } from "../../db/client";
 import { env } from "../env";
@@ -10,6 +11,8 @@ export { isConnectionError } from "../../db/retry";
 const holder = globalThis as typeof globalThis & {
   __agentLedgerPool?: pg.Pool;
   __agentLedgerDb?: Db;
+  __agentLedgerReadPool?: pg.Pool;
+  __agentLedgerReadDb?: Db;
 };
 
 export function getPool(): pg.Pool {
@@ -32,4 +35,50 @@ export function getPool(): pg.Pool {
 export function getDb(): Db {
   holder.__agentLedgerDb ??= createDb(getPool());
   return holder.__agentLedgerDb;
+}
+
+export function readReplicaConfigured(): boolean {
+  return env().DATABASE_READ_URL !== undefined;
+}
+
+/**
+ * The replica's pool, or the primary's when DATABASE_READ_URL is unset. Only reads go here:
+ * a replica refuses writes, and it lags, so nothing that must see a write it just made may use it.
+ */
+export function getReadPool(): pg.Pool {
+  const { DATABASE_READ_URL, DATABASE_POOL_MAX } = env();
+  if (!DATABASE_READ_URL) return getPool();
+  holder.__agentLedgerReadPool ??= createPool(DATABASE_READ_URL, {
+    max: DATABASE_POOL_MAX,
+    applicationName: "agent-ledger-web-read",
+    log: logger("db-read"),
+  });
+  return holder.__agentLedgerReadPool;
+}
+
+export function getReadDb(): Db {
+  if (!readReplicaConfigured()) return getDb();
+  holder.__agentLedgerReadDb ??= createDb(getReadPool());
+  return holder.__agentLedgerReadDb;
+}
+
+/** What a screen reads through: both handles on one side, so a screen never mixes the two. */
+export type Readers = { db: Db; pool: pg.Pool };
+
+/**
+ * Set by every server action (lib/auth/read-your-writes.ts) while a replica is configured: for
+ * this long afterwards that person's screens read the primary, so the page an action refreshes
+ * shows what the action did rather than what a lagging replica still holds.
+ */
+export const WROTE_COOKIE = "agent-ledger.wrote";
+export const READ_YOUR_WRITES_SECONDS = 10;
+
+const WROTE = new RegExp(`(?:^|;\\s*)${WROTE_COOKIE.replace(".", "\\.")}=`);
+
+/** Where a screen reads for a request with this Cookie header. */
+export function screenReaders(cookieHeader: string | null): Readers {
+  if (!readReplicaConfigured() || (cookieHeader !== null && WROTE.test(cookieHeader))) {
+    return { db: getDb(), pool: getPool() };
+  }
+  return { db: getReadDb(), pool: getReadPool() };
 }

@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { LiveApprovals } from "../../../components/approvals/live-approvals";
 import { PageHeader } from "../../../components/ui/page-header";
 import { pageViewer } from "../../../lib/auth/page";
+import { pageReaders } from "../../../lib/auth/read-your-writes";
 import { actorOf, can } from "../../../lib/domain/access";
-import { getDb, getPool } from "../../../lib/server/db";
 import { getApprovalsScreen } from "../../../lib/server/queries/get-approvals-screen";
 import { DECIDED_APPROVALS_LIMIT } from "../../../lib/server/queries/list-approvals";
 
@@ -12,7 +12,8 @@ export const metadata: Metadata = { title: "Approvals" };
 
 export default async function ApprovalsPage() {
   const viewer = await pageViewer("tasks:read");
-  const screen = await getApprovalsScreen(getDb(), getPool(), viewer);
+  const { db, pool } = await pageReaders();
+  const screen = await getApprovalsScreen(db, pool, viewer);
   // The scope alone, for the sentence: whether a given request can be decided now is the
   // task's allowedActions.
   const decides = can(viewer, "approvals:decide");

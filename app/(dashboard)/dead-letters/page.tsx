@@ -12,10 +12,10 @@ import { DEAD_REASON_LABEL } from "../../../components/ui/labels";
 import { PageHeader } from "../../../components/ui/page-header";
 import { Stat } from "../../../components/ui/stat";
 import { pageViewer } from "../../../lib/auth/page";
+import { pageReaders } from "../../../lib/auth/read-your-writes";
 import { principalOf } from "../../../lib/domain/access";
 import { BULK_ACTIONS, BULK_TASK_ACTION } from "../../../lib/domain/bulk-actions";
 import { refusalOf } from "../../../lib/domain/task-actions";
-import { getDb } from "../../../lib/server/db";
 import { readDeadLettersScreen } from "../../../lib/server/queries/dead-letters-screen";
 import { listPendingBulkActions } from "../../../lib/server/queries/get-bulk-action";
 import {
@@ -63,7 +63,7 @@ export default async function DeadLettersPage({
   const search = parsed.data;
   const { before, ...filter } = search;
   const params = filterParams(filter);
-  const db = getDb();
+  const { db } = await pageReaders();
   const screen = await readDeadLettersScreen(db, viewer, search);
   const principal = principalOf(viewer);
   // The buttons the task-actions table allows on a dead task; each task is checked again.

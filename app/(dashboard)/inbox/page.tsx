@@ -3,7 +3,7 @@ import { InvalidAddress } from "../../../components/filters/invalid-address";
 import { InboxList } from "../../../components/inbox/inbox-list";
 import { PageHeader } from "../../../components/ui/page-header";
 import { pageViewer } from "../../../lib/auth/page";
-import { getPool } from "../../../lib/server/db";
+import { pageReaders } from "../../../lib/auth/read-your-writes";
 import { inboxSearchSchema, listInbox } from "../../../lib/server/queries/list-inbox";
 import {
   parseSearchParams,
@@ -33,7 +33,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
       />
     );
   }
-  const inbox = await listInbox(getPool(), viewer, parsed.data);
+  const inbox = await listInbox((await pageReaders()).pool, viewer, parsed.data);
   return (
     <>
       {header}

@@ -10,7 +10,7 @@ import { LiveLedger } from "../../../components/ledger/live-ledger";
 import { EmptyState } from "../../../components/ui/empty-state";
 import { PageHeader } from "../../../components/ui/page-header";
 import { pageViewer } from "../../../lib/auth/page";
-import { getDb } from "../../../lib/server/db";
+import { pageReaders } from "../../../lib/auth/read-your-writes";
 import { getLedgerVerification } from "../../../lib/server/queries/get-ledger-verification";
 import {
   LEDGER_PAGE_SIZE,
@@ -46,7 +46,7 @@ export default async function LedgerPage({
       description="Every step agents took and every decision people made, newest first. Entries are append-only and hash-chained per stream: a correction is a new entry, never an edit."
     />
   );
-  const db = getDb();
+  const { db } = await pageReaders();
   const [kinds, verification] = await Promise.all([
     listLedgerKinds(db, viewer),
     getLedgerVerification(db, viewer),

@@ -6,8 +6,8 @@ import { TasksFilter } from "../../../components/tasks/tasks-filter";
 import { TASK_STATUS_LABEL } from "../../../components/ui/labels";
 import { PageHeader } from "../../../components/ui/page-header";
 import { pageViewer } from "../../../lib/auth/page";
+import { pageReaders } from "../../../lib/auth/read-your-writes";
 import type { TaskStatus } from "../../../lib/domain/task-states";
-import { getDb } from "../../../lib/server/db";
 import {
   listTasks,
   TASKS_PAGE_SIZE,
@@ -58,7 +58,7 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
   }
 
   const search = parsed.data;
-  const page = await listTasks(getDb(), viewer, search);
+  const page = await listTasks((await pageReaders()).db, viewer, search);
   const statusLabel = search.status ? TASK_STATUS_LABEL[search.status] : undefined;
 
   return (

@@ -8,7 +8,7 @@ import { isLookup, LOOKUP_LABEL, LOOKUPS, type Lookup } from "../../../component
 import { LookupForm } from "../../../components/why/lookup-form";
 import { WhyAnswerView, whyHref } from "../../../components/why/why-answer";
 import { pageViewer } from "../../../lib/auth/page";
-import { getDb } from "../../../lib/server/db";
+import { pageReaders } from "../../../lib/auth/read-your-writes";
 import {
   parseSearchParams,
   type SearchParams,
@@ -109,7 +109,7 @@ export default async function WhyPage({ searchParams }: { searchParams: Promise<
     return invalid(parsed.errors);
   }
 
-  const answer = await explainWhy(getDb(), viewer, parsed.data);
+  const answer = await explainWhy((await pageReaders()).db, viewer, parsed.data);
   return (
     <>
       <Header asOf={answer.asOf} />

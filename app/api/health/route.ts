@@ -1,12 +1,13 @@
 // Public, for load balancers and orchestrators. `?probe=live` (liveness) answers 200 whenever the
 // process serves requests and never touches the database, so a database outage does not get
 // every web process restarted. The default, `?probe=ready` (readiness), answers 200 only when
-// the database is up and fully migrated, and 503 otherwise.
+// the database is up and fully migrated, and 503 otherwise. With DATABASE_READ_URL it also says
+// whether the replica answers (`replica`), without the replica deciding readiness.
 import { z } from "zod";
 import { problem } from "../../../lib/api/problems";
 import { describeIssues } from "../../../lib/domain/zod-issues";
-import { getPool } from "../../../lib/server/db";
-import { getReadiness, LIVENESS } from "../../../lib/server/queries/get-health";
+import { getPool, getReadPool, readReplicaConfigured } from "../../../lib/server/db";
+import { getReadiness, getReplicaHealth, LIVENESS } from "../../../lib/server/queries/get-health";
 
 export const dynamic = "force-dynamic";
 
@@ -23,8 +24,11 @@ export async function GET(request: Request): Promise<Response> {
   );
   if (!query.success) return problem("invalid-request", describeIssues(query.error));
   if (query.data.probe === "live") return Response.json(LIVENESS, { headers: NO_STORE });
-  const health = await getReadiness(getPool);
-  return Response.json(health, {
+  const [health, replica] = await Promise.all([
+    getReadiness(getPool),
+    readReplicaConfigured() ? getReplicaHealth(getReadPool()) : undefined,
+  ]);
+  return Response.json(replica ? { ...health, replica } : health, {
     status: health.status === "ok" ? 200 : 503,
     headers: NO_STORE,
   });

@@ -1,7 +1,7 @@
 // The ledger over HTTP: the append-only record page by page with filters, one effect by its
 // key, and "why did it send that?" — the queries the dashboard shares.
 import { z } from "zod";
-import { getDb } from "../../server/db";
+import { getDb, screenReaders } from "../../server/db";
 import { effectDetailSchema, getEffect } from "../../server/queries/get-effect";
 import {
   ledgerApiPageSchema,
@@ -25,7 +25,9 @@ export const listLedgerEndpoint = defineEndpoint({
   query: ledgerApiQuerySchema,
   response: ledgerApiPageSchema,
   problems: [],
-  handle: async ({ query, viewer }) => listLedgerPage(getDb(), viewer, query),
+  // History reads (the dashboard's export pages through here) may lag on a replica.
+  handle: async ({ query, viewer, request }) =>
+    listLedgerPage(screenReaders(request.headers.get("cookie")).db, viewer, query),
 });
 
 export const getEffectEndpoint = defineEndpoint({
@@ -58,5 +60,6 @@ export const whyEndpoint = defineEndpoint({
   query: whyQuerySchema,
   response: whyAnswerSchema,
   problems: [],
-  handle: async ({ query, viewer }) => explainWhy(getDb(), viewer, query),
+  handle: async ({ query, viewer, request }) =>
+    explainWhy(screenReaders(request.headers.get("cookie")).db, viewer, query),
 });

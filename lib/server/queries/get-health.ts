@@ -98,6 +98,57 @@ export async function getReadiness(
   return getHealth(resolved, timeoutMs);
 }
 
+/**
+ * The read replica (DATABASE_READ_URL), beside readiness but never deciding it: the primary
+ * alone serves writes, sign-in and every action, so a replica that is down degrades the screens
+ * that read from it (they answer 503) without taking the web process out of rotation.
+ */
+export type ReplicaHealthDto =
+  | {
+      database: "up";
+      /** pg_is_in_recovery(): false when the URL points at a primary (or a read-only role on one). */
+      standby: boolean;
+      /**
+       * Seconds since the last transaction the standby replayed was committed on the primary
+       * (it grows while the primary is idle too); null when it is not a standby.
+       */
+      replayLagSeconds: number | null;
+    }
+  | { database: "down"; error: string };
+
+type ReplicaRow = { standby: boolean; lag: number | null };
+
+export async function getReplicaHealth(
+  pool: Pick<pg.Pool, "query">,
+  timeoutMs = HEALTH_TIMEOUT_MS,
+): Promise<ReplicaHealthDto> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new HealthTimeoutError(`replica did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  const query: pg.QueryConfig & { query_timeout: number } = {
+    text: `select pg_is_in_recovery() as standby,
+             extract(epoch from now() - pg_last_xact_replay_timestamp())::float8 as lag`,
+    query_timeout: timeoutMs,
+  };
+  try {
+    const { rows } = await Promise.race([pool.query<ReplicaRow>(query), timeout]);
+    const row = rows[0];
+    return {
+      database: "up",
+      standby: row?.standby ?? false,
+      replayLagSeconds: row?.standby && row.lag !== null ? Number(row.lag.toFixed(3)) : null,
+    };
+  } catch (err) {
+    return { database: "down", error: shortMessage(err) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const UNDEFINED_TABLE = "42P01";
 const UNDEFINED_SCHEMA = "3F000";
 

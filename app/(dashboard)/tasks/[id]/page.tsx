@@ -8,8 +8,8 @@ import { Notice } from "../../../../components/ui/notice";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
 import { pageViewer } from "../../../../lib/auth/page";
+import { pageReaders } from "../../../../lib/auth/read-your-writes";
 import { actorOf } from "../../../../lib/domain/access";
-import { getDb, getPool } from "../../../../lib/server/db";
 import { taskStream } from "../../../../lib/server/ledger/append-ledger";
 import { taskIdSchema } from "../../../../lib/server/queries/get-task-detail";
 import { getTaskScreen } from "../../../../lib/server/queries/get-task-screen";
@@ -90,7 +90,8 @@ export default async function TaskPage({ params, searchParams }: Props) {
     );
   }
 
-  const screen = await getTaskScreen(getDb(), getPool(), viewer, {
+  const { db, pool } = await pageReaders();
+  const screen = await getTaskScreen(db, pool, viewer, {
     id: parsed.data,
     ...search.data,
   });

@@ -1,5 +1,4 @@
 import { screenRoute } from "../../../../lib/api/screen-route";
-import { getDb, getPool } from "../../../../lib/server/db";
 import {
   approvalsSearchSchema,
   getApprovalsScreen,
@@ -10,5 +9,5 @@ export const dynamic = "force-dynamic";
 export const GET = screenRoute({
   scope: "tasks:read",
   search: approvalsSearchSchema,
-  read: (viewer) => getApprovalsScreen(getDb(), getPool(), viewer),
+  read: (viewer, _search, { db, pool }) => getApprovalsScreen(db, pool, viewer),
 });

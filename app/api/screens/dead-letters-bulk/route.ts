@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { screenRoute } from "../../../../lib/api/screen-route";
-import { getDb } from "../../../../lib/server/db";
 import { getBulkAction } from "../../../../lib/server/queries/get-bulk-action";
 
 export const dynamic = "force-dynamic";
@@ -9,5 +8,5 @@ export const dynamic = "force-dynamic";
 export const GET = screenRoute({
   scope: "tasks:read",
   search: z.object({ id: z.uuid({ message: "must be a bulk action id (a UUID)" }) }),
-  read: (viewer, search) => getBulkAction(getDb(), viewer, search.id),
+  read: (viewer, search, { db }) => getBulkAction(db, viewer, search.id),
 });

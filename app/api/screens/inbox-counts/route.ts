@@ -1,7 +1,6 @@
 // The sidebar's inbox counts, polled on every dashboard page: indexed counts only.
 import { z } from "zod";
 import { screenRoute } from "../../../../lib/api/screen-route";
-import { getPool } from "../../../../lib/server/db";
 import { countInbox } from "../../../../lib/server/queries/list-inbox";
 
 export const dynamic = "force-dynamic";
@@ -9,5 +8,5 @@ export const dynamic = "force-dynamic";
 export const GET = screenRoute({
   scope: "tasks:read",
   search: z.object({}),
-  read: (viewer) => countInbox(getPool(), viewer),
+  read: (viewer, _search, { pool }) => countInbox(pool, viewer),
 });

@@ -1,5 +1,4 @@
 import { screenRoute } from "../../../../lib/api/screen-route";
-import { getPool } from "../../../../lib/server/db";
 import { inboxSearchSchema, listInbox } from "../../../../lib/server/queries/list-inbox";
 
 export const dynamic = "force-dynamic";
@@ -7,5 +6,5 @@ export const dynamic = "force-dynamic";
 export const GET = screenRoute({
   scope: "tasks:read",
   search: inboxSearchSchema,
-  read: (viewer, search) => listInbox(getPool(), viewer, search),
+  read: (viewer, search, { pool }) => listInbox(pool, viewer, search),
 });

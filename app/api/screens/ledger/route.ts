@@ -1,5 +1,4 @@
 import { screenRoute } from "../../../../lib/api/screen-route";
-import { getDb } from "../../../../lib/server/db";
 import {
   ledgerSearchSchema,
   listLedgerEntries,
@@ -10,5 +9,5 @@ export const dynamic = "force-dynamic";
 export const GET = screenRoute({
   scope: "ledger:read",
   search: ledgerSearchSchema,
-  read: (viewer, search) => listLedgerEntries(getDb(), viewer, search),
+  read: (viewer, search, { db }) => listLedgerEntries(db, viewer, search),
 });

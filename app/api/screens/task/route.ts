@@ -1,5 +1,4 @@
 import { screenRoute } from "../../../../lib/api/screen-route";
-import { getDb, getPool } from "../../../../lib/server/db";
 import {
   getTaskScreen,
   taskScreenSearchSchema,
@@ -10,5 +9,5 @@ export const dynamic = "force-dynamic";
 export const GET = screenRoute({
   scope: "tasks:read",
   search: taskScreenSearchSchema,
-  read: (viewer, search) => getTaskScreen(getDb(), getPool(), viewer, search),
+  read: (viewer, search, { db, pool }) => getTaskScreen(db, pool, viewer, search),
 });

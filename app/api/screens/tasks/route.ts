@@ -1,5 +1,4 @@
 import { screenRoute } from "../../../../lib/api/screen-route";
-import { getDb } from "../../../../lib/server/db";
 import { listTasks, taskSearchSchema } from "../../../../lib/server/queries/list-tasks";
 
 export const dynamic = "force-dynamic";
@@ -7,5 +6,5 @@ export const dynamic = "force-dynamic";
 export const GET = screenRoute({
   scope: "tasks:read",
   search: taskSearchSchema,
-  read: (viewer, search) => listTasks(getDb(), viewer, search),
+  read: (viewer, search, { db }) => listTasks(db, viewer, search),
 });

@@ -10,10 +10,10 @@ import { LedgerTimeline } from "../../../../../components/tasks/ledger-timeline"
 import { Notice } from "../../../../../components/ui/notice";
 import { PageHeader } from "../../../../../components/ui/page-header";
 import { pageViewer } from "../../../../../lib/auth/page";
+import { pageReaders } from "../../../../../lib/auth/read-your-writes";
 import { can, principalOf } from "../../../../../lib/domain/access";
 import { BULK_TASK_ACTION } from "../../../../../lib/domain/bulk-actions";
 import { refusalOf } from "../../../../../lib/domain/task-actions";
-import { getDb } from "../../../../../lib/server/db";
 import { getBulkAction, listBulkEntries } from "../../../../../lib/server/queries/get-bulk-action";
 
 export const dynamic = "force-dynamic";
@@ -38,7 +38,7 @@ export default async function BulkActionPage({ params }: { params: Promise<{ id:
       </>
     );
   }
-  const db = getDb();
+  const { db } = await pageReaders();
   const bulk = await getBulkAction(db, viewer, parsed.data);
   if (!bulk) notFound();
   const principal = principalOf(viewer);
