@@ -4,6 +4,7 @@
 // measured in the same process on the same database (the same rows inserted into a plain table
 // with no chain, no head lock and no triggers), the runtime against a bare queue, the API against
 // the library. Ratios, not absolute timings, are what we compare. `-- --quick`: about a minute.
+// "scale-out" (scripts/bench/scale-out.ts, only when asked for): 1, 2 and 4 worker processes.
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type pg from "pg";
@@ -14,6 +15,7 @@ import { appendLedger } from "../lib/server/ledger/append-ledger";
 import { benchApi } from "./bench/api";
 import { renderMarkdown, runComparison } from "./bench/compare/index";
 import { benchBareQueue, benchRuntime } from "./bench/runtime";
+import { scaleOutSection } from "./bench/scale-out";
 
 const { values } = parseArgs({
   options: {
@@ -32,8 +34,8 @@ const quick = values.quick ?? false;
 const ops = Number(values.ops ?? (quick ? 200 : 2000));
 const concurrency = Number(values.concurrency);
 const section = values.section;
-if (!["all", "compare", "ledger"].includes(section)) {
-  throw new Error(`--section is all, compare or ledger, not ${section}`);
+if (!["all", "compare", "ledger", "scale-out"].includes(section)) {
+  throw new Error(`--section is all, compare, ledger or scale-out, not ${section}`);
 }
 
 async function timed(
@@ -59,8 +61,11 @@ const data = (i: number) => ({ tool: "send_email", args: { to: `user${i}@example
 
 const { cluster, stop } = await startTestCluster(env().TEST_DATABASE_URL);
 try {
-  if (section !== "ledger") await compareSection();
-  if (section !== "compare") await ledgerSection();
+  if (section === "all" || section === "compare") await compareSection();
+  if (section === "all" || section === "ledger") await ledgerSection();
+  if (section === "scale-out") {
+    await scaleOutSection(cluster, { ...values, quick, concurrency });
+  }
 } finally {
   await stop();
 }

@@ -1,0 +1,285 @@
+// `npm run bench -- --section scale-out`: throughput of 1, 2 and 4 worker processes on one
+// database, each a child process (scale-out-worker.ts) running the comparison's agent (one
+// intent-keyed INSERT per task, full bookkeeping) over tasks inserted beforehand. Two ways to
+// add processes: "split" keeps the total concurrency and divides it (does a second process help
+// at the same load?), "per-process" gives each process the full concurrency (what adding a
+// machine's worth of workers does). Levels are interleaved per run; the median of the runs is
+// reported. Every measurement is checked by the database's own counts before it counts.
+import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { createPool } from "../../db/client";
+import {
+  createTestDatabaseFrom,
+  dropTestDatabase,
+  type TestCluster,
+} from "../../db/testing/cluster";
+import { insertOurTasks, SINK_DDL } from "./compare/systems";
+
+export type ScaleMode = "split" | "per-process";
+
+export type ScaleOutOptions = {
+  tasks: number;
+  /** Concurrency: the total in "split" mode, each process's in "per-process" mode. */
+  concurrency: number;
+  processes: readonly number[];
+  modes: readonly ScaleMode[];
+  runs: number;
+  log?: (line: string) => void;
+};
+
+export type ScaleOutRun = {
+  mode: ScaleMode;
+  processes: number;
+  concurrencyEach: number;
+  run: number;
+  tasks: number;
+  seconds: number;
+  jobsPerSec: number;
+  /** All worker processes' user + system CPU over the run, per task. */
+  cpuMsPerJob: number;
+  /** By the database: tasks succeeded, their attempts, task.succeeded entries, sink rows. */
+  succeeded: number;
+  attempts: number;
+  succeededEntries: number;
+  sinkRows: number;
+  /** Attempts each process ran: how the work spread. */
+  attemptsByProcess: number[];
+};
+
+export type ScaleOutSummary = {
+  mode: ScaleMode;
+  processes: number;
+  concurrencyEach: number;
+  medianJobsPerSec: number;
+  /** Against one process in the same mode. */
+  ratio: number;
+  medianCpuMsPerJob: number;
+};
+
+export type ScaleOut = {
+  tasks: number;
+  concurrency: number;
+  runs: ScaleOutRun[];
+  summary: ScaleOutSummary[];
+};
+
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "scale-out-worker.ts");
+/** A run that finishes nothing for this long is broken, not slow. */
+const STALL_MS = 60_000;
+
+const reportSchema = z.object({ attempts: z.number(), cpuMs: z.number() });
+
+type Child = { proc: ChildProcess; lines: AsyncIterator<string> };
+
+function startChild(args: string[]): Child {
+  const proc = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  if (!proc.stdout) throw new Error("scale-out worker has no stdout");
+  return { proc, lines: createInterface({ input: proc.stdout })[Symbol.asyncIterator]() };
+}
+
+async function nextLine(child: Child): Promise<string> {
+  const next = await child.lines.next();
+  if (next.done) throw new Error(`scale-out worker exited (code ${child.proc.exitCode})`);
+  return next.value;
+}
+
+const exited = (proc: ChildProcess) =>
+  proc.exitCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+
+async function measure(
+  cluster: TestCluster,
+  spec: { mode: ScaleMode; processes: number; concurrency: number; tasks: number; run: number },
+): Promise<ScaleOutRun> {
+  const concurrencyEach =
+    spec.mode === "split"
+      ? Math.max(1, Math.floor(spec.concurrency / spec.processes))
+      : spec.concurrency;
+  const db = await createTestDatabaseFrom(cluster, `scale_${spec.processes}`);
+  const admin = createPool(db.superUrl, { max: 2 });
+  const children: Child[] = [];
+  try {
+    await admin.query(SINK_DDL);
+    await admin.query("grant select, insert on bench_sink to agent_ledger_app");
+    const app = createPool(db.appUrl, { max: 2 });
+    try {
+      await insertOurTasks(app, "bench", spec.tasks);
+    } finally {
+      await app.end();
+    }
+    for (let i = 0; i < spec.processes; i++) {
+      children.push(startChild([db.appUrl, db.superUrl, String(concurrencyEach)]));
+    }
+    for (const child of children) {
+      const line = await nextLine(child);
+      if (line !== "ready") throw new Error(`scale-out worker said ${line}`);
+    }
+    const succeeded = async () =>
+      (
+        await admin.query<{ n: number }>(
+          "select count(*)::int as n from tasks where agent = 'bench' and status = 'succeeded'",
+        )
+      ).rows[0]?.n ?? 0;
+    const start = performance.now();
+    for (const child of children) child.proc.stdin?.write("go\n");
+    let done = 0;
+    let progressAt = start;
+    while (done < spec.tasks) {
+      await new Promise((r) => setTimeout(r, 20));
+      const now = await succeeded();
+      if (now > done) progressAt = performance.now();
+      else if (performance.now() - progressAt > STALL_MS) {
+        throw new Error(`stalled at ${now}/${spec.tasks} tasks`);
+      }
+      done = now;
+    }
+    const seconds = (performance.now() - start) / 1000;
+    for (const child of children) child.proc.stdin?.write("stop\n");
+    const reports = [];
+    for (const child of children)
+      reports.push(reportSchema.parse(JSON.parse(await nextLine(child))));
+    await Promise.all(children.map((c) => exited(c.proc)));
+    const { rows } = await admin.query<{
+      succeeded: number;
+      attempts: number;
+      entries: number;
+      sink: number;
+    }>(
+      `select (select count(*)::int from tasks where status = 'succeeded') as succeeded,
+              (select coalesce(sum(attempts), 0)::int from tasks) as attempts,
+              (select count(*)::int from ledger_entries where kind = 'task.succeeded') as entries,
+              (select count(distinct n)::int from bench_sink) as sink`,
+    );
+    const counts = rows[0];
+    if (!counts) throw new Error("no counts");
+    const cpuMs = reports.reduce((sum, r) => sum + r.cpuMs, 0);
+    return {
+      mode: spec.mode,
+      processes: spec.processes,
+      concurrencyEach,
+      run: spec.run,
+      tasks: spec.tasks,
+      seconds,
+      jobsPerSec: spec.tasks / seconds,
+      cpuMsPerJob: cpuMs / spec.tasks,
+      succeeded: counts.succeeded,
+      attempts: counts.attempts,
+      succeededEntries: counts.entries,
+      sinkRows: counts.sink,
+      attemptsByProcess: reports.map((r) => r.attempts),
+    };
+  } finally {
+    for (const child of children) if (child.proc.exitCode === null) child.proc.kill();
+    await Promise.all(children.map((c) => exited(c.proc)));
+    await admin.end();
+    await dropTestDatabase(cluster, db.name).catch(() => undefined);
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
+
+export async function runScaleOut(
+  cluster: TestCluster,
+  options: ScaleOutOptions,
+): Promise<ScaleOut> {
+  const runs: ScaleOutRun[] = [];
+  for (let run = 1; run <= options.runs; run++) {
+    for (const mode of options.modes) {
+      for (const processes of options.processes) {
+        const r = await measure(cluster, {
+          mode,
+          processes,
+          concurrency: options.concurrency,
+          tasks: options.tasks,
+          run,
+        });
+        options.log?.(
+          `scale-out run ${run} ${mode} ${processes}×${r.concurrencyEach}: ${r.jobsPerSec.toFixed(0)} jobs/s (${r.attemptsByProcess.join("+")} attempts)`,
+        );
+        runs.push(r);
+      }
+    }
+  }
+  const summary: ScaleOutSummary[] = [];
+  for (const mode of options.modes) {
+    const base = median(
+      runs.filter((r) => r.mode === mode && r.processes === 1).map((r) => r.jobsPerSec),
+    );
+    for (const processes of options.processes) {
+      const mine = runs.filter((r) => r.mode === mode && r.processes === processes);
+      const jobs = median(mine.map((r) => r.jobsPerSec));
+      summary.push({
+        mode,
+        processes,
+        concurrencyEach: mine[0]?.concurrencyEach ?? options.concurrency,
+        medianJobsPerSec: Math.round(jobs),
+        ratio: base > 0 ? Number((jobs / base).toFixed(2)) : 0,
+        medianCpuMsPerJob: Number(median(mine.map((r) => r.cpuMsPerJob)).toFixed(2)),
+      });
+    }
+  }
+  return { tasks: options.tasks, concurrency: options.concurrency, runs, summary };
+}
+
+/** Runs whose counts are not exactly one success per task; empty when every run is sound. */
+export function unsoundRuns(result: ScaleOut): ScaleOutRun[] {
+  return result.runs.filter(
+    (r) =>
+      r.succeeded !== r.tasks ||
+      r.attempts !== r.tasks ||
+      r.succeededEntries !== r.tasks ||
+      r.sinkRows !== r.tasks,
+  );
+}
+
+export function renderScaleOut(result: ScaleOut, command: string): string {
+  const runs = new Set(result.runs.map((r) => r.run)).size;
+  const rows = result.summary.map(
+    (s) =>
+      `| ${s.mode} | ${s.processes} | ${s.concurrencyEach} | ${s.processes * s.concurrencyEach} | ${s.medianJobsPerSec.toLocaleString("en-US")} | ${s.ratio.toFixed(2)}× | ${s.medianCpuMsPerJob} ms |`,
+  );
+  return [
+    `${result.tasks.toLocaleString("en-US")} tasks per run, one INSERT each with full bookkeeping, median of ${runs} run${runs === 1 ? "" : "s"}; \`${command}\``,
+    "",
+    "| mode | processes | concurrency each | in flight | jobs/s | × 1 process | worker CPU per job |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...rows,
+  ].join("\n");
+}
+
+/** The bench section: defaults for a full run and for `--quick` (about 30 s), JSON and table out. */
+export async function scaleOutSection(
+  cluster: TestCluster,
+  flags: { quick: boolean; jobs?: string; runs?: string; concurrency: number; out?: string },
+): Promise<void> {
+  const result = await runScaleOut(cluster, {
+    tasks: Number(flags.jobs ?? (flags.quick ? 200 : 4_000)),
+    concurrency: flags.concurrency,
+    processes: [1, 2, 4],
+    modes: ["split", "per-process"],
+    runs: Number(flags.runs ?? (flags.quick ? 1 : 3)),
+    log: (line) => console.error(line),
+  });
+  const unsound = unsoundRuns(result);
+  if (unsound.length > 0) {
+    throw new Error(`runs without exactly one success per task: ${JSON.stringify(unsound)}`);
+  }
+  const command = `npm run bench -- ${process.argv.slice(2).join(" ")}`.trim().replace(/ --$/, "");
+  const out = flags.out ?? `benchmarks/scale-out${flags.quick ? "-quick" : ""}.json`;
+  writeFileSync(
+    out,
+    `${JSON.stringify({ command, at: new Date().toISOString(), ...result }, null, 2)}\n`,
+  );
+  console.log(`${renderScaleOut(result, command)}\n\n(JSON: ${out})\n`);
+}
