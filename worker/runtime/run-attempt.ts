@@ -10,9 +10,9 @@ import { errorFields, type Logger } from "../../lib/log";
 import type { Agent } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient } from "../../lib/sdk/model";
-import { appendOnKnownHead } from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import type { ClaimedAttempt } from "./claim-batch";
+import type { Complete } from "./completion-batch";
 import { createContext } from "./context";
 import {
   ApprovalNeededError,
@@ -23,7 +23,6 @@ import {
 } from "./errors";
 import { decideFailure, resolveTaskPolicy } from "./policy";
 import {
-  completeTaskStatement,
   failTask,
   notifyRunnable,
   parkForApproval,
@@ -40,6 +39,8 @@ export type AttemptDeps = {
   /** Aborted when the worker loses this task's lease or shuts down hard. */
   signal: AbortSignal;
   random?: () => number;
+  /** Records a success (completion-batch.ts: one per worker, so successes share statements). */
+  complete: Complete;
   /** How long recording the outcome is retried through a database outage (default: not). */
   recordRetryMs?: number;
   log?: Logger;
@@ -151,14 +152,15 @@ async function recordOutcome(
     data: { attempt: task.attempts, ...data },
   });
   if (outcome.ok) {
-    // The common case in one statement: the task finished and its entry, on the head we know.
-    const { row } = await appendOnKnownHead<{ done: number }>(
-      deps.pool,
-      claimed.head,
-      [entry("task.succeeded", { result: outcome.result })],
-      completeTaskStatement(deps.worker, task.id, outcome.result),
-    );
-    return row.done === 1 ? "succeeded" : "lost";
+    // The common case in one statement, shared with the worker's other attempts finishing now:
+    // the task finished and its entry, on the head we know.
+    const done = await deps.complete({
+      taskId: task.id,
+      result: outcome.result,
+      head: claimed.head,
+      entry: entry("task.succeeded", { result: outcome.result }),
+    });
+    return done ? "succeeded" : "lost";
   }
   return withTransaction(deps.pool, async (client): Promise<AttemptOutcome> => {
     const err = outcome.error;

@@ -7,6 +7,7 @@ import type { JsonValue } from "../../lib/domain/json";
 import type { Agent } from "../../lib/sdk/define";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { claimBatch } from "./claim-batch";
+import { completionBatcher } from "./completion-batch";
 import { type AttemptOutcome, runAttempt } from "./run-attempt";
 
 export type TaskRow = {
@@ -128,6 +129,7 @@ export function runtimeTestKit(pool: pg.Pool) {
         effectLeaseMs: opts.effectLeaseMs ?? opts.leaseMs ?? 5_000,
         signal: opts.signal ?? new AbortController().signal,
         random: () => 0,
+        complete: completionBatcher(pool, worker),
       },
       claimed,
     );

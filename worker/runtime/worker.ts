@@ -20,6 +20,7 @@ import type { ModelClient } from "../../lib/sdk/model";
 import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
 import { publishCatalog } from "./catalog";
 import { type ClaimedAttempt, claimBatch, handBackUnknownClaims } from "./claim-batch";
+import { completionBatcher } from "./completion-batch";
 import { LeaseLostError, SuspendError } from "./errors";
 import { startListener } from "./listener";
 import { markWorkerStopped, registerWorker, touchWorker } from "./presence";
@@ -171,6 +172,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   });
   await listener.ready;
 
+  const complete = completionBatcher(config.pool, id);
   const spawnAttempt = (claimed: ClaimedAttempt, claimSentAt: number) => {
     const { task } = claimed;
     const controller = new AbortController();
@@ -188,6 +190,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         // Recording an outcome outlives a short outage; past twice the lease it is moot.
         recordRetryMs: Math.max(2 * leaseMs, 10_000),
         log: taskLog,
+        complete,
       },
       claimed,
     )

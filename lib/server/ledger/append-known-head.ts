@@ -45,6 +45,12 @@ export type KnownHeadStatement = {
   select: string;
 };
 
+/**
+ * One statement for the changes of many streams (a batch of tasks): `ctes` must define
+ * `acted(stream)`, the streams whose change happened; only their entries are written.
+ */
+export type KnownHeadsStatement = Omit<KnownHeadStatement, "when">;
+
 const OPTIMISTIC_TRIES = 3;
 
 /**
@@ -58,76 +64,10 @@ export async function appendOnKnownHead<R extends Record<string, unknown>>(
   entries: readonly NewLedgerEntry[],
   statement: KnownHeadStatement,
 ): Promise<{ row: R; appended: boolean }> {
-  const prepared = prepareEntries(entries.map((e) => ({ ...e, stream: ref.stream })));
   const n = statement.values.length;
-  const p = (i: number) => `$${n + i}`;
-  const text = `with ${statement.ctes},
-    head_moved as (
-      update ledger_streams set head_seq = ${p(1)}, head_hash = ${p(2)}, updated_at = ${p(3)}::timestamptz
-      where stream = ${p(4)} and head_seq = ${p(13)} and head_hash = ${p(14)} and (${statement.when})
-      returning 1
-    ), appended as (
-      -- The head's row is locked before any entry is inserted (the subquery runs first), in the
-      -- order every other appender takes: state rows, then the head, then the entries.
-      insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash)
-      select ${p(4)}, case when exists (select 1 from head_moved) then s.seq else 0 end,
-             ${p(3)}::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash
-      from unnest(${p(5)}::bigint[], ${p(6)}::text[], ${p(7)}::text[], ${p(8)}::uuid[], ${p(9)}::text[], ${p(10)}::jsonb[], ${p(11)}::text[], ${p(12)}::text[])
-        as s(seq, kind, actor, task_id, key, data, prev_hash, hash)
-      where (${statement.when})
-      returning 1
-    )
-    select ${statement.select}, (select count(*) from appended)::int as appended_count`;
-
-  const once = async (db: SqlClient, head: StreamHead) => {
-    const at = databaseNow(head.at);
-    const atIso = at.toISOString();
-    let prev = head.hash;
-    const chained = prepared.map((e, i) => {
-      const seq = head.seq + 1 + i;
-      const hash = hashEntry(prev, e, seq, atIso);
-      const row = { e, seq, prev, hash };
-      prev = hash;
-      return row;
-    });
-    const last = chained.at(-1);
-    faultPoint("ledger.append");
-    const { rows } = await db.query<R & { appended_count: number }>({
-      name: statement.name,
-      text,
-      values: [
-        ...statement.values,
-        last?.seq ?? head.seq,
-        last?.hash ?? head.hash,
-        atIso,
-        ref.stream,
-        chained.map((c) => c.seq),
-        chained.map((c) => c.e.kind),
-        chained.map((c) => c.e.actor),
-        chained.map((c) => c.e.taskId),
-        chained.map((c) => c.e.key),
-        chained.map((c) => JSON.stringify(c.e.data)),
-        chained.map((c) => c.prev),
-        chained.map((c) => c.hash),
-        head.seq,
-        head.hash,
-      ],
-    });
-    const row = rows[0] as R & { appended_count: number };
-    const appended = row.appended_count > 0;
-    return {
-      row,
-      appended,
-      next: appended && last ? { seq: last.seq, hash: last.hash, at } : head,
-    };
-  };
-
   for (let attempt = 0; attempt < OPTIMISTIC_TRIES; attempt++) {
     try {
-      const head = ref.current ?? (await readHead(pool, ref.stream, false));
-      const { row, appended, next } = await once(pool, head);
-      ref.current = next;
-      return { row, appended };
+      return await knownHeadsOnce<R>(pool, [{ ref, entries }], single(statement, n), false);
     } catch (err) {
       ref.current = undefined;
       if (isConnectionError(err)) throw new CommitInDoubtError(err);
@@ -136,11 +76,169 @@ export async function appendOnKnownHead<R extends Record<string, unknown>>(
     }
   }
   // Busy stream (many writers at once): take the head's lock, so this try cannot be refused.
-  const { row, appended, next } = await withTransaction(pool, async (client) =>
-    once(client, await readHead(client, ref.stream, true)),
+  return withTransaction(pool, (client) =>
+    knownHeadsOnce<R>(client, [{ ref, entries }], single(statement, n), true),
   );
-  ref.current = next;
-  return { row, appended };
+}
+
+function single(statement: KnownHeadStatement, n: number): KnownHeadsStatement {
+  return {
+    name: statement.name,
+    ctes: `${statement.ctes}, acted as (select unnest($${n + 1}::text[]) as stream where (${statement.when}))`,
+    values: statement.values,
+    select: statement.select,
+  };
+}
+
+export type KnownHeadsItem = { ref: HeadRef; entries: readonly NewLedgerEntry[] };
+
+/**
+ * The batch form: one try, no retry. A head that moved refuses the whole statement (nothing is
+ * written; the error is a HeadMovedError); the caller then goes through the items one by one.
+ * Each item's stream appears once.
+ */
+export async function appendOnKnownHeads<R extends Record<string, unknown>>(
+  pool: pg.Pool,
+  items: readonly KnownHeadsItem[],
+  statement: KnownHeadsStatement,
+): Promise<{ row: R; appendedStreams: Set<string> }> {
+  try {
+    const { row, appendedStreams } = await knownHeadsOnce<R>(pool, items, statement, false);
+    return { row, appendedStreams };
+  } catch (err) {
+    for (const item of items) item.ref.current = undefined;
+    if (isConnectionError(err)) throw new CommitInDoubtError(err);
+    if (headMoved(err)) throw new HeadMovedError(err);
+    throw err;
+  }
+}
+
+export class HeadMovedError extends Error {
+  override name = "HeadMovedError";
+  constructor(cause: unknown) {
+    super("a stream head moved since it was read", { cause });
+  }
+}
+
+/**
+ * The statement itself, on the heads the refs hold (read when unknown; read under lock when
+ * `lock`, then it cannot be refused). Moves each ref whose entries were written.
+ */
+async function knownHeadsOnce<R extends Record<string, unknown>>(
+  db: SqlClient,
+  items: readonly KnownHeadsItem[],
+  statement: KnownHeadsStatement,
+  lock: boolean,
+): Promise<{ row: R; appended: boolean; appendedStreams: Set<string> }> {
+  const heads = await Promise.all(
+    items.map(async (item) =>
+      lock || !item.ref.current ? readHead(db, item.ref.stream, lock) : item.ref.current,
+    ),
+  );
+  const at = databaseNow(new Date(Math.max(...heads.map((h) => h.at.getTime()))));
+  const atIso = at.toISOString();
+  const cols = {
+    stream: [] as string[],
+    seq: [] as number[],
+    kind: [] as string[],
+    actor: [] as string[],
+    taskId: [] as (string | null)[],
+    key: [] as (string | null)[],
+    data: [] as string[],
+    prev: [] as string[],
+    hash: [] as string[],
+  };
+  const moved = {
+    stream: [] as string[],
+    seq: [] as number[],
+    hash: [] as string[],
+    prevSeq: [] as number[],
+    prevHash: [] as string[],
+  };
+  const next = new Map<string, StreamHead>();
+  items.forEach((item, i) => {
+    const head = heads[i] as StreamHead;
+    const prepared = prepareEntries(item.entries.map((e) => ({ ...e, stream: item.ref.stream })));
+    let prev = head.hash;
+    let seq = head.seq;
+    for (const e of prepared) {
+      seq += 1;
+      const hash = hashEntry(prev, e, seq, atIso);
+      cols.stream.push(e.stream);
+      cols.seq.push(seq);
+      cols.kind.push(e.kind);
+      cols.actor.push(e.actor);
+      cols.taskId.push(e.taskId);
+      cols.key.push(e.key);
+      cols.data.push(JSON.stringify(e.data));
+      cols.prev.push(prev);
+      cols.hash.push(hash);
+      prev = hash;
+    }
+    moved.stream.push(item.ref.stream);
+    moved.seq.push(seq);
+    moved.hash.push(prev);
+    moved.prevSeq.push(head.seq);
+    moved.prevHash.push(head.hash);
+    next.set(item.ref.stream, { seq, hash: prev, at });
+  });
+
+  const n = statement.values.length;
+  const p = (i: number) => `$${n + i}`;
+  // $n+1, the heads' streams, is also what the single form's `acted` names.
+  const text = `with ${statement.ctes},
+    head_moved as (
+      update ledger_streams h set head_seq = m.seq, head_hash = m.hash, updated_at = ${p(6)}::timestamptz
+      from unnest(${p(1)}::text[], ${p(2)}::bigint[], ${p(3)}::text[], ${p(4)}::bigint[], ${p(5)}::text[])
+        as m(stream, seq, hash, prev_seq, prev_hash)
+      where h.stream = m.stream and h.head_seq = m.prev_seq and h.head_hash = m.prev_hash
+        and m.stream in (select stream from acted)
+      returning h.stream
+    ), appended as (
+      -- The heads' rows are locked before any entry is inserted (the subquery runs first), in
+      -- the order every other appender takes: state rows, then the heads, then the entries. An
+      -- entry whose head was not where we thought gets seq 0, which the table refuses.
+      insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash)
+      select s.stream, case when s.stream in (select stream from head_moved) then s.seq else 0 end,
+             ${p(6)}::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash
+      from unnest(${p(7)}::text[], ${p(8)}::bigint[], ${p(9)}::text[], ${p(10)}::text[], ${p(11)}::uuid[], ${p(12)}::text[], ${p(13)}::jsonb[], ${p(14)}::text[], ${p(15)}::text[])
+        as s(stream, seq, kind, actor, task_id, key, data, prev_hash, hash)
+      where s.stream in (select stream from acted)
+      returning stream
+    )
+    select ${statement.select}, array(select distinct stream from appended) as appended_streams`;
+  faultPoint("ledger.append");
+  const values = [
+    ...statement.values,
+    moved.stream,
+    moved.seq,
+    moved.hash,
+    moved.prevSeq,
+    moved.prevHash,
+    atIso,
+    cols.stream,
+    cols.seq,
+    cols.kind,
+    cols.actor,
+    cols.taskId,
+    cols.key,
+    cols.data,
+    cols.prev,
+    cols.hash,
+  ];
+  const { rows } = await db.query<R & { appended_streams: string[] }>({
+    name: statement.name,
+    text,
+    values,
+  });
+  const row = rows[0] as R & { appended_streams: string[] };
+  const appendedStreams = new Set(row.appended_streams);
+  items.forEach((item, i) => {
+    item.ref.current = appendedStreams.has(item.ref.stream)
+      ? next.get(item.ref.stream)
+      : (heads[i] as StreamHead);
+  });
+  return { row, appended: appendedStreams.size > 0, appendedStreams };
 }
 
 function headMoved(err: unknown): boolean {

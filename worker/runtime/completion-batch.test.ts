@@ -1,0 +1,99 @@
+// Group commit of successes against real PostgreSQL: attempts finishing together share one
+// statement; a head another writer moved refuses the batch and each goes alone; a task whose
+// lease is gone is answered "lost" while the rest of its batch succeeds.
+import { describe, expect, it } from "vitest";
+import { withTransaction } from "../../db/client";
+import { setUpTestDatabase } from "../../db/testing/database";
+import { appendLedger } from "../../lib/server/ledger/append-ledger";
+import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
+import { type ClaimedAttempt, claimBatch } from "./claim-batch";
+import { completionBatcher } from "./completion-batch";
+import { runtimeTestKit } from "./test-support";
+
+const t = await setUpTestDatabase("completion_batch");
+const kit = runtimeTestKit(t.pool);
+
+async function claimN(agent: string, n: number): Promise<ClaimedAttempt[]> {
+  for (let i = 0; i < n; i++) await kit.enqueue(agent, { i });
+  return claimBatch(t.pool, "w-batch", [agent], n, 30_000);
+}
+
+/** How many completion statements the worker's pool sent. */
+function countStatements(): { batched: () => number; single: () => number } {
+  const seen = { batched: 0, single: 0 };
+  const original = t.pool.query.bind(t.pool);
+  t.pool.query = ((config: unknown, ...rest: unknown[]) => {
+    const name = (config as { name?: string } | undefined)?.name;
+    if (name === "runtime_complete_tasks") seen.batched++;
+    if (name === "runtime_complete_task") seen.single++;
+    return (original as (...a: unknown[]) => unknown)(config, ...rest);
+  }) as typeof t.pool.query;
+  return { batched: () => seen.batched, single: () => seen.single };
+}
+
+const complete = (batcher: ReturnType<typeof completionBatcher>, c: ClaimedAttempt) =>
+  batcher({
+    taskId: c.task.id,
+    result: { n: c.task.attempts },
+    head: c.head,
+    entry: {
+      kind: "task.succeeded",
+      actor: "worker:w-batch",
+      taskId: c.task.id,
+      data: { attempt: c.task.attempts },
+    },
+  });
+
+describe("completionBatcher", () => {
+  it("sends the first success at once and the ones that arrive meanwhile together", async () => {
+    const claimed = await claimN("batch-a", 12);
+    const count = countStatements();
+    const batcher = completionBatcher(t.pool, "w-batch");
+    const done = await Promise.all(claimed.map((c) => complete(batcher, c)));
+    expect(done).toEqual(claimed.map(() => true));
+    // The first went alone; the other 11 were waiting for it and went as one statement.
+    expect(count.single()).toBe(1);
+    expect(count.batched()).toBe(1);
+    for (const c of claimed) {
+      expect((await kit.task(c.task.id)).status).toBe("succeeded");
+      expect((await kit.entries(c.task.id)).map((e) => e.kind)).toEqual([
+        "task.enqueued",
+        "attempt.started",
+        "task.succeeded",
+      ]);
+    }
+    expect((await verifyLedger(t.pool)).problems).toEqual([]);
+  });
+
+  it("a batch whose head moved goes one by one; a lost lease is answered lost", async () => {
+    const claimed = await claimN("batch-b", 6);
+    // Not the first: that one goes alone; these two are in the batch that follows it.
+    const [moved, stolen] = [claimed[3], claimed[4]];
+    if (!moved || !stolen) throw new Error("claim failed");
+    // A reviewer's note lands on one task's stream; another task's lease passes to a second worker.
+    await withTransaction(t.pool, (c) =>
+      appendLedger(c, moved.head.stream, {
+        kind: "test.note",
+        actor: "user:r",
+        taskId: moved.task.id,
+      }),
+    );
+    await t.pool.query("update tasks set lease_owner = 'w-other' where id = $1", [stolen.task.id]);
+    const count = countStatements();
+    const batcher = completionBatcher(t.pool, "w-batch");
+    const done = await Promise.all(claimed.map((c) => complete(batcher, c)));
+    expect(done).toEqual(claimed.map((c) => c !== stolen));
+    // The batch of five was refused as a whole and its members went alone.
+    expect(count.batched()).toBe(1);
+    expect(count.single()).toBe(6);
+    expect((await kit.task(stolen.task.id)).status).toBe("running");
+    expect((await kit.entries(stolen.task.id)).map((e) => e.kind)).not.toContain("task.succeeded");
+    expect((await kit.entries(moved.task.id)).map((e) => e.kind)).toEqual([
+      "task.enqueued",
+      "attempt.started",
+      "test.note",
+      "task.succeeded",
+    ]);
+    expect((await verifyLedger(t.pool)).problems).toEqual([]);
+  });
+});
