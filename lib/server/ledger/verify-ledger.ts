@@ -1,10 +1,17 @@
 // verifyLedger recomputes every hash chain from the stored entries and names the first broken
 // entry of each stream. Checkpoints (verify-checkpoint.ts) catch what a chain alone cannot: a
 // stream deleted whole, a tail cut off with its head, a history rewritten with fresh hashes.
+// With `from: "checkpoint"` it walks only what follows the latest checkpoint whose signature
+// verifies (verify-from-checkpoint.ts); without one it says so and walks everything.
 import type { KeyObject } from "node:crypto";
 import type { SqlClient } from "../../../db/client";
-import { entryHash, GENESIS_HASH } from "../../domain/hash";
-import type { JsonValue } from "../../domain/json";
+import {
+  ChainCheck,
+  ENTRY_COLUMNS,
+  type EntryRow,
+  type Head,
+  type StreamCursor,
+} from "./chain-check";
 import {
   type CheckpointSummary,
   type Claims,
@@ -14,17 +21,24 @@ import {
   type ExpectedCheckpoint,
   type ExpectedSummary,
   type LedgerProblem,
-  type LedgerProblemKind,
   type Sink,
 } from "./verify-checkpoint";
+import { walkFromCheckpoint } from "./verify-from-checkpoint";
 
+export { type EntryRow, rowHash } from "./chain-check";
 export type { ExpectedCheckpoint, LedgerProblem, LedgerProblemKind } from "./verify-checkpoint";
 
 export const DEFAULT_CHECKPOINT_MAX_AGE_HOURS = 25;
 
 export type VerifyReport = {
   ok: boolean;
+  /**
+   * `full`: every chain from its start. `checkpoint`: from the heads the latest signed
+   * checkpoint recorded (what precedes them is trusted to its signature).
+   */
+  mode: "full" | "checkpoint";
   streams: number;
+  /** Entries read and checked (from a checkpoint: each stream's checkpointed head and what follows). */
   entries: number;
   problems: LedgerProblem[];
   /** Worth knowing, not a failure (e.g. no checkpoint yet when no key is configured). */
@@ -41,188 +55,65 @@ export type VerifyOptions = {
   maxCheckpointAgeHours?: number;
   /** A checkpoint kept outside the database that the ledger must still contain and extend. */
   expect?: ExpectedCheckpoint;
+  /**
+   * `start` (default): every chain from genesis. `checkpoint`: from the latest checkpoint whose
+   * signature verifies with `publicKey`; without one, a full pass with a warning.
+   */
+  from?: "start" | "checkpoint";
   /** The clock checkpoint ages are measured against. */
   now?: Date;
   batchSize?: number;
   onProgress?: (entries: number) => void;
 };
 
-/** A ledger_entries row as pg returns it (snake_case columns). */
-export type EntryRow = {
-  id: number;
-  stream: string;
-  seq: number;
-  at: Date;
-  kind: string;
-  actor: string;
-  task_id: string | null;
-  key: string | null;
-  data: JsonValue;
-  prev_hash: string;
-  hash: string;
-};
-
-/** Recomputes an entry's hash from its stored columns, chained on `prevHash`. */
-export function rowHash(
-  prevHash: string,
-  row: Pick<EntryRow, "stream" | "seq" | "at" | "kind" | "actor" | "task_id" | "key" | "data">,
-): string {
-  return entryHash(prevHash, {
-    stream: row.stream,
-    seq: Number(row.seq),
-    at: row.at.toISOString(),
-    kind: row.kind,
-    actor: row.actor,
-    taskId: row.task_id,
-    key: row.key,
-    data: row.data,
-  });
-}
-
-type StreamCursor = {
-  stream: string;
-  expectedSeq: number;
-  prevHash: string;
-  lastId: number | null;
-  broken: boolean;
-};
-
-const short = (h: string) => `${h.slice(0, 12)}…`;
-
 export async function verifyLedger(
   client: SqlClient,
   opts: VerifyOptions = {},
 ): Promise<VerifyReport> {
-  const batchSize = opts.batchSize ?? 5000;
-  const problems: LedgerProblem[] = [];
-  const brokenStreams = new Set<string>();
-  const report = (p: LedgerProblem) => {
-    if (brokenStreams.has(p.stream)) return;
-    brokenStreams.add(p.stream);
-    problems.push(p);
-  };
-
+  const batchSize = opts.batchSize ?? 10_000;
   const warnings: string[] = [];
   const claims: Claims = new Map();
-  const sink: Sink = { problem: (p) => problems.push(p), warn: (w) => warnings.push(w), claims };
+  const check = new ChainCheck(claims);
+  const sink: Sink = {
+    problem: (p) => check.problems.push(p),
+    warn: (w) => warnings.push(w),
+    claims,
+  };
   const policy = {
     publicKey: opts.publicKey,
     maxAgeHours: opts.maxCheckpointAgeHours ?? DEFAULT_CHECKPOINT_MAX_AGE_HOURS,
     now: opts.now ?? new Date(),
   };
   const checkpoint = await checkLatestCheckpoint(client, policy, sink);
+  // Trusted only when its signature verified and nothing but its age is wrong with it.
+  const trusted =
+    checkpoint?.signatureChecked === true &&
+    checkpoint.format === "v2" &&
+    check.problems.every((p) => p.problem === "stale_checkpoint");
   const expected = opts.expect
     ? await checkExpectedCheckpoint(client, opts.expect, policy, sink)
     : undefined;
 
-  let entries = 0;
-  let streams = 0;
-  let cur: StreamCursor | undefined;
-  const heads = new Map<string, { seq: number; hash: string }>();
-
-  const finish = (c: StreamCursor) => {
-    const head = heads.get(c.stream);
-    const lastSeq = c.expectedSeq - 1;
-    if (!c.broken && !head) {
-      report({
-        stream: c.stream,
-        seq: null,
-        entryId: null,
-        problem: "missing_head",
-        message: `stream ${c.stream} has entries but no head row`,
-      });
-    } else if (!c.broken && head && (head.seq !== lastSeq || head.hash !== c.prevHash)) {
-      report({
-        stream: c.stream,
-        seq: lastSeq + 1,
-        entryId: null,
-        problem: head.seq > lastSeq ? "missing_entries" : "head_mismatch",
-        message:
-          head.seq > lastSeq
-            ? `entries ${lastSeq + 1}..${head.seq} of ${c.stream} are missing: the stream head says seq ${head.seq}, the last entry is seq ${lastSeq}`
-            : `head of ${c.stream} says seq ${head.seq} hash ${short(head.hash)}, the last entry is seq ${lastSeq} hash ${short(c.prevHash)}`,
-      });
+  let mode: VerifyReport["mode"] = "full";
+  if (opts.from === "checkpoint" && trusted) {
+    mode = "checkpoint";
+    await walkFromCheckpoint(client, check, { batchSize, onProgress: opts.onProgress });
+  } else {
+    if (opts.from === "checkpoint") {
+      warnings.push(
+        opts.publicKey
+          ? "no checkpoint whose signature verifies with the configured key: verified every chain from its start instead"
+          : "verifying from a checkpoint needs LEDGER_PUBLIC_KEY (or LEDGER_SIGNING_KEY) to check its signature: verified every chain from its start instead",
+      );
     }
-    for (const claim of claims.get(c.stream) ?? []) {
-      if (!claim.seen && !brokenStreams.has(c.stream)) {
-        report({
-          stream: c.stream,
-          seq: claim.seq,
-          entryId: null,
-          problem: "missing_entries",
-          message: `${claim.source} recorded ${c.stream} at seq ${claim.seq}, but the stream ends at seq ${lastSeq}`,
-        });
-      }
-      claim.seen = true;
-    }
-  };
-
-  let after: [string, number] | undefined;
-  while (true) {
-    const { rows } = await client.query<EntryRow>(
-      after
-        ? `select id, stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash from ledger_entries
-           where (stream, seq) > ($1, $2) order by stream, seq limit $3`
-        : `select id, stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash from ledger_entries
-           order by stream, seq limit $1`,
-      after ? [after[0], after[1], batchSize] : [batchSize],
-    );
-    if (rows.length === 0) break;
-    const newStreams = [...new Set(rows.map((r) => r.stream))].filter((s) => !heads.has(s));
-    const headRows = await client.query<{ stream: string; head_seq: number; head_hash: string }>(
-      "select stream, head_seq, head_hash from ledger_streams where stream = any($1::text[])",
-      [newStreams],
-    );
-    for (const h of headRows.rows)
-      heads.set(h.stream, { seq: Number(h.head_seq), hash: h.head_hash });
-
-    for (const row of rows) {
-      const seq = Number(row.seq);
-      if (!cur || cur.stream !== row.stream) {
-        if (cur) finish(cur);
-        streams += 1;
-        cur = {
-          stream: row.stream,
-          expectedSeq: 1,
-          prevHash: GENESIS_HASH,
-          lastId: null,
-          broken: false,
-        };
-      }
-      entries += 1;
-      checkEntry(cur, row, seq, claims, report);
-      cur.expectedSeq = seq + 1;
-      cur.prevHash = row.hash;
-      cur.lastId = Number(row.id);
-    }
-    const last = rows[rows.length - 1] as EntryRow;
-    after = [last.stream, Number(last.seq)];
-    opts.onProgress?.(entries);
-    if (rows.length < batchSize) break;
-  }
-  if (cur) finish(cur);
-
-  const empty = await client.query<{ stream: string; head_seq: number }>(
-    `select s.stream, s.head_seq from ledger_streams s
-     where s.head_seq > 0 and not exists (select 1 from ledger_entries e where e.stream = s.stream)
-     order by s.stream limit 1000`,
-  );
-  for (const s of empty.rows) {
-    streams += 1;
-    report({
-      stream: s.stream,
-      seq: 1,
-      entryId: null,
-      problem: "missing_stream",
-      message: `all ${s.head_seq} entries of ${s.stream} are missing (its head row remains)`,
-    });
-    for (const claim of claims.get(s.stream) ?? []) claim.seen = true;
+    await walkFromStart(client, check, batchSize, opts.onProgress);
+    await reportEmptyStreams(client, check);
   }
 
   for (const [stream, list] of claims) {
     const claim = list.find((c) => !c.seen);
     if (!claim) continue;
-    report({
+    check.report({
       stream,
       seq: claim.seq,
       entryId: null,
@@ -238,7 +129,7 @@ export async function verifyLedger(
      order by t.created_at limit 1000`,
   );
   for (const t of orphans.rows) {
-    report({
+    check.report({
       stream: `task:${t.id}`,
       seq: 1,
       entryId: null,
@@ -247,13 +138,15 @@ export async function verifyLedger(
     });
   }
 
-  await checkSystemEvidence(client, report);
+  await checkSystemEvidence(client, (p) => check.report(p));
 
+  const problems = check.problems;
   problems.sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
   return {
     ok: problems.length === 0,
-    streams,
-    entries,
+    mode,
+    streams: check.streams,
+    entries: check.entries,
     problems,
     warnings,
     checkpoint,
@@ -261,51 +154,75 @@ export async function verifyLedger(
   };
 }
 
-function checkEntry(
-  cur: StreamCursor,
-  row: EntryRow,
-  seq: number,
-  claims: Claims,
-  report: (p: LedgerProblem) => void,
-): void {
-  if (cur.broken) return;
-  const at = { stream: row.stream, seq, entryId: Number(row.id) };
-  const fail = (problem: LedgerProblemKind, message: string) => {
-    cur.broken = true;
-    report({ ...at, problem, message });
+/**
+ * Every entry in (stream, seq) order, in keyset pages. The next page is asked for as soon as
+ * one arrives, so PostgreSQL reads it while this one is hashed.
+ */
+async function walkFromStart(
+  client: SqlClient,
+  check: ChainCheck,
+  batchSize: number,
+  onProgress?: (entries: number) => void,
+): Promise<void> {
+  const heads = new Map<string, Head>();
+  const page = (after: [string, number] | undefined) => {
+    const p = client.query<EntryRow>(
+      after
+        ? `select ${ENTRY_COLUMNS} from ledger_entries
+           where (stream, seq) > ($1, $2) order by stream, seq limit $3`
+        : `select ${ENTRY_COLUMNS} from ledger_entries order by stream, seq limit $1`,
+      after ? [after[0], after[1], batchSize] : [batchSize],
+    );
+    // Awaited below; a failure while the previous page is checked must not go unhandled.
+    p.catch(() => undefined);
+    return p;
   };
-  if (seq !== cur.expectedSeq) {
-    // Name the first missing seq; entryId is the entry where the gap shows.
-    at.seq = cur.expectedSeq;
-    fail(
-      "seq_gap",
-      `${row.stream} jumps from seq ${cur.expectedSeq - 1} to seq ${seq}: entries ${cur.expectedSeq}..${seq - 1} are missing`,
+  let cur: StreamCursor | undefined;
+  let pending = page(undefined);
+  let more = true;
+  while (more) {
+    const { rows }: { rows: EntryRow[] } = await pending;
+    if (rows.length === 0) break;
+    const newStreams = [...new Set(rows.map((r) => r.stream))].filter((s) => !heads.has(s));
+    const headRows = client.query<{ stream: string; head_seq: number; head_hash: string }>(
+      "select stream, head_seq, head_hash from ledger_streams where stream = any($1::text[])",
+      [newStreams],
     );
-    return;
-  }
-  if (row.prev_hash !== cur.prevHash) {
-    fail(
-      "prev_hash_mismatch",
-      `${row.stream} seq ${seq} points back to ${short(row.prev_hash)}, but the entry before it hashes to ${short(cur.prevHash)}`,
-    );
-    return;
-  }
-  const recomputed = rowHash(row.prev_hash, row);
-  if (recomputed !== row.hash) {
-    fail(
-      "hash_mismatch",
-      `${row.stream} seq ${seq} (${row.kind}) was altered: stored hash ${short(row.hash)}, recomputed ${short(recomputed)}`,
-    );
-    return;
-  }
-  for (const claim of claims.get(row.stream) ?? []) {
-    if (claim.seq !== seq) continue;
-    claim.seen = true;
-    if (claim.hash !== row.hash && !cur.broken) {
-      fail(
-        "checkpoint_mismatch",
-        `${row.stream} seq ${seq} hashes to ${short(row.hash)}, but ${claim.source} recorded ${short(claim.hash)}: the stream was rewritten`,
-      );
+    headRows.catch(() => undefined);
+    const last = rows[rows.length - 1] as EntryRow;
+    more = rows.length === batchSize;
+    if (more) pending = page([last.stream, Number(last.seq)]);
+    for (const h of (await headRows).rows)
+      heads.set(h.stream, { seq: Number(h.head_seq), hash: h.head_hash });
+
+    for (const row of rows) {
+      if (!cur || cur.stream !== row.stream) {
+        if (cur) check.finish(cur, heads.get(cur.stream));
+        cur = check.start(row.stream);
+      }
+      check.entry(cur, row);
     }
+    onProgress?.(check.entries);
+  }
+  if (cur) check.finish(cur, heads.get(cur.stream));
+}
+
+/** Head rows whose stream has no entries left at all. */
+async function reportEmptyStreams(client: SqlClient, check: ChainCheck): Promise<void> {
+  const empty = await client.query<{ stream: string; head_seq: number }>(
+    `select s.stream, s.head_seq from ledger_streams s
+     where s.head_seq > 0 and not exists (select 1 from ledger_entries e where e.stream = s.stream)
+     order by s.stream limit 1000`,
+  );
+  for (const s of empty.rows) {
+    check.streams += 1;
+    check.report({
+      stream: s.stream,
+      seq: 1,
+      entryId: null,
+      problem: "missing_stream",
+      message: `all ${s.head_seq} entries of ${s.stream} are missing (its head row remains)`,
+    });
+    for (const claim of check.claims.get(s.stream) ?? []) claim.seen = true;
   }
 }

@@ -1,0 +1,168 @@
+// The per-stream chain check both verify walks share (verify-ledger.ts from each stream's
+// start, verify-from-checkpoint.ts from the head a signed checkpoint recorded): seq by seq,
+// each entry must point back to the one before and hash to its stored hash, the claims
+// checkpoints made must hold, and the stream must end where its head row says.
+import { GENESIS_HASH } from "../../domain/hash";
+import type { JsonValue } from "../../domain/json";
+import { parsedEntryHash } from "../../domain/parsed-hash";
+import type { Claims, LedgerProblem, LedgerProblemKind } from "./verify-checkpoint";
+
+/** A ledger_entries row as pg returns it (snake_case columns). */
+export type EntryRow = {
+  id: number;
+  stream: string;
+  seq: number;
+  at: Date;
+  kind: string;
+  actor: string;
+  task_id: string | null;
+  key: string | null;
+  data: JsonValue;
+  prev_hash: string;
+  hash: string;
+};
+
+export const ENTRY_COLUMNS =
+  "id, stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash";
+
+/** Recomputes an entry's hash from its stored columns, chained on `prevHash`. */
+export function rowHash(
+  prevHash: string,
+  row: Pick<EntryRow, "stream" | "seq" | "at" | "kind" | "actor" | "task_id" | "key" | "data">,
+): string {
+  return parsedEntryHash(prevHash, {
+    stream: row.stream,
+    seq: Number(row.seq),
+    at: row.at.toISOString(),
+    kind: row.kind,
+    actor: row.actor,
+    taskId: row.task_id,
+    key: row.key,
+    data: row.data,
+  });
+}
+
+export type StreamCursor = {
+  stream: string;
+  expectedSeq: number;
+  /** The hash the next entry must point back to; null: trust the first entry's (a checkpoint's anchor). */
+  prevHash: string | null;
+  broken: boolean;
+};
+
+export type Head = { seq: number; hash: string };
+
+const short = (h: string) => `${h.slice(0, 12)}…`;
+
+export class ChainCheck {
+  readonly problems: LedgerProblem[] = [];
+  private readonly broken = new Set<string>();
+  entries = 0;
+  streams = 0;
+
+  constructor(readonly claims: Claims) {}
+
+  /** A problem of a stream's chain: only its first one is kept. */
+  report(p: LedgerProblem): void {
+    if (this.broken.has(p.stream)) return;
+    this.broken.add(p.stream);
+    this.problems.push(p);
+  }
+
+  isBroken(stream: string): boolean {
+    return this.broken.has(stream);
+  }
+
+  start(stream: string, fromSeq = 1, prevHash: string | null = GENESIS_HASH): StreamCursor {
+    this.streams += 1;
+    return { stream, expectedSeq: fromSeq, prevHash, broken: false };
+  }
+
+  entry(cur: StreamCursor, row: EntryRow): void {
+    this.entries += 1;
+    const seq = Number(row.seq);
+    this.check(cur, row, seq);
+    cur.expectedSeq = seq + 1;
+    cur.prevHash = row.hash;
+  }
+
+  private check(cur: StreamCursor, row: EntryRow, seq: number): void {
+    if (cur.broken) return;
+    const at = { stream: row.stream, seq, entryId: Number(row.id) };
+    const fail = (problem: LedgerProblemKind, message: string) => {
+      cur.broken = true;
+      this.report({ ...at, problem, message });
+    };
+    if (seq !== cur.expectedSeq) {
+      // Name the first missing seq; entryId is the entry where the gap shows.
+      at.seq = cur.expectedSeq;
+      fail(
+        "seq_gap",
+        `${row.stream} jumps from seq ${cur.expectedSeq - 1} to seq ${seq}: entries ${cur.expectedSeq}..${seq - 1} are missing`,
+      );
+      return;
+    }
+    if (cur.prevHash !== null && row.prev_hash !== cur.prevHash) {
+      fail(
+        "prev_hash_mismatch",
+        `${row.stream} seq ${seq} points back to ${short(row.prev_hash)}, but the entry before it hashes to ${short(cur.prevHash)}`,
+      );
+      return;
+    }
+    const recomputed = rowHash(row.prev_hash, row);
+    if (recomputed !== row.hash) {
+      fail(
+        "hash_mismatch",
+        `${row.stream} seq ${seq} (${row.kind}) was altered: stored hash ${short(row.hash)}, recomputed ${short(recomputed)}`,
+      );
+      return;
+    }
+    for (const claim of this.claims.get(row.stream) ?? []) {
+      if (claim.seq !== seq) continue;
+      claim.seen = true;
+      if (claim.hash !== row.hash && !cur.broken) {
+        fail(
+          "checkpoint_mismatch",
+          `${row.stream} seq ${seq} hashes to ${short(row.hash)}, but ${claim.source} recorded ${short(claim.hash)}: the stream was rewritten`,
+        );
+      }
+    }
+  }
+
+  /** The stream's last entry was read: it must be where the head row says, past every claim. */
+  finish(c: StreamCursor, head: Head | undefined): void {
+    const lastSeq = c.expectedSeq - 1;
+    if (!c.broken && !head) {
+      this.report({
+        stream: c.stream,
+        seq: null,
+        entryId: null,
+        problem: "missing_head",
+        message: `stream ${c.stream} has entries but no head row`,
+      });
+    } else if (!c.broken && head && (head.seq !== lastSeq || head.hash !== c.prevHash)) {
+      this.report({
+        stream: c.stream,
+        seq: lastSeq + 1,
+        entryId: null,
+        problem: head.seq > lastSeq ? "missing_entries" : "head_mismatch",
+        message:
+          head.seq > lastSeq
+            ? `entries ${lastSeq + 1}..${head.seq} of ${c.stream} are missing: the stream head says seq ${head.seq}, the last entry is seq ${lastSeq}`
+            : `head of ${c.stream} says seq ${head.seq} hash ${short(head.hash)}, the last entry is seq ${lastSeq} hash ${short(c.prevHash ?? "")}`,
+      });
+    }
+    for (const claim of this.claims.get(c.stream) ?? []) {
+      if (!claim.seen && !this.broken.has(c.stream)) {
+        this.report({
+          stream: c.stream,
+          seq: claim.seq,
+          entryId: null,
+          problem: "missing_entries",
+          message: `${claim.source} recorded ${c.stream} at seq ${claim.seq}, but the stream ends at seq ${lastSeq}`,
+        });
+      }
+      claim.seen = true;
+    }
+  }
+}

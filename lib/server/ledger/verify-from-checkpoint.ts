@@ -1,0 +1,162 @@
+// The walk of `verify --since-checkpoint`: every stream starts at the head the latest signed
+// checkpoint recorded for it (that entry is re-read and re-hashed, and must still hash to what
+// the checkpoint says), and only the entries after it are read; streams the checkpoint does not
+// know start at genesis. What lies before a checkpointed head is trusted to the signature: an
+// old entry rewritten in place without touching its hash is found by the full pass alone.
+// Streams are taken from their head rows in batches, each batch's entries in one statement (a
+// lateral index range per stream), so the cost follows the entries appended since, plus one
+// entry per stream; entries whose stream has no head row are found by one anti-join.
+import type { SqlClient } from "../../../db/client";
+import { GENESIS_HASH } from "../../domain/hash";
+import { type ChainCheck, ENTRY_COLUMNS, type EntryRow, type Head } from "./chain-check";
+
+/** Streams per statement. */
+const STREAMS_PER_BATCH = 2_000;
+/** Entries per stream per statement; a stream with more is read on by itself. */
+const PER_STREAM = 64;
+
+type Walk = { stream: string; head: Head | undefined };
+
+export async function walkFromCheckpoint(
+  client: SqlClient,
+  check: ChainCheck,
+  opts: { batchSize: number; onProgress?: (entries: number) => void },
+): Promise<void> {
+  const walked = new Set<string>();
+  let after: string | null = null;
+  while (true) {
+    const { rows }: { rows: { stream: string; head_seq: number; head_hash: string }[] } =
+      await client.query(
+        `select stream, head_seq, head_hash from ledger_streams
+        where $1::text is null or stream > $1 order by stream limit $2`,
+        [after, STREAMS_PER_BATCH],
+      );
+    if (rows.length === 0) break;
+    const batch = rows.map((r) => ({
+      stream: r.stream,
+      head: { seq: Number(r.head_seq), hash: r.head_hash },
+    }));
+    for (const w of batch) if (check.claims.has(w.stream)) walked.add(w.stream);
+    await walkStreams(client, check, batch, opts.batchSize);
+    opts.onProgress?.(check.entries);
+    after = (rows[rows.length - 1] as { stream: string }).stream;
+    if (rows.length < STREAMS_PER_BATCH) break;
+  }
+
+  // A stream the checkpoint recorded whose head row is gone: its entries, if any are left, are
+  // still checked (and reported without a head); with none, the claim stays unseen and the
+  // caller reports the stream gone.
+  const headless = [...check.claims.keys()].filter((s) => !walked.has(s));
+  for (let i = 0; i < headless.length; i += STREAMS_PER_BATCH) {
+    const batch = headless.slice(i, i + STREAMS_PER_BATCH).map((stream) => ({
+      stream,
+      head: undefined,
+    }));
+    await walkStreams(client, check, batch, opts.batchSize);
+  }
+
+  // Entries of a stream with neither a head row nor a claim (the foreign key bypassed): one
+  // anti-join, read in PostgreSQL and never sent here unless there are some.
+  const { rows: orphans } = await client.query<{ stream: string }>(
+    `select distinct e.stream from ledger_entries e
+      where not exists (select 1 from ledger_streams s where s.stream = e.stream)
+      order by e.stream limit 1000`,
+  );
+  const unclaimed = orphans.filter((o) => !check.claims.has(o.stream));
+  if (unclaimed.length > 0) {
+    await walkStreams(
+      client,
+      check,
+      unclaimed.map((o) => ({ stream: o.stream, head: undefined })),
+      opts.batchSize,
+    );
+  }
+}
+
+/** The first seq to read and the hash it must point back to (null: the anchor's own is trusted). */
+function startOf(check: ChainCheck, stream: string): { seq: number; prevHash: string | null } {
+  const claims = check.claims.get(stream);
+  if (!claims || claims.length === 0) return { seq: 1, prevHash: GENESIS_HASH };
+  const seq = Math.min(...claims.map((c) => c.seq));
+  return seq <= 1 ? { seq: 1, prevHash: GENESIS_HASH } : { seq, prevHash: null };
+}
+
+type BatchRow = EntryRow & { ord: number };
+
+async function walkStreams(
+  client: SqlClient,
+  check: ChainCheck,
+  batch: readonly Walk[],
+  batchSize: number,
+): Promise<void> {
+  const starts = batch.map((w) => startOf(check, w.stream));
+  const { rows } = await client.query<BatchRow>(
+    `select s.ord::int as ord, e.* from unnest($1::text[], $2::bigint[]) with ordinality as s(stream, from_seq, ord)
+      cross join lateral (
+        select ${ENTRY_COLUMNS} from ledger_entries
+         where stream = s.stream and seq >= s.from_seq order by seq limit $3) e
+      order by s.ord, e.seq`,
+    [batch.map((w) => w.stream), starts.map((s) => s.seq), PER_STREAM],
+  );
+  let r = 0;
+  for (const [i, w] of batch.entries()) {
+    const start = starts[i] as { seq: number; prevHash: string | null };
+    let taken = 0;
+    const first = rows[r];
+    if (!first || Number(first.ord) !== i + 1) {
+      noEntries(check, w, start.seq);
+      continue;
+    }
+    const cur = check.start(w.stream, start.seq, start.prevHash);
+    let lastSeq = 0;
+    for (; r < rows.length && Number((rows[r] as BatchRow).ord) === i + 1; r++) {
+      const row = rows[r] as BatchRow;
+      check.entry(cur, row);
+      lastSeq = Number(row.seq);
+      taken += 1;
+    }
+    // A long run of new entries: read on in pages of its own.
+    while (taken >= PER_STREAM) {
+      const more = await client.query<EntryRow>(
+        `select ${ENTRY_COLUMNS} from ledger_entries
+          where stream = $1 and seq > $2 order by seq limit $3`,
+        [w.stream, lastSeq, batchSize],
+      );
+      for (const row of more.rows) {
+        check.entry(cur, row);
+        lastSeq = Number(row.seq);
+      }
+      taken = more.rows.length >= batchSize ? PER_STREAM : 0;
+    }
+    check.finish(cur, w.head);
+  }
+}
+
+/** Nothing at or after the start: a stream emptied, or cut back before its checkpointed head. */
+function noEntries(check: ChainCheck, w: Walk, fromSeq: number): void {
+  const claims = check.claims.get(w.stream) ?? [];
+  if (claims.length === 0) {
+    if (!w.head || w.head.seq === 0) return;
+    check.streams += 1;
+    check.report({
+      stream: w.stream,
+      seq: 1,
+      entryId: null,
+      problem: "missing_stream",
+      message: `all ${w.head.seq} entries of ${w.stream} are missing (its head row remains)`,
+    });
+    return;
+  }
+  // Headless and empty: the caller reports the stream gone, from its unseen claims.
+  if (!w.head) return;
+  check.streams += 1;
+  const claim = claims.find((c) => c.seq === fromSeq) ?? claims[0];
+  check.report({
+    stream: w.stream,
+    seq: fromSeq,
+    entryId: null,
+    problem: "missing_entries",
+    message: `${claim?.source ?? "a checkpoint"} recorded ${w.stream} at seq ${fromSeq}, but no entry from seq ${fromSeq} on is left (the stream head says seq ${w.head.seq})`,
+  });
+  for (const c of claims) c.seen = true;
+}
