@@ -68,6 +68,26 @@ describe("agent-ledger checkpoint and verify", () => {
     expect(byDigest.stdout).toContain(`expected checkpoint ${digest}: found at system seq 2`);
   });
 
+  it("verify --since-checkpoint reads only what follows the signed checkpoint; without a key it walks everything", async () => {
+    await withTransaction(t.pool, (c) =>
+      appendLedger(c, "cli:since", [
+        { kind: "note.added", actor: "t", data: { n: 1 } },
+        { kind: "note.added", actor: "t", data: { n: 2 } },
+      ]),
+    );
+    const since = cli(["verify", "--since-checkpoint", "--json"], withKey);
+    expect(since.code, since.stdout).toBe(0);
+    // The system stream's checkpointed head (the entry before the checkpoint), the checkpoint
+    // itself, and the two entries of the new stream.
+    expect(JSON.parse(since.stdout)).toMatchObject({ ok: true, mode: "checkpoint", entries: 4 });
+    const text = cli(["verify", "--since-checkpoint"], withKey);
+    expect(text.stdout).toContain("OK: 4 entries from the latest checkpoint on");
+    const plain = cli(["verify", "--since-checkpoint"]);
+    expect(plain.code, plain.stdout).toBe(0);
+    expect(plain.stdout).toContain("OK: 4 entries in 2 streams verify.");
+    expect(plain.stdout).toMatch(/warning: verifying from a checkpoint needs LEDGER_PUBLIC_KEY/);
+  });
+
   it("--expect that is neither a digest nor an exported statement exits 2", () => {
     const garbage = path.join(dir, "garbage.json");
     writeFileSync(garbage, JSON.stringify({ digest: "abc" }));

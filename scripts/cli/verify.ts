@@ -47,10 +47,17 @@ async function readExpected(arg: string): Promise<ExpectedCheckpoint> {
 export const verifyCommand: Command = {
   name: "verify",
   summary: "Recompute every hash chain; exit 1 naming the first broken entry",
-  usage: `agent-ledger verify [--expect DIGEST|FILE] [--json] [--progress | --quiet]
+  usage: `agent-ledger verify [--since-checkpoint] [--expect DIGEST|FILE] [--json] [--progress | --quiet]
 
 Recomputes every ledger stream's hash chain, checks each stream head and the latest
 checkpoint, and reports the first broken entry of each stream.
+
+--since-checkpoint starts each stream at the head the latest checkpoint recorded, once that
+checkpoint's signature verifies with LEDGER_PUBLIC_KEY: the head entry is re-hashed and must
+match, every entry after it is checked, streams created since are checked from their start.
+What precedes the checkpoint is trusted to its signature (an old entry rewritten in place is
+found by the full pass only, the default). Without a key, or when the signature does not
+verify, it says so and checks every chain from its start.
 
 With LEDGER_PUBLIC_KEY (or LEDGER_SIGNING_KEY) set, the latest checkpoint must be signed with
 that key over its seq, time and digest, and be no older than LEDGER_CHECKPOINT_MAX_AGE_HOURS
@@ -61,6 +68,7 @@ agent-ledger checkpoint --export wrote. The ledger must still hold that checkpoi
 stream head it recorded must still be there with the same hash.
 
 Options:
+  --since-checkpoint  only what follows the latest signed checkpoint (see above)
   --expect X  a checkpoint digest (64 hex digits) or an exported statement file
   --json      print the full report as JSON
   --progress  progress on stderr even when it is not a terminal (it is shown on a terminal)
@@ -76,7 +84,9 @@ is missing, too old or badly signed), 2 could not run (bad options, an unreadabl
       ...progressOption,
       quiet: { type: "boolean" },
       expect: { type: "string" },
+      "since-checkpoint": { type: "boolean" },
     });
+    const from = opts["since-checkpoint"] ? "checkpoint" : "start";
     const config = env();
     const publicKey = configuredPublicKey(config);
     const expect = opts.expect !== undefined ? await readExpected(opts.expect) : undefined;
@@ -85,11 +95,12 @@ is missing, too old or badly signed), 2 could not run (bad options, an unreadabl
     try {
       const show = { forced: opts.progress === true, quiet: opts.quiet === true };
       const counting = !show.quiet && (show.forced || process.stderr.isTTY === true);
-      // Counted first, so progress can say how far along it is; verify reads every row anyway.
-      const total = counting
-        ? (await pool.query<{ n: number }>("select count(*)::int as n from ledger_entries")).rows[0]
-            ?.n
-        : undefined;
+      // Counted first, so progress can say how far along a full pass is (it reads every row anyway).
+      const total =
+        counting && from === "start"
+          ? (await pool.query<{ n: number }>("select count(*)::int as n from ledger_entries"))
+              .rows[0]?.n
+          : undefined;
       const progress = startProgress({ verb: "verified", unit: "entries", total, ...show });
       // One snapshot (as the worker's pass): entries are read in batches and the stream heads
       // after them, and an append in between would read as entries missing.
@@ -99,6 +110,7 @@ is missing, too old or badly signed), 2 could not run (bad options, an unreadabl
           publicKey,
           maxCheckpointAgeHours: config.LEDGER_CHECKPOINT_MAX_AGE_HOURS,
           expect,
+          from,
           onProgress: progress.update,
         });
       });
@@ -117,7 +129,11 @@ is missing, too old or badly signed), 2 could not run (bad options, an unreadabl
           : "no checkpoint (run agent-ledger checkpoint)";
         const ex = report.expected;
         if (report.ok) {
-          console.log(`OK: ${report.entries} entries in ${report.streams} streams verify.`);
+          console.log(
+            report.mode === "checkpoint"
+              ? `OK: ${report.entries} entries from the latest checkpoint on, in ${report.streams} streams, verify.`
+              : `OK: ${report.entries} entries in ${report.streams} streams verify.`,
+          );
         } else {
           console.log(`BROKEN: ${report.problems.length} problem(s) found.`);
           for (const p of report.problems) {
@@ -126,6 +142,10 @@ is missing, too old or badly signed), 2 could not run (bad options, an unreadabl
           }
         }
         console.log(cpLine);
+        if (report.mode === "checkpoint")
+          console.log(
+            "checked from the latest checkpoint's heads on; what precedes them is trusted to its signature",
+          );
         if (ex) {
           console.log(
             `expected checkpoint ${ex.digest}: ${ex.found ? `found at system seq ${ex.seq}` : "not found"}`,
