@@ -19,10 +19,15 @@ export const ledgerVerifications = pgTable(
     throughAt: timestamp("through_at", { withTimezone: true, precision: 3 }),
     /** When the latest run finished. */
     verifiedAt: timestamp("verified_at", { withTimezone: true }).notNull(),
-    /** `full` (every chain from its start, heads and checkpoints) or `incremental` (new entries). */
+    /**
+     * `full` (every chain from its start, heads and checkpoints), `checkpoint` (the same from the
+     * heads the latest signed checkpoint recorded) or `incremental` (the entries appended since).
+     */
     mode: text("mode").notNull(),
     /** When the latest full run finished, whatever its outcome. */
     fullAt: timestamp("full_at", { withTimezone: true }),
+    /** When the latest run from a signed checkpoint finished, whatever its outcome. */
+    checkpointAt: timestamp("checkpoint_at", { withTimezone: true }),
     /** False from a failed run until a full run passes again: a failure is never papered over. */
     ok: boolean("ok").notNull(),
     /** When the chain was last found broken, and what was wrong (the first few problems). */
@@ -32,7 +37,7 @@ export const ledgerVerifications = pgTable(
     entriesChecked: bigint("entries_checked", { mode: "number" }).notNull(),
   },
   (t) => [
-    check("ledger_verifications_mode_check", sql`${t.mode} in ('full', 'incremental')`),
+    check("ledger_verifications_mode_check", sql`${t.mode} in ('full', 'checkpoint', 'incremental')`),
     check("ledger_verifications_through_check", sql`${t.throughId} >= 0`),
   ],
 );
