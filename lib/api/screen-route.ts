@@ -4,7 +4,7 @@
 // so a bad address is a 400 that says what was wrong, never a 500.
 import type { z } from "zod";
 import type { Scope, Viewer } from "../domain/access";
-import { isConnectionError, type Readers, screenReaders } from "../server/db";
+import { isConnectionError, type Readers, screenReaders, wroteRecently } from "../server/db";
 import { parseSearchParams, type SearchParams } from "../server/queries/parse-search-params";
 import { guardRoute } from "./guard-route";
 import { problem, unavailable } from "./problems";
@@ -32,7 +32,11 @@ export function screenRoute<S extends z.ZodType, T>(spec: ScreenSpec<S, T>) {
     if (!parsed.ok) return problem("invalid-request", parsed.errors.join(" "));
     let data: T | null;
     try {
-      data = await spec.read(viewer, parsed.data, screenReaders(request.headers.get("cookie")));
+      data = await spec.read(
+        viewer,
+        parsed.data,
+        screenReaders(wroteRecently(request.headers.get("cookie"))),
+      );
     } catch (error) {
       if (isConnectionError(error)) return unavailable();
       throw error;

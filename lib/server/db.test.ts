@@ -51,7 +51,8 @@ describe("DATABASE_READ_URL", () => {
   });
 
   it("serves a screen's queries through the replica", async () => {
-    const readers = db.screenReaders("agent-ledger.session_token=abc");
+    expect(db.wroteRecently("agent-ledger.session_token=abc")).toBe(false);
+    const readers = db.screenReaders(false);
     expect(await whoAmI(readers.pool)).toBe(reader);
     const page = await listTasks(readers.db, testViewer("ops"), {});
     expect(page.tasks.map((task) => task.id)).toContain(taskId);
@@ -79,8 +80,8 @@ describe("DATABASE_READ_URL", () => {
   });
 
   it("reads the primary for a while after the person's own action (the cookie)", async () => {
-    const cookie = `x=1; ${db.WROTE_COOKIE}=1`;
-    const readers = db.screenReaders(cookie);
+    expect(db.wroteRecently(`x=1; ${db.WROTE_COOKIE}=1`)).toBe(true);
+    const readers = db.screenReaders(true);
     expect(await whoAmI(readers.pool)).toBe("agent_ledger_app");
     const [row] = (await readers.db.execute<{ u: string }>("select current_user as u")).rows;
     expect(row?.u).toBe("agent_ledger_app");

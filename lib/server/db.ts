@@ -75,10 +75,13 @@ export const READ_YOUR_WRITES_SECONDS = 10;
 
 const WROTE = new RegExp(`(?:^|;\\s*)${WROTE_COOKIE.replace(".", "\\.")}=`);
 
-/** Where a screen reads for a request with this Cookie header. */
-export function screenReaders(cookieHeader: string | null): Readers {
-  if (!readReplicaConfigured() || (cookieHeader !== null && WROTE.test(cookieHeader))) {
-    return { db: getDb(), pool: getPool() };
-  }
+/** Whether a request's Cookie header carries WROTE_COOKIE. */
+export function wroteRecently(cookieHeader: string | null): boolean {
+  return cookieHeader !== null && WROTE.test(cookieHeader);
+}
+
+/** Where a screen reads: the replica, unless there is none or the person just wrote. */
+export function screenReaders(afterOwnWrite: boolean): Readers {
+  if (!readReplicaConfigured() || afterOwnWrite) return { db: getDb(), pool: getPool() };
   return { db: getReadDb(), pool: getReadPool() };
 }

@@ -1,7 +1,7 @@
 // The ledger over HTTP: the append-only record page by page with filters, one effect by its
 // key, and "why did it send that?" — the queries the dashboard shares.
 import { z } from "zod";
-import { getDb, screenReaders } from "../../server/db";
+import { getDb, screenReaders, wroteRecently } from "../../server/db";
 import { effectDetailSchema, getEffect } from "../../server/queries/get-effect";
 import {
   ledgerApiPageSchema,
@@ -27,7 +27,7 @@ export const listLedgerEndpoint = defineEndpoint({
   problems: [],
   // History reads (the dashboard's export pages through here) may lag on a replica.
   handle: async ({ query, viewer, request }) =>
-    listLedgerPage(screenReaders(request.headers.get("cookie")).db, viewer, query),
+    listLedgerPage(screenReaders(wroteRecently(request.headers.get("cookie"))).db, viewer, query),
 });
 
 export const getEffectEndpoint = defineEndpoint({
@@ -61,5 +61,5 @@ export const whyEndpoint = defineEndpoint({
   response: whyAnswerSchema,
   problems: [],
   handle: async ({ query, viewer, request }) =>
-    explainWhy(screenReaders(request.headers.get("cookie")).db, viewer, query),
+    explainWhy(screenReaders(wroteRecently(request.headers.get("cookie"))).db, viewer, query),
 });
