@@ -2,7 +2,9 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../db/client";
 import { setUpTestDatabase } from "../db/testing/database";
+import { writeCheckpoint } from "../lib/server/commands/write-checkpoint";
 import { appendLedger } from "../lib/server/ledger/append-ledger";
+import { generateSigningKey, parsePrivateKey, parsePublicKey } from "../lib/server/ledger/signing";
 import { runLedgerVerifyPass, VERIFY_LOCK, verifyPassOn } from "./ledger-verify";
 
 const t = await setUpTestDatabase("ledger-verify");
@@ -24,7 +26,8 @@ const state = async () =>
       mode: string;
       problems: { entryId: number; problem: string }[];
       full_at: Date | null;
-    }>("select through_id, ok, mode, problems, full_at from ledger_verifications")
+      checkpoint_at: Date | null;
+    }>("select through_id, ok, mode, problems, full_at, checkpoint_at from ledger_verifications")
   ).rows;
 
 describe("the periodic ledger verify", () => {
@@ -135,5 +138,41 @@ describe("the periodic ledger verify", () => {
       "select head_seq from ledger_streams where stream = 'test:race'",
     );
     expect(rows[0]?.head_seq).toBe(3);
+  });
+
+  it("with a key, the daily pass starts from the latest signed checkpoint and says so; after a failure it is full", async () => {
+    const keys = generateSigningKey();
+    const publicKey = parsePublicKey(keys.publicKey);
+    await append("test:cp", 4);
+    await writeCheckpoint(t.pool, { actor: "test", signingKey: parsePrivateKey(keys.privateKey) });
+    const after = await append("test:cp", 2);
+    const { rows: counted } = await t.pool.query<{ entries: number; streams: number }>(
+      "select (select count(*)::int from ledger_entries) as entries, (select count(*)::int from ledger_streams) as streams",
+    );
+    const total = counted[0]?.entries ?? 0;
+    const streams = counted[0]?.streams ?? 0;
+
+    const daily = await runLedgerVerifyPass(t.pool, { settleMs: 0, publicKey, forceDaily: true });
+    // Each checkpointed head, the checkpoint itself and the two entries after it: not the whole ledger.
+    expect(daily).toMatchObject({ mode: "checkpoint", ok: true, entriesChecked: streams + 2 });
+    expect(streams + 2).toBeLessThan(total);
+    const [recorded] = await state();
+    expect(recorded).toMatchObject({ mode: "checkpoint", ok: true });
+    expect(recorded?.checkpoint_at).not.toBeNull();
+    expect(recorded?.through_id).toBeGreaterThanOrEqual(after.at(-1)?.id ?? Infinity);
+
+    // Altered after the checkpoint: the pass from it finds the entry the full pass would.
+    await t.asSuperuserRolledBack(async (c) => {
+      await c.query("set local session_replication_role = replica");
+      await c.query(`update ledger_entries set data = '{"i": 7}' where id = $1`, [after[0]?.id]);
+      const broken = await verifyPassOn(c, { settleMs: 0, publicKey, forceDaily: true });
+      expect(broken).toMatchObject({ mode: "checkpoint", ok: false });
+      expect(broken?.problems).toEqual([
+        expect.objectContaining({ entryId: after[0]?.id, problem: "hash_mismatch" }),
+      ]);
+      // Red now: the next daily pass re-reads everything, since only that can clear it.
+      const next = await verifyPassOn(c, { settleMs: 0, publicKey, forceDaily: true });
+      expect(next).toMatchObject({ mode: "full", ok: false, entriesChecked: total });
+    });
   });
 });

@@ -1,9 +1,12 @@
 // The periodic chain verify behind the /ledger badge. Every worker runs the loop; a session
 // advisory lock, taken without waiting, makes one of them do each pass. A pass is incremental
 // (the entries appended since the last one: each must chain onto its predecessor and hash to
-// its stored hash), and once a day full (verifyLedger: every chain from its start, heads,
-// checkpoints, streams gone whole), which catches what appending-only checks cannot: an old
-// entry deleted or rewritten. The outcome is upserted into the one ledger_verifications row.
+// its stored hash); once a day it is a pass from the latest signed checkpoint (verifyLedger
+// from: "checkpoint": every stream from the head the checkpoint recorded, heads, checkpoints,
+// streams gone whole), which stays cheap at millions of entries; and once a week, or after a
+// failure, or with no key to check a checkpoint's signature, it is full (every chain from its
+// start), the only pass that re-reads what a checkpoint vouches for. The outcome is upserted
+// into the one ledger_verifications row.
 import type { KeyObject } from "node:crypto";
 import type pg from "pg";
 import { isConnectionError } from "../db/retry";
@@ -29,7 +32,10 @@ const SETTLE_MS = 30_000;
 const BATCH = 5_000;
 /** One pass reads at most this many new entries; the next pass goes on from there. */
 const MAX_PER_PASS = 500_000;
+/** How often a pass checks every stream (from the latest signed checkpoint, or in full). */
 export const FULL_EVERY_MS = 24 * 3_600_000;
+/** How often that pass goes back to every chain's start even when a signed checkpoint is there. */
+export const FROM_START_EVERY_MS = 7 * 24 * 3_600_000;
 /** Problems kept for the badge: the first few say what failed; the CLI lists them all. */
 const KEEP_PROBLEMS = 20;
 
@@ -38,19 +44,26 @@ export type VerifyPassOptions = {
   maxCheckpointAgeHours?: number;
   /** Run a full pass even if the last full one is recent. */
   forceFull?: boolean;
+  /** Run the daily pass (from the latest signed checkpoint, or full) even if the last one is recent. */
+  forceDaily?: boolean;
   /** How old an entry must be before an incremental pass reads it (SETTLE_MS). */
   settleMs?: number;
 };
 
 export type VerifyPassOutcome = {
-  mode: "full" | "incremental";
+  mode: "full" | "checkpoint" | "incremental";
   ok: boolean;
   throughId: number;
   entriesChecked: number;
   problems: LedgerProblem[];
 };
 
-type StateRow = { through_id: number; full_at: Date | null; ok: boolean };
+type StateRow = {
+  through_id: number;
+  full_at: Date | null;
+  checkpoint_at: Date | null;
+  ok: boolean;
+};
 
 /** The newest entry old enough to have settled: where a full pass may say it verified through. */
 async function settledHead(
@@ -169,24 +182,34 @@ export async function verifyPassOn(
   if (!lock[0]?.locked) return null;
   try {
     const { rows: stateRows } = await client.query<StateRow>(
-      "select through_id, full_at, ok from ledger_verifications where name = 'chain'",
+      "select through_id, full_at, checkpoint_at, ok from ledger_verifications where name = 'chain'",
     );
     const state = stateRows[0];
+    const age = (at: Date | null | undefined) => (at ? Date.now() - at.getTime() : Infinity);
     const full =
       opts.forceFull === true ||
-      !state?.full_at ||
-      Date.now() - state.full_at.getTime() >= FULL_EVERY_MS;
+      !state?.ok ||
+      age(state.full_at) >= FROM_START_EVERY_MS ||
+      opts.publicKey === undefined;
+    const daily =
+      opts.forceFull === true ||
+      opts.forceDaily === true ||
+      !state ||
+      Math.min(age(state.full_at), age(state.checkpoint_at)) >= FULL_EVERY_MS;
 
     let outcome: VerifyPassOutcome;
     let throughAt: Date | null;
-    if (full || !state) {
+    if (daily || !state) {
       const head = await settledHead(client, settleMs);
+      // From the checkpoint only while the record is clean: a failure is cleared by a pass that
+      // re-reads everything, never by one that trusts what came before the checkpoint.
       const report = await verifyLedger(client, {
         publicKey: opts.publicKey,
         maxCheckpointAgeHours: opts.maxCheckpointAgeHours,
+        from: full ? "start" : "checkpoint",
       });
       outcome = {
-        mode: "full",
+        mode: report.mode,
         ok: report.ok,
         throughId: head?.id ?? 0,
         entriesChecked: report.entries,
@@ -207,8 +230,10 @@ export async function verifyPassOn(
     const problems = outcome.problems.slice(0, KEEP_PROBLEMS) as unknown as JsonValue;
     await client.query(
       `insert into ledger_verifications
-         (name, through_id, through_at, verified_at, mode, full_at, ok, failed_at, problems, entries_checked)
-       values ('chain', $1, $2, now(), $3, case when $3 = 'full' then now() end, $4,
+         (name, through_id, through_at, verified_at, mode, full_at, checkpoint_at, ok, failed_at,
+          problems, entries_checked)
+       values ('chain', $1, $2, now(), $3, case when $3 = 'full' then now() end,
+               case when $3 = 'checkpoint' then now() end, $4,
                case when $4 then null else now() end, $5, $6)
        on conflict (name) do update set
          through_id = excluded.through_id,
@@ -216,7 +241,8 @@ export async function verifyPassOn(
          verified_at = excluded.verified_at,
          mode = excluded.mode,
          full_at = coalesce(excluded.full_at, ledger_verifications.full_at),
-         -- An incremental pass cannot clear a failure: it did not re-read what was broken.
+         checkpoint_at = coalesce(excluded.checkpoint_at, ledger_verifications.checkpoint_at),
+         -- Only a full pass clears a failure: the others did not re-read what was broken.
          ok = case when excluded.mode = 'full' then excluded.ok
                    else excluded.ok and ledger_verifications.ok end,
          failed_at = coalesce(excluded.failed_at,

@@ -20,7 +20,8 @@ export function ChainBadge({ status }: { status: LedgerVerificationDto }) {
   const checked = (
     <>
       {" "}
-      · checked <Timestamp iso={status.verifiedAt} /> ({status.mode})
+      · checked <Timestamp iso={status.verifiedAt} /> (
+      {status.mode === "checkpoint" ? "from the latest signed checkpoint" : status.mode})
       {status.fullAt ? (
         <>
           {" "}

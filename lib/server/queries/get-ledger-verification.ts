@@ -22,7 +22,7 @@ export type LedgerVerificationDto =
       /** ISO 8601: when entry `throughId` was appended. */
       throughAt: string | null;
       verifiedAt: string;
-      mode: "full" | "incremental";
+      mode: "full" | "checkpoint" | "incremental";
       fullAt: string | null;
       failedAt: string | null;
       problems: z.output<typeof problemSchema>[];
@@ -46,7 +46,7 @@ export async function getLedgerVerification(
     throughId: row.throughId,
     throughAt: row.throughAt?.toISOString() ?? null,
     verifiedAt: row.verifiedAt.toISOString(),
-    mode: row.mode === "full" ? "full" : "incremental",
+    mode: row.mode === "full" || row.mode === "checkpoint" ? row.mode : "incremental",
     fullAt: row.fullAt?.toISOString() ?? null,
     failedAt: row.failedAt?.toISOString() ?? null,
     problems: problems.success ? problems.data : [],
