@@ -6,8 +6,18 @@ import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { testViewer } from "../auth/testing";
 import { insertTask } from "./commands/enqueue-task";
-import { countInbox } from "./queries/list-inbox";
+import { readDeadLettersScreen } from "./queries/dead-letters-screen";
+import { getApprovalsScreen } from "./queries/get-approvals-screen";
+import { listPendingBulkActions } from "./queries/get-bulk-action";
+import { getLedgerVerification } from "./queries/get-ledger-verification";
+import { getOverview } from "./queries/get-overview";
+import { getTaskScreen, taskScreenSearchSchema } from "./queries/get-task-screen";
+import { countInbox, inboxSearchSchema, listInbox } from "./queries/list-inbox";
+import { ledgerSearchSchema, listLedgerEntries } from "./queries/list-ledger-entries";
+import { listLedgerKinds } from "./queries/list-ledger-kinds";
 import { listTasks } from "./queries/list-tasks";
+import { explainWhy } from "./queries/why";
+import { deadLetterSearchSchema } from "./review/dead-letter-filter";
 
 const t = await setUpTestDatabase("read_replica");
 
@@ -58,6 +68,30 @@ describe("DATABASE_READ_URL", () => {
     expect(page.tasks.map((task) => task.id)).toContain(taskId);
     const counts = await countInbox(readers.pool, testViewer("reviewer"));
     expect(counts.total).toBe(0);
+  });
+
+  it("runs every screen the replica serves through a role that may only read", async () => {
+    const { db: rdb, pool } = db.screenReaders(false);
+    const admin = testViewer("admin");
+    const overview = await getOverview(pool, admin, { window: "24h" });
+    expect(overview).toBeTruthy();
+    const task = await getTaskScreen(
+      rdb,
+      pool,
+      admin,
+      taskScreenSearchSchema.parse({ id: taskId }),
+    );
+    expect(task?.detail.task.id).toBe(taskId);
+    await getApprovalsScreen(rdb, pool, admin);
+    await listInbox(pool, admin, inboxSearchSchema.parse({}));
+    await readDeadLettersScreen(rdb, admin, deadLetterSearchSchema.parse({}));
+    await listPendingBulkActions(rdb, admin);
+    const ledger = await listLedgerEntries(rdb, admin, ledgerSearchSchema.parse({ taskId }));
+    expect(ledger.entries.length).toBeGreaterThan(0);
+    expect(await listLedgerKinds(rdb, admin)).toContain("task.enqueued");
+    await getLedgerVerification(rdb, admin);
+    const why = await explainWhy(rdb, admin, { by: "taskId", value: taskId, limit: 10 });
+    expect(why).toBeTruthy();
   });
 
   it("refuses a write through the read pool, read-only session or not", async () => {
