@@ -7,7 +7,7 @@
 // string), which cost half of verify's time. Those checks guard what is about to be written; a
 // stored value that would have failed them cannot carry a matching hash. parsed-hash.test.ts
 // holds it to canonicalJson and entryHash on random values.
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import type { HashedEntry } from "./hash";
 import type { JsonValue } from "./json";
 
@@ -51,11 +51,17 @@ export function canonicalParsed(value: JsonValue): string {
   return `${out}}`;
 }
 
+// The one-shot digest (Node 20.12+) skips a Hash object per entry: a third of the hashing time.
+const sha256: (text: string) => string =
+  typeof crypto.hash === "function"
+    ? (text) => crypto.hash("sha256", text, "hex")
+    : (text) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
+
 const str = (s: string | null) => (s === null ? "null" : JSON.stringify(s));
 
 /** entryHash(prevHash, entry) for an entry whose data JSON.parse returned. */
 export function parsedEntryHash(prevHash: string, e: HashedEntry): string {
   // The envelope's members in RFC 8785 order: actor, at, data, key, kind, seq, stream, taskId.
   const text = `${prevHash}{"actor":${str(e.actor)},"at":${str(e.at)},"data":${canonicalParsed(e.data)},"key":${str(e.key)},"kind":${str(e.kind)},"seq":${JSON.stringify(e.seq)},"stream":${str(e.stream)},"taskId":${str(e.taskId)}}`;
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return sha256(text);
 }

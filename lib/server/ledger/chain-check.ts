@@ -88,22 +88,22 @@ export class ChainCheck {
 
   private check(cur: StreamCursor, row: EntryRow, seq: number): void {
     if (cur.broken) return;
-    const at = { stream: row.stream, seq, entryId: Number(row.id) };
-    const fail = (problem: LedgerProblemKind, message: string) => {
-      cur.broken = true;
-      this.report({ ...at, problem, message });
-    };
     if (seq !== cur.expectedSeq) {
       // Name the first missing seq; entryId is the entry where the gap shows.
-      at.seq = cur.expectedSeq;
-      fail(
+      this.fail(
+        cur,
+        row,
+        cur.expectedSeq,
         "seq_gap",
         `${row.stream} jumps from seq ${cur.expectedSeq - 1} to seq ${seq}: entries ${cur.expectedSeq}..${seq - 1} are missing`,
       );
       return;
     }
     if (cur.prevHash !== null && row.prev_hash !== cur.prevHash) {
-      fail(
+      this.fail(
+        cur,
+        row,
+        seq,
         "prev_hash_mismatch",
         `${row.stream} seq ${seq} points back to ${short(row.prev_hash)}, but the entry before it hashes to ${short(cur.prevHash)}`,
       );
@@ -111,22 +111,41 @@ export class ChainCheck {
     }
     const recomputed = rowHash(row.prev_hash, row);
     if (recomputed !== row.hash) {
-      fail(
+      this.fail(
+        cur,
+        row,
+        seq,
         "hash_mismatch",
         `${row.stream} seq ${seq} (${row.kind}) was altered: stored hash ${short(row.hash)}, recomputed ${short(recomputed)}`,
       );
       return;
     }
-    for (const claim of this.claims.get(row.stream) ?? []) {
+    const claims = this.claims.get(row.stream);
+    if (claims === undefined) return;
+    for (const claim of claims) {
       if (claim.seq !== seq) continue;
       claim.seen = true;
       if (claim.hash !== row.hash && !cur.broken) {
-        fail(
+        this.fail(
+          cur,
+          row,
+          seq,
           "checkpoint_mismatch",
           `${row.stream} seq ${seq} hashes to ${short(row.hash)}, but ${claim.source} recorded ${short(claim.hash)}: the stream was rewritten`,
         );
       }
     }
+  }
+
+  private fail(
+    cur: StreamCursor,
+    row: EntryRow,
+    seq: number,
+    problem: LedgerProblemKind,
+    message: string,
+  ): void {
+    cur.broken = true;
+    this.report({ stream: row.stream, seq, entryId: Number(row.id), problem, message });
   }
 
   /** The stream's last entry was read: it must be where the head row says, past every claim. */
