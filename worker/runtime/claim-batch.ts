@@ -1,11 +1,11 @@
-// One transaction per claimed batch: take the tasks, read what their attempts need (policy rows,
-// journals), and write every attempt.started entry with a single multi-stream append.
+// One transaction per claimed batch: take the tasks and read what their attempts need (policy
+// rows, journals) in one statement, and write every attempt.started entry with one multi-stream append.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import { type HeadRef, noteAppended } from "../../lib/server/ledger/append-known-head";
 import { appendLedgerMany, taskStream } from "../../lib/server/ledger/append-ledger";
-import { type JournaledStep, loadJournals } from "./journal";
-import { loadPolicyRows, type PolicyRow } from "./policy";
+import type { JournaledStep } from "./journal";
+import type { PolicyRow } from "./policy";
 import { type ClaimedTask, claimTasks, heldTasks, notifyRunnable, requeueTask } from "./task-sql";
 
 export type ClaimedAttempt = {
@@ -26,11 +26,6 @@ export async function claimBatch(
   const claimed = await withTransaction(pool, async (client) => {
     const tasks = await claimTasks(client, worker, agents, limit, leaseMs);
     if (tasks.length === 0) return undefined;
-    const ids = tasks.map((t) => t.id);
-    const [policyRows, journals] = [
-      await loadPolicyRows(client, [...new Set(tasks.map((t) => t.agent))]),
-      await loadJournals(client, ids),
-    ];
     const started = await appendLedgerMany(
       client,
       tasks.map((t) => ({
@@ -41,15 +36,21 @@ export async function claimBatch(
         data: { attempt: t.attempts, agent: t.agent },
       })),
     );
-    return { tasks, policyRows, journals, started };
+    return { tasks, started };
   });
   if (!claimed) return [];
   // Heads are noted once committed: one ahead of the stream would make every append refused.
-  const { tasks, policyRows, journals, started } = claimed;
-  return tasks.map((task) => {
+  const { tasks, started } = claimed;
+  return tasks.map(({ journal, policies, ...task }) => {
     const head: HeadRef = { stream: taskStream(task.id) };
     noteAppended(head, started);
-    return { task, journal: journals.get(task.id) ?? new Map(), policyRows, head };
+    const steps = new Map<number, JournaledStep>(
+      journal.map((s) => [
+        s.seq,
+        { seq: s.seq, kind: s.kind, name: s.name, result: s.result, effectKey: s.effect_key },
+      ]),
+    );
+    return { task, journal: steps, policyRows: policies, head };
   });
 }
 

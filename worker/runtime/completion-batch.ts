@@ -1,10 +1,8 @@
-// Group commit of successes: the attempts of one worker that finish while a completion
-// statement is in flight go together in the next one — every task finished under our lease,
-// each with its task.succeeded entry on the head its attempt knows. Nothing waits on a timer: a
-// lone completion is sent at once, and a batch forms only from what arrives meanwhile. A batch
-// a head refuses (somebody else appended to one of its streams) goes again one by one.
+// Group commit of successes (group-commit.ts): the attempts of one worker that finish together
+// share one statement — every task finished under our lease, each with its task.succeeded entry
+// on the head its attempt knows. A batch a head refuses (somebody else appended to one of its
+// streams) goes again one by one.
 import type pg from "pg";
-import { CommitInDoubtError } from "../../db/retry";
 import type { JsonValue } from "../../lib/domain/json";
 import {
   appendOnKnownHead,
@@ -12,6 +10,7 @@ import {
   type HeadRef,
 } from "../../lib/server/ledger/append-known-head";
 import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
+import { groupCommit } from "./group-commit";
 import { completeTaskStatement } from "./task-sql";
 
 export type Completion = {
@@ -24,38 +23,21 @@ export type Completion = {
 /** Resolves true when the task is recorded succeeded, false when our lease was gone. */
 export type Complete = (c: Completion) => Promise<boolean>;
 
-const MAX_BATCH = 200;
-
-type Pending = Completion & { resolve: (done: boolean) => void; reject: (err: unknown) => void };
-
 export function completionBatcher(pool: pg.Pool, worker: string): Complete {
-  let queue: Pending[] = [];
-  let flushing = false;
-
-  const one = async (c: Completion) => {
-    const { row } = await appendOnKnownHead<{ done: number }>(
-      pool,
-      c.head,
-      [c.entry],
-      completeTaskStatement(worker, c.taskId, c.result),
-    );
-    return row.done === 1;
-  };
-
-  const settle = async (p: Pending) => {
-    try {
-      p.resolve(await one(p));
-    } catch (err) {
-      p.reject(err);
-    }
-  };
-
-  const send = async (batch: Pending[]) => {
-    if (batch.length === 1) return settle(batch[0] as Pending);
-    try {
+  return groupCommit<Completion, boolean>({
+    one: async (c) => {
+      const { row } = await appendOnKnownHead<{ done: number }>(
+        pool,
+        c.head,
+        [c.entry],
+        completeTaskStatement(worker, c.taskId, c.result),
+      );
+      return row.done === 1;
+    },
+    many: async (batch) => {
       const { row } = await appendOnKnownHeads<{ done: string[] }>(
         pool,
-        batch.map((p) => ({ ref: p.head, entries: [p.entry] })),
+        batch.map((c) => ({ ref: c.head, entries: [c.entry] })),
         {
           name: "runtime_complete_tasks",
           ctes: `input as (
@@ -70,40 +52,12 @@ export function completionBatcher(pool: pg.Pool, worker: string): Complete {
                  ), acted as (
                    select 'task:' || id::text as stream from done
                  )`,
-          values: [batch.map((p) => p.taskId), batch.map((p) => JSON.stringify(p.result)), worker],
+          values: [batch.map((c) => c.taskId), batch.map((c) => JSON.stringify(c.result)), worker],
           select: "array(select id::text from done) as done",
         },
       );
       const done = new Set(row.done);
-      for (const p of batch) p.resolve(done.has(p.taskId.toLowerCase()));
-    } catch (err) {
-      // In doubt: each attempt reads back what committed before it tries again.
-      if (err instanceof CommitInDoubtError) {
-        for (const p of batch) p.reject(err);
-        return;
-      }
-      // A moved head, or anything one item could cause: the items alone, each with its own
-      // answer (and the single path's retries on a moved head).
-      await Promise.all(batch.map(settle));
-    }
-  };
-
-  const flush = async () => {
-    flushing = true;
-    try {
-      while (queue.length > 0) {
-        const batch = queue.slice(0, MAX_BATCH);
-        queue = queue.slice(batch.length);
-        await send(batch);
-      }
-    } finally {
-      flushing = false;
-    }
-  };
-
-  return (c) =>
-    new Promise<boolean>((resolve, reject) => {
-      queue.push({ ...c, resolve, reject });
-      if (!flushing) void flush();
-    });
+      return batch.map((c) => done.has(c.taskId.toLowerCase()));
+    },
+  });
 }

@@ -16,6 +16,7 @@ import {
   noteAppended,
 } from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import type { EffectBatchers } from "./effect-batch";
 import { performEffect } from "./effects";
 import { DeadLetterError, LeaseLostError, SuspendError } from "./errors";
 import { type JournaledStep, journalStep, journalStepCtes, journalStepValues } from "./journal";
@@ -34,6 +35,8 @@ export type AttemptScope = {
   spent: number;
   /** The task stream's head as this attempt last wrote it. */
   head: HeadRef;
+  /** The worker's group commit of effect claims and results. */
+  effects: EffectBatchers;
 };
 
 export function createContext(

@@ -10,8 +10,15 @@ import { holdsRedacted, redact } from "../../lib/domain/redact";
 import type { ReconcileOutcome, Tool } from "../../lib/sdk/define";
 import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
 import { faultPoint } from "../../lib/server/fault-points";
-import { appendOnKnownHead, type HeadRef } from "../../lib/server/ledger/append-known-head";
+import type { HeadRef } from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import {
+  CLAIM_EFFECT_CTES,
+  CLAIM_EFFECT_SELECT,
+  type ClaimAnswer,
+  claimValues,
+  type EffectBatchers,
+} from "./effect-batch";
 import {
   ApprovalNeededError,
   DeadLetterError,
@@ -19,7 +26,7 @@ import {
   SuspendError,
   serializeError,
 } from "./errors";
-import { journalStep, journalStepCtes, journalStepValues } from "./journal";
+import { journalStep } from "./journal";
 
 export type EffectRunner = {
   pool: pg.Pool;
@@ -31,6 +38,8 @@ export type EffectRunner = {
   signal: AbortSignal;
   /** The task stream's head as this attempt last wrote it. */
   head: HeadRef;
+  /** The worker's group commit of effect claims and results. */
+  effects: EffectBatchers;
 };
 
 type EffectRow = {
@@ -87,50 +96,44 @@ export async function performEffect(
     data: { tool: tool.name, step: stepSeq, attempt: run.attempt, ...data },
   });
 
-  const claimValues = [
-    key,
-    run.taskId,
-    stepSeq,
-    tool.name,
-    JSON.stringify(intent),
-    JSON.stringify(redacted),
-    fingerprint,
-    run.worker,
-    run.effectLeaseMs,
-  ];
-  const claimed = (row: { leased: number; inserted: number } | undefined) => {
-    if (!row || row.leased === 0) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
-    return row.inserted === 1;
+  const claimed = (answer: ClaimAnswer) => {
+    if (!answer.leased) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
+    return answer.inserted;
   };
-  // A first claim (the common case) is one statement: the key and its effect.started entry on
-  // the head this attempt knows. A gated tool checks its approval first; a key claimed before
-  // is resolved in a transaction that can read and lock what is there.
+  const claimItem = {
+    key,
+    taskId: run.taskId,
+    stepSeq,
+    tool: tool.name,
+    intent,
+    args: redacted,
+    fingerprint,
+    leaseMs: run.effectLeaseMs,
+  };
+  // A first claim (the common case) is one statement, shared with the worker's other attempts
+  // claiming now: the key and its effect.started entry on the head this attempt knows. A gated
+  // tool checks its approval first; a key claimed before is resolved in a transaction that can
+  // read and lock what is there.
   let claim: Claim | undefined;
   if (!tool.requiresApproval) {
-    const { row } = await appendOnKnownHead<{ leased: number; inserted: number }>(
-      run.pool,
-      run.head,
-      [entry("effect.started", { args: redacted, fingerprint })],
-      {
-        name: "runtime_claim_effect_new",
-        ctes: CLAIM_EFFECT_CTES,
-        values: claimValues,
-        when: "exists (select 1 from ins)",
-        select: CLAIM_EFFECT_SELECT,
-      },
-    );
-    if (claimed(row)) claim = { action: "execute" };
+    const answer = await run.effects.claim({
+      ...claimItem,
+      head: run.head,
+      entry: entry("effect.started", { args: redacted, fingerprint }),
+    });
+    if (claimed(answer)) claim = { action: "execute" };
   }
   claim ??= await withTransaction(run.pool, async (client): Promise<Claim> => {
     if (tool.requiresApproval?.(args) && !(await approvedOrDone(client, key, fingerprint))) {
       return { action: "park" };
     }
-    const inserted = await client.query<{ leased: number; inserted: number }>({
+    const { rows } = await client.query<{ leased: number; inserted: number }>({
       name: "runtime_claim_effect",
       text: `with ${CLAIM_EFFECT_CTES} select ${CLAIM_EFFECT_SELECT}`,
-      values: claimValues,
+      values: claimValues(claimItem, run.worker),
     });
-    if (claimed(inserted.rows[0])) {
+    const row = rows[0];
+    if (claimed({ leased: (row?.leased ?? 0) > 0, inserted: (row?.inserted ?? 0) > 0 })) {
       await appendLedger(client, stream, entry("effect.started", { args: redacted, fingerprint }));
       return { action: "execute" };
     }
@@ -170,18 +173,6 @@ export async function performEffect(
   }
   return execute(run, tool, args, key, stepSeq, entry);
 }
-
-/** Claims an effect's key under the task's lease: `leased` 0 means the lease is gone. */
-const CLAIM_EFFECT_CTES = `lease as (
-    select id from tasks where id = $2 and lease_owner = $8 and status = 'running' for share
-  ), ins as (
-    insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
-    select $1, $2, $3, $4, $5, $6, $7, 'started', $8, now() + $9 * interval '1 millisecond' from lease
-    on conflict (key) do nothing
-    returning key
-  )`;
-const CLAIM_EFFECT_SELECT =
-  "(select count(*) from lease)::int as leased, (select count(*) from ins)::int as inserted";
 
 function cannotActOnRedacted(tool: Tool): NonRetryableError {
   return new NonRetryableError(
@@ -412,34 +403,21 @@ async function recordSuccess(
   // Retried through a database outage: the effect happened, and left `started` under our claim
   // the heartbeat would keep it "in flight" for every later attempt. A try whose COMMIT answer
   // was lost finds the effect already succeeded and does not append its entry twice.
-  // One statement: the result, its effect.succeeded entry, and the step under our lease.
-  const stillLeased = await retryOnConnectionError(async ({ inDoubt }) => {
-    const step = { seq: stepSeq, kind: "tool" as const, name: tool.name, result, effectKey: key };
-    const { row } = await appendOnKnownHead<{ leased: number }>(
-      run.pool,
-      run.head,
-      [entry("effect.succeeded", { result: redact(result, sensitive), ...extra })],
-      {
-        name: "runtime_record_effect",
-        // The result is a fact whoever holds the task now, so it is recorded regardless.
-        ctes: `recorded as (
-                 update effects set status = 'succeeded', result = $2, error = null, lease_owner = null,
-                   lease_expires_at = null, completed_at = now(), updated_at = now()
-                 where key = $1 and status <> 'succeeded'
-                 returning 1
-               ), ${journalStepCtes(2)}`,
-        values: [
-          key,
-          JSON.stringify(result),
-          ...journalStepValues(run.worker, run.taskId, run.attempt, step),
-          !inDoubt,
-        ],
-        when: "exists (select 1 from recorded) or $11::boolean",
-        select: "(select count(*) from journaled)::int as leased",
-      },
-    );
-    return row.leased === 1;
-  });
+  // One statement, shared with the worker's other attempts recording now: the result, its
+  // effect.succeeded entry, and the step under our lease.
+  const stillLeased = await retryOnConnectionError(({ inDoubt }) =>
+    run.effects.record({
+      key,
+      taskId: run.taskId,
+      stepSeq,
+      tool: tool.name,
+      attempt: run.attempt,
+      result,
+      inDoubt,
+      head: run.head,
+      entry: entry("effect.succeeded", { result: redact(result, sensitive), ...extra }),
+    }),
+  );
   if (!stillLeased) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
   return result;
 }

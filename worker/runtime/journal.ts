@@ -1,5 +1,5 @@
-// The step journal of one task: completed steps are read once per attempt, and each newly
-// completed step is written in one statement that also proves we still hold the lease.
+// The step journal of one task: completed steps are read with the claim (task-sql.ts), and each
+// newly completed step is written in one statement that also proves we still hold the lease.
 import type { SqlClient } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
 import type { StepKind } from "../../lib/domain/task-states";
@@ -11,42 +11,6 @@ export type JournaledStep = {
   result: JsonValue;
   effectKey: string | null;
 };
-
-/** The completed steps of several tasks in one query, by task. */
-export async function loadJournals(
-  client: SqlClient,
-  taskIds: readonly string[],
-): Promise<Map<string, Map<number, JournaledStep>>> {
-  const { rows } = await client.query<{
-    task_id: string;
-    seq: number;
-    kind: StepKind;
-    name: string;
-    result: JsonValue;
-    effect_key: string | null;
-  }>({
-    name: "runtime_load_journals",
-    text: `select task_id, seq, kind, name, result, effect_key from steps
-           where task_id = any($1::uuid[]) and status = 'completed' order by task_id, seq`,
-    values: [taskIds],
-  });
-  const journals = new Map<string, Map<number, JournaledStep>>();
-  for (const r of rows) {
-    let journal = journals.get(r.task_id);
-    if (!journal) {
-      journal = new Map();
-      journals.set(r.task_id, journal);
-    }
-    journal.set(r.seq, {
-      seq: r.seq,
-      kind: r.kind,
-      name: r.name,
-      result: r.result,
-      effectKey: r.effect_key,
-    });
-  }
-  return journals;
-}
 
 /**
  * The lease-guarded journal write as two CTEs, `lease` and `journaled` (one row when written),

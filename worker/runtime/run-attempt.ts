@@ -14,6 +14,7 @@ import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger"
 import type { ClaimedAttempt } from "./claim-batch";
 import type { Complete } from "./completion-batch";
 import { createContext } from "./context";
+import type { EffectBatchers } from "./effect-batch";
 import {
   ApprovalNeededError,
   AttemptTimeoutError,
@@ -41,6 +42,8 @@ export type AttemptDeps = {
   random?: () => number;
   /** Records a success (completion-batch.ts: one per worker, so successes share statements). */
   complete: Complete;
+  /** The worker's group commit of effect claims and results (effect-batch.ts). */
+  effects: EffectBatchers;
   /** How long recording the outcome is retried through a database outage (default: not). */
   recordRetryMs?: number;
   log?: Logger;
@@ -94,6 +97,7 @@ export async function runAttempt(
         budget: policy.budget,
         spent: task.cost,
         head: claimed.head,
+        effects: deps.effects,
       },
       agent,
     );

@@ -3,9 +3,10 @@
 // 'running'` and a zero row count means our lease is gone.
 import type { SqlClient } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
-import type { DeadReason } from "../../lib/domain/task-states";
+import type { DeadReason, StepKind } from "../../lib/domain/task-states";
 import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
 import type { KnownHeadStatement } from "../../lib/server/ledger/append-known-head";
+import type { PolicyRow } from "./policy";
 
 export type ClaimedTask = {
   id: string;
@@ -19,15 +20,31 @@ export type ClaimedTask = {
   cost: number;
 };
 
-/** Claims up to `limit` runnable tasks for the agents this worker has (others stay queued). */
+export type ClaimedRow = ClaimedTask & {
+  /** The task's completed steps, in order (json from the same statement). */
+  journal: {
+    seq: number;
+    kind: StepKind;
+    name: string;
+    result: JsonValue;
+    effect_key: string | null;
+  }[];
+  /** The global retry policy row and the claimed agents' rows, the same on every row. */
+  policies: PolicyRow[];
+};
+
+/**
+ * Claims up to `limit` runnable tasks for the agents this worker has (others stay queued), and
+ * reads in the same statement what their attempts need: each journal and the policy rows.
+ */
 export async function claimTasks(
   client: SqlClient,
   worker: string,
   agents: readonly string[],
   limit: number,
   leaseMs: number,
-): Promise<ClaimedTask[]> {
-  const { rows } = await client.query<ClaimedTask>({
+): Promise<ClaimedRow[]> {
+  const { rows } = await client.query<ClaimedRow>({
     name: "runtime_claim_tasks",
     text: `with candidates as (
              select id from tasks
@@ -35,13 +52,28 @@ export async function claimTasks(
              order by run_at, id
              limit $1
              for update skip locked
+           ), claimed as (
+             update tasks t
+             set status = 'running', attempts = t.attempts + 1, lease_owner = $2,
+                 lease_expires_at = now() + $3 * interval '1 millisecond',
+                 version = t.version + 1, updated_at = now(), status_changed_at = now()
+             from candidates c where t.id = c.id
+             returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost
+           ), policies as (
+             select coalesce(json_agg(p), '[]') as policies from (
+               select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms,
+                      attempt_timeout_ms, budget
+               from retry_policies
+               where scope = 'global' or scope in (select 'agent:' || agent from claimed)
+             ) p
            )
-           update tasks t
-           set status = 'running', attempts = t.attempts + 1, lease_owner = $2,
-               lease_expires_at = now() + $3 * interval '1 millisecond',
-               version = t.version + 1, updated_at = now(), status_changed_at = now()
-           from candidates c where t.id = c.id
-           returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost`,
+           select c.*,
+                  coalesce((select json_agg(json_build_object('seq', s.seq, 'kind', s.kind, 'name', s.name,
+                                                              'result', s.result, 'effect_key', s.effect_key)
+                                            order by s.seq)
+                            from steps s where s.task_id = c.id and s.status = 'completed'), '[]') as journal,
+                  (select policies from policies) as policies
+           from claimed c`,
     values: [limit, worker, leaseMs, agents],
   });
   return rows;

@@ -8,6 +8,7 @@ import type { Agent } from "../../lib/sdk/define";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { claimBatch } from "./claim-batch";
 import { completionBatcher } from "./completion-batch";
+import { effectBatchers } from "./effect-batch";
 import { type AttemptOutcome, runAttempt } from "./run-attempt";
 
 export type TaskRow = {
@@ -130,6 +131,7 @@ export function runtimeTestKit(pool: pg.Pool) {
         signal: opts.signal ?? new AbortController().signal,
         random: () => 0,
         complete: completionBatcher(pool, worker),
+        effects: effectBatchers(pool, worker),
       },
       claimed,
     );

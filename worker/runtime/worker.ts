@@ -21,6 +21,7 @@ import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
 import { publishCatalog } from "./catalog";
 import { type ClaimedAttempt, claimBatch, handBackUnknownClaims } from "./claim-batch";
 import { completionBatcher } from "./completion-batch";
+import { effectBatchers } from "./effect-batch";
 import { LeaseLostError, SuspendError } from "./errors";
 import { startListener } from "./listener";
 import { markWorkerStopped, registerWorker, touchWorker } from "./presence";
@@ -173,6 +174,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   await listener.ready;
 
   const complete = completionBatcher(config.pool, id);
+  const effects = effectBatchers(config.pool, id);
   const spawnAttempt = (claimed: ClaimedAttempt, claimSentAt: number) => {
     const { task } = claimed;
     const controller = new AbortController();
@@ -191,6 +193,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         recordRetryMs: Math.max(2 * leaseMs, 10_000),
         log: taskLog,
         complete,
+        effects,
       },
       claimed,
     )

@@ -102,6 +102,9 @@ export async function appendOnKnownHeads<R extends Record<string, unknown>>(
   items: readonly KnownHeadsItem[],
   statement: KnownHeadsStatement,
 ): Promise<{ row: R; appendedStreams: Set<string> }> {
+  const streams = new Set(items.map((i) => i.ref.stream));
+  // Two items on one stream (parallel calls in one attempt) would chain onto the same head.
+  if (streams.size !== items.length) throw new Error("a batch holds one stream twice");
   try {
     const { row, appendedStreams } = await knownHeadsOnce<R>(pool, items, statement, false);
     return { row, appendedStreams };

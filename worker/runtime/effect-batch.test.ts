@@ -1,0 +1,131 @@
+// Group commit of effect claims and results against real PostgreSQL: claims that arrive
+// together share a statement and each gets its own answer (claimed, claimed before, lease gone);
+// results recorded together journal each step under its lease; the chains stay whole.
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "../../db/testing/database";
+import { deriveEffectKey } from "../../lib/domain/hash";
+import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
+import { type ClaimedAttempt, claimBatch } from "./claim-batch";
+import { type EffectClaim, effectBatchers } from "./effect-batch";
+import { runtimeTestKit } from "./test-support";
+
+const t = await setUpTestDatabase("effect_batch");
+const kit = runtimeTestKit(t.pool);
+const WORKER = "w-effects";
+
+function countNamed(names: string[]): () => Record<string, number> {
+  const seen: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+  const original = t.pool.query.bind(t.pool);
+  t.pool.query = ((config: unknown, ...rest: unknown[]) => {
+    const name = (config as { name?: string } | undefined)?.name;
+    if (name && name in seen) seen[name] = (seen[name] ?? 0) + 1;
+    return (original as (...a: unknown[]) => unknown)(config, ...rest);
+  }) as typeof t.pool.query;
+  return () => seen;
+}
+
+function claimOf(c: ClaimedAttempt): EffectClaim {
+  const intent = { n: c.task.id };
+  const key = deriveEffectKey(c.task.id, "notify", intent);
+  return {
+    key,
+    taskId: c.task.id,
+    stepSeq: 1,
+    tool: "notify",
+    intent,
+    args: intent,
+    fingerprint: "a".repeat(64),
+    leaseMs: 30_000,
+    head: c.head,
+    entry: {
+      kind: "effect.started",
+      actor: `worker:${WORKER}`,
+      taskId: c.task.id,
+      key,
+      data: { tool: "notify", step: 1 },
+    },
+  };
+}
+
+describe("effectBatchers", () => {
+  it("claims and records the effects of attempts running together, each with its own answer", async () => {
+    for (let i = 0; i < 8; i++) await kit.enqueue("effects-a", { i });
+    const claimed = await claimBatch(t.pool, WORKER, ["effects-a"], 8, 30_000);
+    expect(claimed).toHaveLength(8);
+    const [, before, stolen] = claimed;
+    if (!before || !stolen) throw new Error("claim failed");
+    const claims = claimed.map(claimOf);
+    // One key was claimed by an earlier attempt; one task passed to another worker.
+    await t.pool.query(
+      `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status)
+       values ($1, $2, 1, 'notify', '{}', '{}', $3, 'started')`,
+      [claims[1]?.key, before.task.id, "a".repeat(64)],
+    );
+    await t.pool.query("update tasks set lease_owner = 'w-other' where id = $1", [stolen.task.id]);
+
+    const counts = countNamed([
+      "runtime_claim_effect_new",
+      "runtime_claim_effects",
+      "runtime_record_effect",
+      "runtime_record_effects",
+    ]);
+    const batchers = effectBatchers(t.pool, WORKER);
+    const answers = await Promise.all(claims.map((c) => batchers.claim(c)));
+    expect(answers).toEqual(
+      claimed.map((c) => ({
+        leased: c !== stolen,
+        inserted: c !== stolen && c !== before,
+      })),
+    );
+    // The first alone, the seven that came meanwhile in one statement.
+    expect(counts()).toMatchObject({ runtime_claim_effect_new: 1, runtime_claim_effects: 1 });
+
+    const acting = claimed.filter((c) => c !== stolen && c !== before);
+    const recorded = await Promise.all(
+      acting.map((c, i) =>
+        batchers.record({
+          key: claims[claimed.indexOf(c)]?.key as string,
+          taskId: c.task.id,
+          stepSeq: 1,
+          tool: "notify",
+          attempt: c.task.attempts,
+          result: { delivered: i },
+          inDoubt: false,
+          head: c.head,
+          entry: {
+            kind: "effect.succeeded",
+            actor: `worker:${WORKER}`,
+            taskId: c.task.id,
+            data: { result: { delivered: i } },
+          },
+        }),
+      ),
+    );
+    expect(recorded).toEqual(acting.map(() => true));
+    expect(counts()).toMatchObject({ runtime_record_effect: 1, runtime_record_effects: 1 });
+    for (const c of acting) {
+      expect((await kit.effects(c.task.id)).map((e) => e.status)).toEqual(["succeeded"]);
+      expect((await kit.entries(c.task.id)).map((e) => e.kind)).toEqual([
+        "task.enqueued",
+        "attempt.started",
+        "effect.started",
+        "effect.succeeded",
+      ]);
+      const { rows } = await t.pool.query(
+        "select seq, kind, status from steps where task_id = $1",
+        [c.task.id],
+      );
+      expect(rows).toEqual([{ seq: 1, kind: "tool", status: "completed" }]);
+    }
+    // Nothing was written for the task whose lease was gone, nor a second claim of the old key.
+    expect((await kit.entries(stolen.task.id)).map((e) => e.kind)).toEqual([
+      "task.enqueued",
+      "attempt.started",
+    ]);
+    expect((await kit.entries(before.task.id)).map((e) => e.kind)).toEqual([
+      "task.enqueued",
+      "attempt.started",
+    ]);
+    expect((await verifyLedger(t.pool)).problems).toEqual([]);
+  });
+});

@@ -1,0 +1,222 @@
+// Group commit (group-commit.ts) of the two commits every effect needs: the key's claim with its
+// effect.started entry, before acting, and the result with effect.succeeded and the journaled
+// step, after. The attempts of one worker that reach the same commit together share one
+// statement; every claim and every result is still durable before its caller goes on.
+import type pg from "pg";
+import type { JsonValue } from "../../lib/domain/json";
+import {
+  appendOnKnownHead,
+  appendOnKnownHeads,
+  type HeadRef,
+} from "../../lib/server/ledger/append-known-head";
+import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
+import { type GroupCommit, groupCommit } from "./group-commit";
+import { journalStepCtes, journalStepValues } from "./journal";
+
+export type EffectClaim = {
+  key: string;
+  taskId: string;
+  stepSeq: number;
+  tool: string;
+  intent: JsonValue;
+  /** Redacted, as stored and hashed. */
+  args: JsonValue;
+  fingerprint: string;
+  leaseMs: number;
+  head: HeadRef;
+  /** effect.started */
+  entry: NewLedgerEntry;
+};
+/** `leased` false: the task's lease is gone. `inserted` false: the key was claimed before. */
+export type ClaimAnswer = { leased: boolean; inserted: boolean };
+
+export type EffectResult = {
+  key: string;
+  taskId: string;
+  stepSeq: number;
+  tool: string;
+  attempt: number;
+  result: JsonValue;
+  /** After a lost COMMIT answer the entry goes only with the result's own update. */
+  inDoubt: boolean;
+  head: HeadRef;
+  /** effect.succeeded */
+  entry: NewLedgerEntry;
+};
+
+/** Claims an effect's key under the task's lease: `leased` 0 means the lease is gone. */
+export const CLAIM_EFFECT_CTES = `lease as (
+    select id from tasks where id = $2 and lease_owner = $8 and status = 'running' for share
+  ), ins as (
+    insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
+    select $1, $2, $3, $4, $5, $6, $7, 'started', $8, now() + $9 * interval '1 millisecond' from lease
+    on conflict (key) do nothing
+    returning key
+  )`;
+export const CLAIM_EFFECT_SELECT =
+  "(select count(*) from lease)::int as leased, (select count(*) from ins)::int as inserted";
+
+export function claimValues(c: Omit<EffectClaim, "head" | "entry">, worker: string): unknown[] {
+  return [
+    c.key,
+    c.taskId,
+    c.stepSeq,
+    c.tool,
+    JSON.stringify(c.intent),
+    JSON.stringify(c.args),
+    c.fingerprint,
+    worker,
+    c.leaseMs,
+  ];
+}
+
+export type EffectBatchers = {
+  claim: GroupCommit<EffectClaim, ClaimAnswer>;
+  /** Resolves true while the task is still ours (the step was journaled). */
+  record: GroupCommit<EffectResult, boolean>;
+};
+
+export function effectBatchers(pool: pg.Pool, worker: string): EffectBatchers {
+  const claim = groupCommit<EffectClaim, ClaimAnswer>({
+    one: async (c) => {
+      const { row } = await appendOnKnownHead<{ leased: number; inserted: number }>(
+        pool,
+        c.head,
+        [c.entry],
+        {
+          name: "runtime_claim_effect_new",
+          ctes: CLAIM_EFFECT_CTES,
+          values: claimValues(c, worker),
+          when: "exists (select 1 from ins)",
+          select: CLAIM_EFFECT_SELECT,
+        },
+      );
+      return { leased: row.leased > 0, inserted: row.inserted > 0 };
+    },
+    many: async (batch) => {
+      const { row } = await appendOnKnownHeads<{ leased: string[]; inserted: string[] }>(
+        pool,
+        batch.map((c) => ({ ref: c.head, entries: [c.entry] })),
+        {
+          name: "runtime_claim_effects",
+          ctes: `input as (
+                   select * from unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[], $7::text[], $8::bigint[])
+                     as i(key, task_id, step_seq, tool, intent, args, fingerprint, lease_ms)
+                 ), lease as (
+                   select id from tasks
+                   where id in (select task_id from input) and lease_owner = $9 and status = 'running'
+                   for share
+                 ), ins as (
+                   insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
+                   select i.key, i.task_id, i.step_seq, i.tool, i.intent, i.args, i.fingerprint, 'started', $9,
+                          now() + i.lease_ms * interval '1 millisecond'
+                   from input i where i.task_id in (select id from lease)
+                   on conflict (key) do nothing
+                   returning key, task_id
+                 ), acted as (
+                   select 'task:' || task_id::text as stream from ins
+                 )`,
+          values: [
+            batch.map((c) => c.key),
+            batch.map((c) => c.taskId),
+            batch.map((c) => c.stepSeq),
+            batch.map((c) => c.tool),
+            batch.map((c) => JSON.stringify(c.intent)),
+            batch.map((c) => JSON.stringify(c.args)),
+            batch.map((c) => c.fingerprint),
+            batch.map((c) => c.leaseMs),
+            worker,
+          ],
+          select:
+            "array(select id::text from lease) as leased, array(select key from ins) as inserted",
+        },
+      );
+      const leased = new Set(row.leased);
+      const inserted = new Set(row.inserted);
+      return batch.map((c) => ({
+        leased: leased.has(c.taskId.toLowerCase()),
+        inserted: inserted.has(c.key),
+      }));
+    },
+  });
+
+  const record = groupCommit<EffectResult, boolean>({
+    one: async (r) => {
+      const step = {
+        seq: r.stepSeq,
+        kind: "tool" as const,
+        name: r.tool,
+        result: r.result,
+        effectKey: r.key,
+      };
+      const { row } = await appendOnKnownHead<{ leased: number }>(pool, r.head, [r.entry], {
+        name: "runtime_record_effect",
+        // The result is a fact whoever holds the task now, so it is recorded regardless.
+        ctes: `recorded as (
+                 update effects set status = 'succeeded', result = $2, error = null, lease_owner = null,
+                   lease_expires_at = null, completed_at = now(), updated_at = now()
+                 where key = $1 and status <> 'succeeded'
+                 returning 1
+               ), ${journalStepCtes(2)}`,
+        values: [
+          r.key,
+          JSON.stringify(r.result),
+          ...journalStepValues(worker, r.taskId, r.attempt, step),
+          !r.inDoubt,
+        ],
+        when: "exists (select 1 from recorded) or $11::boolean",
+        select: "(select count(*) from journaled)::int as leased",
+      });
+      return row.leased === 1;
+    },
+    many: async (batch) => {
+      const { row } = await appendOnKnownHeads<{ leased: string[] }>(
+        pool,
+        batch.map((r) => ({ ref: r.head, entries: [r.entry] })),
+        {
+          name: "runtime_record_effects",
+          ctes: `input as (
+                   select * from unnest($1::text[], $2::jsonb[], $3::uuid[], $4::int[], $5::text[], $6::int[], $7::boolean[])
+                     as i(key, result, task_id, seq, name, attempt, in_doubt)
+                 ), recorded as (
+                   update effects e set status = 'succeeded', result = i.result, error = null, lease_owner = null,
+                     lease_expires_at = null, completed_at = now(), updated_at = now()
+                   from input i
+                   where e.key = i.key and e.status <> 'succeeded'
+                   returning e.key
+                 ), lease as (
+                   select id from tasks
+                   where id in (select task_id from input) and lease_owner = $8 and status = 'running'
+                   for share
+                 ), journaled as (
+                   insert into steps (task_id, seq, kind, name, status, result, effect_key, attempt, completed_at)
+                   select i.task_id, i.seq, 'tool', i.name, 'completed', i.result, i.key, i.attempt, now()
+                   from input i where i.task_id in (select id from lease)
+                   on conflict (task_id, seq) do update
+                     set kind = excluded.kind, name = excluded.name, status = 'completed', result = excluded.result,
+                         effect_key = excluded.effect_key, attempt = excluded.attempt, completed_at = excluded.completed_at
+                   returning task_id
+                 ), acted as (
+                   select 'task:' || i.task_id::text as stream from input i
+                   where not i.in_doubt or i.key in (select key from recorded)
+                 )`,
+          values: [
+            batch.map((r) => r.key),
+            batch.map((r) => JSON.stringify(r.result)),
+            batch.map((r) => r.taskId),
+            batch.map((r) => r.stepSeq),
+            batch.map((r) => r.tool),
+            batch.map((r) => r.attempt),
+            batch.map((r) => r.inDoubt),
+            worker,
+          ],
+          select: "array(select task_id::text from journaled) as leased",
+        },
+      );
+      const leased = new Set(row.leased);
+      return batch.map((r) => leased.has(r.taskId.toLowerCase()));
+    },
+  });
+
+  return { claim, record };
+}

@@ -1,0 +1,65 @@
+// Group commit for the runtime's hot statements: the calls that arrive while one statement of
+// their kind is in flight go together in the next one. Nothing waits on a timer — a lone call
+// is sent at once, and a batch forms only from what arrived meanwhile — so latency is never
+// traded for throughput. Each call still resolves only once its statement has committed.
+import { CommitInDoubtError } from "../../db/retry";
+
+export type GroupCommit<I, O> = (item: I) => Promise<O>;
+
+export function groupCommit<I, O>(opts: {
+  /** One call alone (also the path a refused batch's members take). */
+  one: (item: I) => Promise<O>;
+  /** Several calls in one statement, answers in the items' order. */
+  many: (items: I[]) => Promise<O[]>;
+  max?: number;
+}): GroupCommit<I, O> {
+  const max = opts.max ?? 200;
+  type Pending = { item: I; resolve: (o: O) => void; reject: (err: unknown) => void };
+  let queue: Pending[] = [];
+  let flushing = false;
+
+  const alone = async (p: Pending) => {
+    try {
+      p.resolve(await opts.one(p.item));
+    } catch (err) {
+      p.reject(err);
+    }
+  };
+
+  const send = async (batch: Pending[]) => {
+    if (batch.length === 1) return alone(batch[0] as Pending);
+    try {
+      const answers = await opts.many(batch.map((p) => p.item));
+      batch.forEach((p, i) => {
+        p.resolve(answers[i] as O);
+      });
+    } catch (err) {
+      // In doubt: it may have committed. Each caller reads back what did before it goes again.
+      if (err instanceof CommitInDoubtError) {
+        for (const p of batch) p.reject(err);
+        return;
+      }
+      // A moved head, or anything one item could cause: each alone, with its own answer.
+      await Promise.all(batch.map(alone));
+    }
+  };
+
+  const flush = async () => {
+    flushing = true;
+    try {
+      while (queue.length > 0) {
+        const batch = queue.slice(0, max);
+        queue = queue.slice(batch.length);
+        await send(batch);
+      }
+    } finally {
+      flushing = false;
+    }
+  };
+
+  return (item) =>
+    new Promise<O>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      if (!flushing) void flush();
+    });
+}
