@@ -14,7 +14,7 @@ import { faultPoint } from "../fault-points";
 import {
   type AppendedEntry,
   databaseNow,
-  hashEntry,
+  entryColumns,
   type NewLedgerEntry,
   prepareEntries,
 } from "./append-ledger";
@@ -140,17 +140,7 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
   );
   const at = databaseNow(new Date(Math.max(...heads.map((h) => h.at.getTime()))));
   const atIso = at.toISOString();
-  const cols = {
-    stream: [] as string[],
-    seq: [] as number[],
-    kind: [] as string[],
-    actor: [] as string[],
-    taskId: [] as (string | null)[],
-    key: [] as (string | null)[],
-    data: [] as string[],
-    prev: [] as string[],
-    hash: [] as string[],
-  };
+  const cols = entryColumns();
   const moved = {
     stream: [] as string[],
     seq: [] as number[],
@@ -166,16 +156,7 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
     let seq = head.seq;
     for (const e of prepared) {
       seq += 1;
-      const hash = hashEntry(prev, e, seq, atIso);
-      cols.stream.push(e.stream);
-      cols.seq.push(seq);
-      cols.kind.push(e.kind);
-      cols.actor.push(e.actor);
-      cols.taskId.push(e.taskId);
-      cols.key.push(e.key);
-      cols.data.push(JSON.stringify(e.data));
-      cols.prev.push(prev);
-      cols.hash.push(hash);
+      const hash = cols.push(e, seq, prev, atIso);
       prev = hash;
     }
     moved.stream.push(item.ref.stream);
@@ -226,7 +207,7 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
     cols.taskId,
     cols.key,
     cols.data,
-    cols.prev,
+    cols.prevHash,
     cols.hash,
   ];
   const { rows } = await db.query<R & { appended_streams: string[] }>({

@@ -148,6 +148,38 @@ export function hashEntry(prevHash: string, e: PreparedEntry, seq: number, at: s
   });
 }
 
+/**
+ * The columns an append's `unnest` takes, filled entry by entry: `push` chains a prepared
+ * entry at `seq` onto `prevHash` and returns its hash.
+ */
+export function entryColumns() {
+  const cols = {
+    stream: [] as string[],
+    seq: [] as number[],
+    kind: [] as string[],
+    actor: [] as string[],
+    taskId: [] as (string | null)[],
+    key: [] as (string | null)[],
+    data: [] as string[],
+    prevHash: [] as string[],
+    hash: [] as string[],
+  };
+  const push = (e: PreparedEntry, seq: number, prevHash: string, at: string): string => {
+    const hash = hashEntry(prevHash, e, seq, at);
+    cols.stream.push(e.stream);
+    cols.seq.push(seq);
+    cols.kind.push(e.kind);
+    cols.actor.push(e.actor);
+    cols.taskId.push(e.taskId);
+    cols.key.push(e.key);
+    cols.data.push(JSON.stringify(e.data));
+    cols.prevHash.push(prevHash);
+    cols.hash.push(hash);
+    return hash;
+  };
+  return Object.assign(cols, { push });
+}
+
 /** Appends entries to one stream. */
 export async function appendLedger(
   client: SqlClient,
@@ -175,30 +207,11 @@ export async function appendLedgerMany(
   const { heads, now } = await lockStreamHeads(client, streams);
   faultPoint("ledger.append");
   const at = now.toISOString();
-  const cols = {
-    stream: [] as string[],
-    seq: [] as number[],
-    kind: [] as string[],
-    actor: [] as string[],
-    taskId: [] as (string | null)[],
-    key: [] as (string | null)[],
-    data: [] as string[],
-    prevHash: [] as string[],
-    hash: [] as string[],
-  };
+  const cols = entryColumns();
   for (const e of prepared) {
     const head = heads.get(e.stream) as { seq: number; hash: string };
     const seq = head.seq + 1;
-    const hash = hashEntry(head.hash, e, seq, at);
-    cols.stream.push(e.stream);
-    cols.seq.push(seq);
-    cols.kind.push(e.kind);
-    cols.actor.push(e.actor);
-    cols.taskId.push(e.taskId);
-    cols.key.push(e.key);
-    cols.data.push(JSON.stringify(e.data));
-    cols.prevHash.push(head.hash);
-    cols.hash.push(hash);
+    const hash = cols.push(e, seq, head.hash, at);
     heads.set(e.stream, { seq, hash });
   }
   const headStreams = [...heads.keys()];
