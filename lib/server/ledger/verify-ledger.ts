@@ -197,7 +197,11 @@ async function walkFromStart(
 
     for (const row of rows) {
       if (!cur || cur.stream !== row.stream) {
-        if (cur) check.finish(cur, heads.get(cur.stream));
+        if (cur) {
+          check.finish(cur, heads.get(cur.stream));
+          // Streams come in order: a finished one's head is not needed again.
+          heads.delete(cur.stream);
+        }
         cur = check.start(row.stream);
       }
       check.entry(cur, row);
