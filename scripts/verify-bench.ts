@@ -99,7 +99,10 @@ try {
     console.error(
       `holding: node --import tsx ${import.meta.filename} --child start|checkpoint --url '${db.appUrl}' --key ${key.publicKey}`,
     );
+    // A pending promise alone does not keep Node running; the timer does, until the interrupt.
+    const alive = setInterval(() => undefined, 3_600_000);
     await new Promise((resolve) => process.once("SIGINT", resolve));
+    clearInterval(alive);
   }
   const results: Record<string, unknown> = {};
   for (const mode of ["start", "checkpoint"] as const) {
