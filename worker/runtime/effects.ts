@@ -123,6 +123,7 @@ export async function performEffect(
     });
     if (claimed(answer)) claim = { action: "execute" };
   }
+  const viaTransaction = claim === undefined;
   claim ??= await withTransaction(run.pool, async (client): Promise<Claim> => {
     if (tool.requiresApproval?.(args) && !(await approvedOrDone(client, key, fingerprint))) {
       return { action: "park" };
@@ -139,6 +140,9 @@ export async function performEffect(
     }
     return resolveExisting(client, run, tool, key, redacted, fingerprint, stream, entry);
   });
+  // Whatever that transaction appended moved the head past what we know: read it afresh next
+  // time rather than be refused (a batch would be refused as a whole).
+  if (viaTransaction) forgetHead(run);
 
   if (claim.action === "dead") throw claim.error;
   if (claim.action === "park") {
@@ -172,6 +176,11 @@ export async function performEffect(
     }
   }
   return execute(run, tool, args, key, stepSeq, entry);
+}
+
+/** After an append through the locked path: the next known-head statement reads the head. */
+function forgetHead(run: EffectRunner): void {
+  run.head.current = undefined;
 }
 
 function cannotActOnRedacted(tool: Tool): NonRetryableError {
