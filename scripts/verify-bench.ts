@@ -25,6 +25,7 @@ const { values } = parseArgs({
     child: { type: "string" },
     url: { type: "string" },
     key: { type: "string" },
+    batch: { type: "string" },
     // Keep the loaded database until interrupted, printing how to run a pass against it.
     hold: { type: "boolean" },
   },
@@ -38,6 +39,7 @@ if (values.child) {
     return verifyLedger(client, {
       publicKey: values.key ? parsePublicKey(values.key) : undefined,
       from: values.child === "checkpoint" ? "checkpoint" : "start",
+      batchSize: values.batch ? Number(values.batch) : undefined,
     });
   });
   const seconds = (performance.now() - started) / 1000;
