@@ -37,7 +37,10 @@ export const ledgerVerifications = pgTable(
     entriesChecked: bigint("entries_checked", { mode: "number" }).notNull(),
   },
   (t) => [
-    check("ledger_verifications_mode_check", sql`${t.mode} in ('full', 'checkpoint', 'incremental')`),
+    check(
+      "ledger_verifications_mode_check",
+      sql`${t.mode} in ('full', 'checkpoint', 'incremental')`,
+    ),
     check("ledger_verifications_through_check", sql`${t.throughId} >= 0`),
   ],
 );
