@@ -1,5 +1,5 @@
-// The periodic chain verify behind the /ledger badge. Every worker runs the loop; a session
-// advisory lock, taken without waiting, makes one of them do each pass. A pass is incremental
+// The periodic chain verify behind the /ledger badge. Every worker runs the loop; an advisory
+// lock held for the pass's transaction, taken without waiting, makes one of them do each pass. A pass is incremental
 // (the entries appended since the last one: each must chain onto its predecessor and hash to
 // its stored hash); once a day it is a pass from the latest signed checkpoint (verifyLedger
 // from: "checkpoint": every stream from the head the checkpoint recorded, heads, checkpoints,
@@ -175,95 +175,94 @@ export async function verifyPassOn(
   opts: VerifyPassOptions = {},
 ): Promise<VerifyPassOutcome | null> {
   const settleMs = opts.settleMs ?? SETTLE_MS;
+  // Transaction-scoped: it ends with the pass's transaction however that ends. A session lock
+  // released in a `finally` was left held on the connection when a statement of the pass had
+  // failed (the unlock then ran in the aborted transaction and failed too).
   const { rows: lock } = await client.query<{ locked: boolean }>(
-    "select pg_try_advisory_lock($1, $2) as locked",
+    "select pg_try_advisory_xact_lock($1, $2) as locked",
     [...VERIFY_LOCK],
   );
   if (!lock[0]?.locked) return null;
-  try {
-    const { rows: stateRows } = await client.query<StateRow>(
-      "select through_id, full_at, checkpoint_at, ok from ledger_verifications where name = 'chain'",
-    );
-    const state = stateRows[0];
-    const age = (at: Date | null | undefined) => (at ? Date.now() - at.getTime() : Infinity);
-    const full =
-      opts.forceFull === true ||
-      !state?.ok ||
-      age(state.full_at) >= FROM_START_EVERY_MS ||
-      opts.publicKey === undefined;
-    const daily =
-      opts.forceFull === true ||
-      opts.forceDaily === true ||
-      !state ||
-      Math.min(age(state.full_at), age(state.checkpoint_at)) >= FULL_EVERY_MS;
+  const { rows: stateRows } = await client.query<StateRow>(
+    "select through_id, full_at, checkpoint_at, ok from ledger_verifications where name = 'chain'",
+  );
+  const state = stateRows[0];
+  const age = (at: Date | null | undefined) => (at ? Date.now() - at.getTime() : Infinity);
+  const full =
+    opts.forceFull === true ||
+    !state?.ok ||
+    age(state.full_at) >= FROM_START_EVERY_MS ||
+    opts.publicKey === undefined;
+  const daily =
+    opts.forceFull === true ||
+    opts.forceDaily === true ||
+    !state ||
+    Math.min(age(state.full_at), age(state.checkpoint_at)) >= FULL_EVERY_MS;
 
-    let outcome: VerifyPassOutcome;
-    let throughAt: Date | null;
-    if (daily || !state) {
-      const head = await settledHead(client, settleMs);
-      // From the checkpoint only while the record is clean: a failure is cleared by a pass that
-      // re-reads everything, never by one that trusts what came before the checkpoint.
-      const report = await verifyLedger(client, {
-        publicKey: opts.publicKey,
-        maxCheckpointAgeHours: opts.maxCheckpointAgeHours,
-        from: full ? "start" : "checkpoint",
-      });
-      outcome = {
-        mode: report.mode,
-        ok: report.ok,
-        throughId: head?.id ?? 0,
-        entriesChecked: report.entries,
-        problems: report.problems,
-      };
-      throughAt = head?.at ?? null;
-    } else {
-      const run = await incremental(client, state.through_id, settleMs);
-      outcome = {
-        mode: "incremental",
-        ok: run.problems.length === 0,
-        throughId: run.through?.id ?? state.through_id,
-        entriesChecked: run.checked,
-        problems: run.problems,
-      };
-      throughAt = run.through?.at ?? null;
-    }
-    const problems = outcome.problems.slice(0, KEEP_PROBLEMS) as unknown as JsonValue;
-    await client.query(
-      `insert into ledger_verifications
-         (name, through_id, through_at, verified_at, mode, full_at, checkpoint_at, ok, failed_at,
-          problems, entries_checked)
-       values ('chain', $1, $2, now(), $3, case when $3 = 'full' then now() end,
-               case when $3 = 'checkpoint' then now() end, $4,
-               case when $4 then null else now() end, $5, $6)
-       on conflict (name) do update set
-         through_id = excluded.through_id,
-         through_at = coalesce(excluded.through_at, ledger_verifications.through_at),
-         verified_at = excluded.verified_at,
-         mode = excluded.mode,
-         full_at = coalesce(excluded.full_at, ledger_verifications.full_at),
-         checkpoint_at = coalesce(excluded.checkpoint_at, ledger_verifications.checkpoint_at),
-         -- Only a full pass clears a failure: the others did not re-read what was broken.
-         ok = case when excluded.mode = 'full' then excluded.ok
-                   else excluded.ok and ledger_verifications.ok end,
-         failed_at = coalesce(excluded.failed_at,
-                              case when excluded.mode = 'full' then null
-                                   else ledger_verifications.failed_at end),
-         problems = case when not excluded.ok or excluded.mode = 'full' then excluded.problems
-                         else ledger_verifications.problems end,
-         entries_checked = excluded.entries_checked`,
-      [
-        outcome.throughId,
-        throughAt,
-        outcome.mode,
-        outcome.ok,
-        JSON.stringify(problems),
-        outcome.entriesChecked,
-      ],
-    );
-    return outcome;
-  } finally {
-    await client.query("select pg_advisory_unlock($1, $2)", [...VERIFY_LOCK]);
+  let outcome: VerifyPassOutcome;
+  let throughAt: Date | null;
+  if (daily || !state) {
+    const head = await settledHead(client, settleMs);
+    // From the checkpoint only while the record is clean: a failure is cleared by a pass that
+    // re-reads everything, never by one that trusts what came before the checkpoint.
+    const report = await verifyLedger(client, {
+      publicKey: opts.publicKey,
+      maxCheckpointAgeHours: opts.maxCheckpointAgeHours,
+      from: full ? "start" : "checkpoint",
+    });
+    outcome = {
+      mode: report.mode,
+      ok: report.ok,
+      throughId: head?.id ?? 0,
+      entriesChecked: report.entries,
+      problems: report.problems,
+    };
+    throughAt = head?.at ?? null;
+  } else {
+    const run = await incremental(client, state.through_id, settleMs);
+    outcome = {
+      mode: "incremental",
+      ok: run.problems.length === 0,
+      throughId: run.through?.id ?? state.through_id,
+      entriesChecked: run.checked,
+      problems: run.problems,
+    };
+    throughAt = run.through?.at ?? null;
   }
+  const problems = outcome.problems.slice(0, KEEP_PROBLEMS) as unknown as JsonValue;
+  await client.query(
+    `insert into ledger_verifications
+       (name, through_id, through_at, verified_at, mode, full_at, checkpoint_at, ok, failed_at,
+        problems, entries_checked)
+     values ('chain', $1, $2, now(), $3, case when $3 = 'full' then now() end,
+             case when $3 = 'checkpoint' then now() end, $4,
+             case when $4 then null else now() end, $5, $6)
+     on conflict (name) do update set
+       through_id = excluded.through_id,
+       through_at = coalesce(excluded.through_at, ledger_verifications.through_at),
+       verified_at = excluded.verified_at,
+       mode = excluded.mode,
+       full_at = coalesce(excluded.full_at, ledger_verifications.full_at),
+       checkpoint_at = coalesce(excluded.checkpoint_at, ledger_verifications.checkpoint_at),
+       -- Only a full pass clears a failure: the others did not re-read what was broken.
+       ok = case when excluded.mode = 'full' then excluded.ok
+                 else excluded.ok and ledger_verifications.ok end,
+       failed_at = coalesce(excluded.failed_at,
+                            case when excluded.mode = 'full' then null
+                                 else ledger_verifications.failed_at end),
+       problems = case when not excluded.ok or excluded.mode = 'full' then excluded.problems
+                       else ledger_verifications.problems end,
+       entries_checked = excluded.entries_checked`,
+    [
+      outcome.throughId,
+      throughAt,
+      outcome.mode,
+      outcome.ok,
+      JSON.stringify(problems),
+      outcome.entriesChecked,
+    ],
+  );
+  return outcome;
 }
 
 export type LedgerVerifier = Periodic;
