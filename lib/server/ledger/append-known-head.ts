@@ -200,15 +200,7 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
     moved.prevSeq,
     moved.prevHash,
     atIso,
-    cols.stream,
-    cols.seq,
-    cols.kind,
-    cols.actor,
-    cols.taskId,
-    cols.key,
-    cols.data,
-    cols.prevHash,
-    cols.hash,
+    ...cols.arrays(),
   ];
   const { rows } = await db.query<R & { appended_streams: string[] }>({
     name: statement.name,

@@ -177,7 +177,19 @@ export function entryColumns() {
     cols.hash.push(hash);
     return hash;
   };
-  return Object.assign(cols, { push });
+  /** The nine arrays in the order every append's `unnest` lists its columns. */
+  const arrays = () => [
+    cols.stream,
+    cols.seq,
+    cols.kind,
+    cols.actor,
+    cols.taskId,
+    cols.key,
+    cols.data,
+    cols.prevHash,
+    cols.hash,
+  ];
+  return Object.assign(cols, { push, arrays });
 }
 
 /** Appends entries to one stream. */
@@ -233,15 +245,7 @@ export async function appendLedgerMany(
      select id, stream, seq from inserted`,
     values: [
       at,
-      cols.stream,
-      cols.seq,
-      cols.kind,
-      cols.actor,
-      cols.taskId,
-      cols.key,
-      cols.data,
-      cols.prevHash,
-      cols.hash,
+      ...cols.arrays(),
       headStreams,
       headStreams.map((st) => heads.get(st)?.seq ?? 0),
       headStreams.map((st) => heads.get(st)?.hash ?? GENESIS_HASH),
