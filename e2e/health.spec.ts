@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "./fixtures";
-import { ROOT } from "./settings";
+import { ROOT, readE2eDatabase } from "./settings";
 
 type Journal = { entries: { tag: string; when: number }[] };
 
@@ -25,6 +25,11 @@ test("/api/health reports the database up and every migration applied", async ({
       expected: journal.entries.length,
       latest: journal.entries.at(-1)?.tag,
     },
+    // The suite's DATABASE_READ_URL is a read-only role on the same database (e2e/server.ts):
+    // up, and not a standby, so there is no replay lag to report.
+    ...(readE2eDatabase().readerUrl
+      ? { replica: { database: "up", standby: false, replayLagSeconds: null } }
+      : {}),
   });
   expect(body.migrations.applied).toBe(body.migrations.expected);
 });

@@ -11,9 +11,10 @@ import {
   startTestCluster,
   type TestCluster,
 } from "../db/testing/cluster";
+import { createReadOnlyRole, type ReadOnlyRole } from "../db/testing/read-only-role";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { seedDemoUsers } from "../lib/server/commands/users";
-import { E2E_DB_FILE, type E2eDatabase, e2ePort, ROOT } from "./settings";
+import { E2E_DB_FILE, type E2eDatabase, e2ePort, e2eReadReplica, ROOT } from "./settings";
 import { E2E_WEB_PID_FILE } from "./web-process";
 
 /** Signs the e2e app's session cookies; a test-only value. */
@@ -23,6 +24,7 @@ const log = (msg: string) => console.error(`[e2e-server] ${msg}`);
 
 let cluster: { cluster: TestCluster; stop: () => Promise<void> } | undefined;
 let database: string | undefined;
+let reader: ReadOnlyRole | undefined;
 let app: ChildProcess | undefined;
 let stopping = false;
 
@@ -46,6 +48,9 @@ async function stopAll(): Promise<void> {
       await waitForExit(app, 2_000);
     }
   }
+  await reader
+    ?.drop()
+    .catch((err: unknown) => log(`could not drop ${reader?.role}: ${String(err)}`));
   if (cluster && database) {
     await dropTestDatabase(cluster.cluster, database).catch((err: unknown) =>
       log(`could not drop ${database}: ${String(err)}`),
@@ -90,7 +95,23 @@ async function main(): Promise<void> {
     await pool.end();
   }
 
-  const info: E2eDatabase = { name: urls.name, appUrl: urls.appUrl, ownerUrl: urls.ownerUrl, port };
+  // The app reads its screens through DATABASE_READ_URL, here a role on this same database that
+  // may only SELECT in read-only sessions: every screen read of every spec then runs where a
+  // replica would serve it, so a screen read that writes, or a write sent to the read pool,
+  // fails loudly instead of passing because one pool does both. Same database, so no lag: a
+  // spec's own rows are visible at once. E2E_READ_REPLICA=0 runs the app on one pool.
+  if (e2eReadReplica()) {
+    reader = await createReadOnlyRole(urls.superUrl, urls.name);
+    log(`screens read as ${reader.role} (read-only); E2E_READ_REPLICA=0 turns this off`);
+  }
+
+  const info: E2eDatabase = {
+    name: urls.name,
+    appUrl: urls.appUrl,
+    ownerUrl: urls.ownerUrl,
+    readerUrl: reader?.url ?? null,
+    port,
+  };
   mkdirSync(path.dirname(E2E_DB_FILE), { recursive: true });
   writeFileSync(E2E_DB_FILE, `${JSON.stringify(info, null, 2)}\n`);
 
@@ -102,6 +123,7 @@ async function main(): Promise<void> {
     env: {
       ...process.env,
       DATABASE_URL: urls.appUrl,
+      ...(reader ? { DATABASE_READ_URL: reader.url } : {}),
       NEXT_TELEMETRY_DISABLED: "1",
       AUTH_SECRET: E2E_AUTH_SECRET,
       AUTH_BASE_URL: `http://127.0.0.1:${port}`,

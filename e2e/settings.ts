@@ -21,10 +21,20 @@ export function e2ePort(): number {
   return port;
 }
 
+/**
+ * Whether the app under test reads its screens through a read-only role (DATABASE_READ_URL):
+ * on unless E2E_READ_REPLICA=0 (e2e/server.ts says why it is the default).
+ */
+export function e2eReadReplica(): boolean {
+  return process.env.E2E_READ_REPLICA !== "0";
+}
+
 const e2eDatabaseSchema = z.object({
   name: z.string(),
   appUrl: z.string(),
   ownerUrl: z.string(),
+  /** DATABASE_READ_URL: the database as a read-only login role; null with E2E_READ_REPLICA=0. */
+  readerUrl: z.string().nullable(),
   port: z.number(),
 });
 

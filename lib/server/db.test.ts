@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { createReadOnlyRole } from "../../db/testing/read-only-role";
 import { testViewer } from "../auth/testing";
 import { insertTask } from "./commands/enqueue-task";
 import { readDeadLettersScreen } from "./queries/dead-letters-screen";
@@ -21,16 +22,8 @@ import { deadLetterSearchSchema } from "./review/dead-letter-filter";
 
 const t = await setUpTestDatabase("read_replica");
 
-const reader = `${t.name}_reader`;
-const readerPassword = "read-only-test";
-await t.superPool.query(`create role ${reader} login password '${readerPassword}'`);
-await t.superPool.query(`grant connect on database ${t.name} to ${reader}`);
-await t.superPool.query(`grant usage on schema public to ${reader}`);
-await t.superPool.query(`grant select on all tables in schema public to ${reader}`);
-await t.superPool.query(`alter role ${reader} set default_transaction_read_only = on`);
-const readUrl = new URL(t.appUrl);
-readUrl.username = reader;
-readUrl.password = readerPassword;
+const replica = await createReadOnlyRole(t.superUrl, t.name);
+const reader = replica.role;
 
 const { taskId } = await withTransaction(t.pool, (c) =>
   insertTask(c, { agent: "replica-demo", input: { n: 1 }, actor: "test" }),
@@ -39,15 +32,14 @@ const { taskId } = await withTransaction(t.pool, (c) =>
 // lib/env.ts reads the environment once: set it before lib/server/db.ts first asks.
 const previousEnv = { ...process.env };
 process.env.DATABASE_URL = t.appUrl;
-process.env.DATABASE_READ_URL = readUrl.toString();
+process.env.DATABASE_READ_URL = replica.url;
 const db = await import("./db");
 const health = await import("../../app/api/health/route");
 
 afterAll(async () => {
   process.env = previousEnv;
   await Promise.all([db.getPool().end(), db.getReadPool().end()]);
-  await t.superPool.query(`drop owned by ${reader}`);
-  await t.superPool.query(`drop role ${reader}`);
+  await replica.drop();
 });
 
 const whoAmI = async (pool: { query: typeof t.pool.query }) =>
@@ -138,6 +130,6 @@ describe("DATABASE_READ_URL", () => {
     expect(down.status).toBe(200);
     const body = await down.json();
     expect(body).toMatchObject({ status: "ok", database: "up", replica: { database: "down" } });
-    expect(body.replica.error).not.toContain(readerPassword);
+    expect(body.replica.error).not.toContain(new URL(replica.url).password);
   });
 });
