@@ -1,24 +1,13 @@
 // `agent-ledger alerts` as scripts see it: a real process against a real database, judged by
 // exit code, output and the rows and ledger entries it leaves.
-import { spawnSync } from "node:child_process";
-import os from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { isWebhookSecret } from "../../lib/domain/alerts-signature";
+import { ACTOR, cliOn } from "./testing";
 
 const t = await setUpTestDatabase("cli-alerts");
-const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
-const ACTOR = `cli:${os.userInfo().username}`;
-
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, "alerts", ...args], {
-    encoding: "utf8",
-    env: { ...process.env, DATABASE_URL: t.appUrl, DATABASE_OWNER_URL: t.ownerUrl },
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const run = cliOn(t);
+const cli = (args: string[]) => run(["alerts", ...args]);
 
 describe("agent-ledger alerts", { timeout: 240_000 }, () => {
   it("creates a webhook rule (secret once), lists it by host, disables, deletes; all in the ledger", async () => {

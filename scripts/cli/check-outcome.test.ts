@@ -1,8 +1,6 @@
 // agent-ledger check-outcome as scripts see it: a real process against a real database, judged
 // by exit code, output and the rows it leaves; the worker that answers runs in this process.
 import { execFile } from "node:child_process";
-import os from "node:os";
-import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -11,11 +9,9 @@ import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { publishCatalog } from "../../worker/runtime/catalog";
 import { stageUnknownOutcome } from "../../worker/runtime/stage-unknown-outcome";
 import { startWorker } from "../../worker/runtime/worker";
+import { ACTOR, BIN, SLOW } from "./testing";
 
 const t = await setUpTestDatabase("cli-check-outcome");
-const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
-const ACTOR = `cli:${os.userInfo().username}`;
-const SLOW = { timeout: 600_000 };
 
 /** Spawned without blocking this process, so the worker here can answer meanwhile. */
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -9,18 +9,10 @@ import { withTransaction } from "../../db/client";
 import { isAlive, readPostmasterPid } from "../../db/embedded";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { appendLedger } from "../../lib/server/ledger/append-ledger";
+import { BIN, cliOn } from "./testing";
 
 const t = await setUpTestDatabase("cli");
-const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
-
-function cli(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: "utf8",
-    env: { ...process.env, DATABASE_URL: t.appUrl, DATABASE_OWNER_URL: t.ownerUrl, ...env },
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = cliOn(t);
 
 describe("agent-ledger CLI", () => {
   it("prints help for itself and every command", () => {
@@ -44,13 +36,13 @@ describe("agent-ledger CLI", () => {
   });
 
   it("exits 2 naming the variable when the environment is bad", () => {
-    const r = cli(["verify"], { DATABASE_URL: "mysql://nope" });
+    const r = cli(["verify"], { env: { DATABASE_URL: "mysql://nope" } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("DATABASE_URL: must be a postgres:// or postgresql:// URL");
   });
 
   it("exits 2 when the database cannot be reached", () => {
-    const r = cli(["verify"], { DATABASE_URL: "postgres://x:y@127.0.0.1:1/none" });
+    const r = cli(["verify"], { env: { DATABASE_URL: "postgres://x:y@127.0.0.1:1/none" } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/ECONNREFUSED|connect/);
   });
@@ -90,12 +82,12 @@ describe("agent-ledger CLI", () => {
 
     const keys = JSON.parse(cli(["checkpoint", "--new-key", "--json"]).stdout);
     const cp = cli(["checkpoint", "--json", "--actor", "ci"], {
-      LEDGER_SIGNING_KEY: keys.privateKey,
+      env: { LEDGER_SIGNING_KEY: keys.privateKey },
     });
     expect(cp.code, cp.stderr).toBe(0);
     expect(JSON.parse(cp.stdout)).toMatchObject({ signed: true });
 
-    const ok = cli(["verify", "--json"], { LEDGER_PUBLIC_KEY: keys.publicKey });
+    const ok = cli(["verify", "--json"], { env: { LEDGER_PUBLIC_KEY: keys.publicKey } });
     expect(ok.code, ok.stdout).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({
       ok: true,
@@ -103,7 +95,7 @@ describe("agent-ledger CLI", () => {
     });
 
     const other = JSON.parse(cli(["checkpoint", "--new-key", "--json"]).stdout);
-    const wrongKey = cli(["verify"], { LEDGER_PUBLIC_KEY: other.publicKey });
+    const wrongKey = cli(["verify"], { env: { LEDGER_PUBLIC_KEY: other.publicKey } });
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stdout).toContain("bad_signature");
   });

@@ -151,7 +151,7 @@ describe("enqueue", SLOW, () => {
 
     const again = cli(
       ["enqueue", "--agent", "mailer", "--input", "-", "--key", "order-7", "--json"],
-      '{"invoiceId": "inv_7", "to": "ada@example.com"}',
+      { input: '{"invoiceId": "inv_7", "to": "ada@example.com"}' },
     );
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual({

@@ -51,10 +51,9 @@ describe("enqueue --input @file.jsonl", SLOW, () => {
     const keyed = await t.pool.query("select run_at from tasks where enqueue_key = 'inv-1'");
     expect(keyed.rows[0]?.run_at.toISOString()).toBe("2030-01-01T00:00:00.000Z");
 
-    const again = cli(
-      ["enqueue", "--input", "-", "--jsonl", "--json"],
-      `${JSON.stringify({ agent: "mailer", ...lines[1] })}\n`,
-    );
+    const again = cli(["enqueue", "--input", "-", "--jsonl", "--json"], {
+      input: `${JSON.stringify({ agent: "mailer", ...lines[1] })}\n`,
+    });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({
       line: 1,

@@ -12,13 +12,25 @@ export const SLOW = { timeout: 600_000 };
 
 export type CliRun = { code: number | null; stdout: string; stderr: string };
 
-/** Runs `agent-ledger <args>` on `db` with `input` on stdin. */
+export type CliOptions = {
+  /** On its stdin (closed at once without it). */
+  input?: string;
+  /** Over the test database's DATABASE_URL and DATABASE_OWNER_URL: a bad URL, a key. */
+  env?: Record<string, string>;
+};
+
+/** Runs `agent-ledger <args>` on `db`. */
 export function cliOn(db: Pick<TestDatabaseUrls, "appUrl" | "ownerUrl">) {
-  return (args: string[], input = ""): CliRun => {
+  return (args: string[], options: CliOptions = {}): CliRun => {
     const r = spawnSync(process.execPath, [BIN, ...args], {
       encoding: "utf8",
-      input,
-      env: { ...process.env, DATABASE_URL: db.appUrl, DATABASE_OWNER_URL: db.ownerUrl },
+      input: options.input ?? "",
+      env: {
+        ...process.env,
+        DATABASE_URL: db.appUrl,
+        DATABASE_OWNER_URL: db.ownerUrl,
+        ...options.env,
+      },
       timeout: 120_000,
     });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -1,28 +1,15 @@
 // `agent-ledger users` and `agent-ledger tokens` as scripts see them: real processes against a
 // real database, judged by exit code, output and the rows they leave.
 import { spawn, spawnSync } from "node:child_process";
-import os from "node:os";
-import path from "node:path";
 import { verifyPassword } from "better-auth/crypto";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { hashToken } from "../../lib/domain/api-token";
+import { ACTOR, BIN, cliOn } from "./testing";
 
 const t = await setUpTestDatabase("cli-admin");
-const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
-const ENV = { DATABASE_URL: t.appUrl, DATABASE_OWNER_URL: t.ownerUrl };
-const ACTOR = `cli:${os.userInfo().username}`;
+const cli = cliOn(t);
 const PASSWORD = "a long enough password";
-
-function cli(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: "utf8",
-    input: options.input ?? "",
-    env: { ...process.env, ...ENV, ...options.env },
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 async function lastSystemEntry() {
   const { rows } = await t.pool.query<{
@@ -275,7 +262,7 @@ describe("agent-ledger users", SLOW, () => {
         .join(" ");
       // Type only once it has asked, as a person would.
       const child = spawn("script", ["-q", "-e", "-c", command, "/dev/null"], {
-        env: { ...process.env, ...ENV },
+        env: { ...process.env, DATABASE_URL: t.appUrl, DATABASE_OWNER_URL: t.ownerUrl },
         stdio: ["pipe", "pipe", "pipe"],
       });
       let output = "";

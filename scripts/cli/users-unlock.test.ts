@@ -1,25 +1,12 @@
 // `agent-ledger users unlock` as a script sees it: a real process against a real database. The
 // owner locked by someone's guesses gets in again, and the system stream says who let them.
-import { spawnSync } from "node:child_process";
-import os from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { LOGIN_LIMITS, loginLock, recordLoginAttempt } from "../../lib/auth/login-limit";
+import { ACTOR, cliOn, SLOW } from "./testing";
 
 const t = await setUpTestDatabase("cli-unlock");
-const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
-const ENV = { DATABASE_URL: t.appUrl, DATABASE_OWNER_URL: t.ownerUrl };
-const ACTOR = `cli:${os.userInfo().username}`;
-
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: "utf8",
-    env: { ...process.env, ...ENV },
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = cliOn(t);
 
 async function lastSystemEntry() {
   const { rows } = await t.pool.query<{ kind: string; actor: string; data: unknown }>(
@@ -35,8 +22,6 @@ async function lockOut(email: string, ip: string, count: number): Promise<void> 
     await recordLoginAttempt(t.pool, { email, ip, ok: false, now: new Date(start + i) });
   }
 }
-
-const SLOW = { timeout: 180_000 };
 
 describe("users unlock", SLOW, () => {
   it("lifts an account's lock from every address and records who", async () => {

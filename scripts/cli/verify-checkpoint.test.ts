@@ -1,7 +1,6 @@
 // verify and checkpoint as a cron job or an auditor runs them: real processes against a real
 // database, judged by exit code and output. The cases run in order on one database; the last
 // one tampers with it, as an insider with superuser rights would.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,24 +10,17 @@ import { setUpTestDatabase } from "../../db/testing/database";
 import { checkpointExportSchema } from "../../lib/domain/checkpoint";
 import { appendLedger, SYSTEM_STREAM } from "../../lib/server/ledger/append-ledger";
 import { generateSigningKey } from "../../lib/server/ledger/signing";
+import { cliOn } from "./testing";
 
 const t = await setUpTestDatabase("cli-checkpoint");
-const BIN = path.join(import.meta.dirname, "..", "..", "bin", "agent-ledger.mjs");
 const keys = generateSigningKey();
 const dir = mkdtempSync(path.join(tmpdir(), "agent-ledger-checkpoint-"));
 const exported = path.join(dir, "checkpoint.json");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: "utf8",
-    env: { ...process.env, DATABASE_URL: t.appUrl, DATABASE_OWNER_URL: t.ownerUrl, ...env },
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-const withKey = { LEDGER_PUBLIC_KEY: keys.publicKey };
+const cli = cliOn(t);
+const withKey = { env: { LEDGER_PUBLIC_KEY: keys.publicKey } };
+const signing = { env: { LEDGER_SIGNING_KEY: keys.privateKey } };
 
 describe("agent-ledger checkpoint and verify", () => {
   it("with a key configured and no checkpoint, verify exits 1 saying so; without a key it warns", async () => {
@@ -45,9 +37,7 @@ describe("agent-ledger checkpoint and verify", () => {
   });
 
   it("checkpoint --export writes the signed statement; verify accepts it, the digest, and the key", () => {
-    const cp = cli(["checkpoint", "--export", exported, "--actor", "cron"], {
-      LEDGER_SIGNING_KEY: keys.privateKey,
-    });
+    const cp = cli(["checkpoint", "--export", exported, "--actor", "cron"], signing);
     expect(cp.code, cp.stderr).toBe(0);
     const digest = /^digest ([0-9a-f]{64})$/m.exec(cp.stdout)?.[1];
     expect(digest).toBeDefined();
@@ -102,7 +92,7 @@ describe("agent-ledger checkpoint and verify", () => {
   });
 
   it("exits 2 naming LEDGER_CHECKPOINT_MAX_AGE_HOURS when it is not a positive number", () => {
-    const r = cli(["verify"], { LEDGER_CHECKPOINT_MAX_AGE_HOURS: "0" });
+    const r = cli(["verify"], { env: { LEDGER_CHECKPOINT_MAX_AGE_HOURS: "0" } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("LEDGER_CHECKPOINT_MAX_AGE_HOURS: must be more than 0 hours");
   });
@@ -134,7 +124,7 @@ describe("agent-ledger checkpoint and verify", () => {
 
     // The next scheduled run will not sign over the loss, and keeps the statement it had.
     const before = readFileSync(exported, "utf8");
-    const cron = cli(["checkpoint", "--export", exported], { LEDGER_SIGNING_KEY: keys.privateKey });
+    const cron = cli(["checkpoint", "--export", exported], signing);
     expect(cron.code, cron.stderr).toBe(1);
     expect(cron.stderr).toMatch(
       /refused: the checkpoint last exported .* is no longer in the ledger/,
