@@ -22,7 +22,7 @@ async function adminPage(browser: Browser): Promise<Page> {
 const progressOf = (page: Page) =>
   page.getByTestId("started-bulks").getByTestId("bulk-progress").first();
 
-test("outage drill: 300 refunds of one provider error bulk-replayed from their group", async ({
+test("outage drill: 300 refunds of one provider error bulk-replayed from the inbox's group", async ({
   page,
   db,
   browser,
@@ -54,8 +54,14 @@ async function drill(page: Page, db: pg.Pool, browser: Browser, word: string): P
     await locator.click();
   };
 
-  await page.goto("/dead-letters");
-  await click(page.getByRole("link", { name: new RegExp(`payments outage ${word}`) }));
+  // The reviewer starts where everything waiting for a person is: the inbox offers the group.
+  await page.goto("/inbox");
+  await click(
+    page
+      .getByTestId("inbox-groups")
+      .getByRole("link", { name: new RegExp(`300 tasks: payments outage ${word}`) }),
+  );
+  await expect(page).toHaveURL(/\/dead-letters\?/);
   await expect(page.getByTestId("dead-letters-matching")).toHaveText("300");
   await click(page.getByTestId("select-all-matching"));
   await click(page.getByTestId("bulk-replay"));

@@ -3,18 +3,15 @@
 // visible and at once after an action. Items are keyed by task, so an item that changes kind or
 // leaves the inbox does so in place.
 import Link from "next/link";
-import {
-  INBOX_KINDS,
-  type InboxDto,
-  type InboxItemDto,
-  type InboxKind,
-} from "../../lib/server/queries/list-inbox";
+import { INBOX_KINDS, type InboxKind } from "../../lib/domain/inbox-kinds";
+import type { InboxDto, InboxItemDto } from "../../lib/server/queries/list-inbox";
 import { LiveStatus } from "../live/live-status";
 import { useLiveQuery } from "../live/use-live-query";
 import { Badge } from "../ui/badge";
 import { Duration } from "../ui/duration";
 import { EmptyState } from "../ui/empty-state";
 import { Timestamp } from "../ui/timestamp";
+import { ErrorGroups } from "./error-groups";
 import { inboxHref, itemHref, KIND_LABEL, KIND_PLURAL, whatItWaitsFor } from "./inbox-links";
 import { PendingBulks } from "./pending-bulks";
 
@@ -132,6 +129,7 @@ export function InboxList({ initial }: { initial: InboxDto }) {
         onRefresh={() => void live.refetch()}
       />
       <PendingBulks bulks={data.bulks} />
+      <ErrorGroups groups={data.errorGroups} />
       {data.items.length === 0 && data.bulks.length === 0 ? (
         <EmptyState
           title={

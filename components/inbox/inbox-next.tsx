@@ -7,12 +7,8 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { Suspense } from "react";
 import { z } from "zod";
-import {
-  INBOX_KINDS,
-  type InboxDto,
-  type InboxItemDto,
-  type InboxKind,
-} from "../../lib/server/queries/list-inbox";
+import { INBOX_KINDS, type InboxKind } from "../../lib/domain/inbox-kinds";
+import type { InboxDto, InboxItemDto } from "../../lib/server/queries/list-inbox";
 import { useLiveQuery } from "../live/use-live-query";
 import { INBOX_FROM_PARAM, inboxHref, itemHref, KIND_LABEL, KIND_PLURAL } from "./inbox-links";
 

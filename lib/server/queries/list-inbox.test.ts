@@ -226,6 +226,38 @@ describe("listInbox", () => {
   });
 });
 
+describe("listInbox error groups", () => {
+  /** A dead task with this error message. */
+  async function deadWith(message: string, reason = "exhausted"): Promise<void> {
+    await t.pool.query(
+      `insert into tasks (agent, input, status, dead_reason, last_error, status_changed_at, version, created_by)
+       values ('payer', '{}', 'dead', $1, $2::jsonb, now(), 3, 'test')`,
+      [reason, JSON.stringify({ message })],
+    );
+  }
+
+  it("offers the largest groups of dead letters sharing an error, not lone ones or unknown outcomes", async () => {
+    for (const id of ["re_101", "re_202", "re_303"]) await deadWith(`refund ${id} failed: 502`);
+    await deadWith("card declined");
+    await deadWith("timeout after 30 s", "outcome_unknown");
+    await deadWith("timeout after 31 s", "outcome_unknown");
+
+    const inbox = await listInbox(t.pool, bob, {});
+    expect(inbox.errorGroups).toEqual([
+      {
+        reason: "exhausted",
+        fingerprint: "refund <id> failed: <n>",
+        message: "refund re_101 failed: 502",
+        count: 3,
+        oldestAt: expect.any(String),
+      },
+    ]);
+    // Under the dead-letter filter too; under any other, none.
+    expect((await listInbox(t.pool, bob, { kind: "dead_letter" })).errorGroups).toHaveLength(1);
+    expect((await listInbox(t.pool, bob, { kind: "approval" })).errorGroups).toEqual([]);
+  });
+});
+
 describe("listInbox authorization", () => {
   it("refuses without a viewer (401) and without tasks:read (403)", async () => {
     await expect(listInbox(t.pool, null, {})).rejects.toMatchObject({ status: 401 });

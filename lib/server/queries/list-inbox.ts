@@ -4,10 +4,13 @@
 // page. Each task is in the inbox once, under the most specific kind: a dead task someone asked
 // to replay waits for a confirmation, not for triage. What the viewer may do comes from the
 // task-actions table; waits from the database clock.
+import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import { z } from "zod";
+import * as schema from "../../../db/schema";
 import { type Principal, principalOf, requireScope, type Viewer } from "../../domain/access";
 import { BULK_TASK_ACTION, type BulkAction } from "../../domain/bulk-actions";
+import { INBOX_KINDS, type InboxKind } from "../../domain/inbox-kinds";
 import {
   allowedActions,
   allowedNames,
@@ -15,10 +18,10 @@ import {
   type TaskAction,
 } from "../../domain/task-actions";
 import type { DeadReason, TaskStatus } from "../../domain/task-states";
+import { listDeadLetters } from "./list-dead-letters";
 import { countTasks } from "./table-counts";
 
-export const INBOX_KINDS = ["confirmation", "approval", "unknown_outcome", "dead_letter"] as const;
-export type InboxKind = (typeof INBOX_KINDS)[number];
+export { INBOX_KINDS, type InboxKind };
 
 /** The most items one read returns; the counts say how many more there are. */
 export const INBOX_LIMIT = 100;
@@ -71,6 +74,21 @@ export type InboxBulkDto = {
   needsYou: boolean;
 };
 
+/** A dead-letter error group (reason → fingerprint) big enough to triage in one bulk action. */
+export type InboxErrorGroupDto = {
+  reason: DeadReason;
+  /** The error fingerprint ("" when the tasks recorded no error). */
+  fingerprint: string;
+  /** The group's oldest message, first 300 characters. */
+  message: string | null;
+  count: number;
+  oldestAt: string;
+};
+
+/** Error groups shown above the items: the largest, at least this many tasks each. */
+export const INBOX_GROUPS = 5;
+export const INBOX_GROUP_MIN = 2;
+
 export type InboxCountsDto = {
   /** Everything waiting, per kind and in all. */
   waiting: Record<InboxKind, number>;
@@ -86,6 +104,12 @@ export type InboxDto = {
   items: InboxItemDto[];
   /** Bulk actions waiting for a second reviewer (confirmations too; listed before the tasks). */
   bulks: InboxBulkDto[];
+  /**
+   * The largest dead-letter error groups (not unknown outcomes: each of those is resolved
+   * alone), each a way into the dead-letter list filtered to it and its bulk actions. Empty
+   * under a filter other than dead letters.
+   */
+  errorGroups: InboxErrorGroupDto[];
   /** How many tasks match the filter; more than items.length when past INBOX_LIMIT. */
   matching: number;
   counts: InboxCountsDto;
@@ -217,6 +241,10 @@ export async function listInbox(
       search.kind === undefined || search.kind === "confirmation"
         ? (await readPendingBulks(client)).map((b) => bulkDto(b, principal))
         : [];
+    const errorGroups =
+      search.kind === undefined || search.kind === "dead_letter"
+        ? await readErrorGroups(client, viewer)
+        : [];
     const { rows: now } = await client.query<{ now: Date }>("select now()");
     const items = rows.map((r): InboxItemDto => {
       const request =
@@ -249,6 +277,7 @@ export async function listInbox(
     return {
       items,
       bulks,
+      errorGroups,
       matching: taskCount - bulksCounted,
       counts,
       kind: search.kind ?? null,
@@ -271,6 +300,28 @@ export async function countInbox(pool: pg.Pool, viewer: Viewer | null): Promise<
     await client.query("rollback").catch(() => undefined);
     client.release();
   }
+}
+
+/** The dead-letter screen's groups, read in the inbox's snapshot, the largest few across reasons. */
+async function readErrorGroups(
+  client: pg.PoolClient,
+  viewer: Viewer | null,
+): Promise<InboxErrorGroupDto[]> {
+  const dead = await listDeadLetters(drizzle(client, { schema }), viewer);
+  return dead.groups
+    .filter((g) => g.reason !== "outcome_unknown")
+    .flatMap((g) =>
+      g.errors.map((e) => ({
+        reason: g.reason,
+        fingerprint: e.fingerprint,
+        message: e.message,
+        count: e.count,
+        oldestAt: e.oldestAt,
+      })),
+    )
+    .filter((g) => g.count >= INBOX_GROUP_MIN)
+    .sort((a, b) => b.count - a.count || a.oldestAt.localeCompare(b.oldestAt))
+    .slice(0, INBOX_GROUPS);
 }
 
 const zero = (): Record<InboxKind, number> => ({
