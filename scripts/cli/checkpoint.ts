@@ -48,8 +48,9 @@ export const checkpointCommand: Command = {
   usage: `agent-ledger checkpoint [--export FILE] [--json] [--actor NAME]
 agent-ledger checkpoint --new-key [--json]
 
-Appends a ledger.checkpoint entry to the system stream holding every stream's head (seq and
-hash), a sha256 digest over them, and a statement {seq, at, digest, streams, keyId} signed
+Appends every stream's head (seq and hash) to the system stream in ledger.checkpoint_heads
+entries of up to 10,000 streams each, then a ledger.checkpoint entry listing those chunks with
+one sha256 root over the list, and a statement {seq, at, digest, streams, keyId} signed
 with Ed25519 when LEDGER_SIGNING_KEY is set. A later verify then detects a stream that was
 deleted whole or rewritten. With a key configured, verify requires a checkpoint no older than
 LEDGER_CHECKPOINT_MAX_AGE_HOURS (25 h): run this on a schedule (cron, a systemd timer).
@@ -112,7 +113,7 @@ a bad LEDGER_SIGNING_KEY, no database, FILE not writable or not a statement).`,
       if (opts.json) printJson(result);
       else {
         console.log(
-          `Checkpoint written at system seq ${result.seq}: ${result.streams} streams, ${result.signed ? "signed" : "unsigned (set LEDGER_SIGNING_KEY to sign)"}.`,
+          `Checkpoint written at system seq ${result.seq}: ${result.streams} streams in ${result.chunks} chunk(s), ${result.signed ? "signed" : "unsigned (set LEDGER_SIGNING_KEY to sign)"}.`,
         );
         console.log(`digest ${result.digest}`);
         console.log(`statement ${statementText(result.export.statement)}`);

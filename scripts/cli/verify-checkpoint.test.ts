@@ -42,7 +42,8 @@ describe("agent-ledger checkpoint and verify", () => {
     const digest = /^digest ([0-9a-f]{64})$/m.exec(cp.stdout)?.[1];
     expect(digest).toBeDefined();
     const file = checkpointExportSchema.parse(JSON.parse(readFileSync(exported, "utf8")));
-    expect(file.statement).toMatchObject({ seq: 2, digest, streams: 1 });
+    // One heads chunk at system seq 2, the checkpoint at 3.
+    expect(file.statement).toMatchObject({ seq: 3, digest, streams: 1 });
     expect(file.signature).toBeDefined();
     expect(cp.stdout).toContain(`statement {"at":"${file.statement.at}",`);
 
@@ -50,12 +51,12 @@ describe("agent-ledger checkpoint and verify", () => {
     expect(ok.code, ok.stdout).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({
       ok: true,
-      checkpoint: { seq: 2, signatureChecked: true, format: "v2" },
-      expected: { digest, seq: 2, found: true },
+      checkpoint: { seq: 3, signatureChecked: true, format: "v3" },
+      expected: { digest, seq: 3, found: true },
     });
     const byDigest = cli(["verify", "--expect", digest ?? ""], withKey);
     expect(byDigest.code, byDigest.stdout).toBe(0);
-    expect(byDigest.stdout).toContain(`expected checkpoint ${digest}: found at system seq 2`);
+    expect(byDigest.stdout).toContain(`expected checkpoint ${digest}: found at system seq 3`);
   });
 
   it("verify --since-checkpoint reads only what follows the signed checkpoint; without a key it walks everything", async () => {
@@ -67,14 +68,14 @@ describe("agent-ledger checkpoint and verify", () => {
     );
     const since = cli(["verify", "--since-checkpoint", "--json"], withKey);
     expect(since.code, since.stdout).toBe(0);
-    // The system stream's checkpointed head (the entry before the checkpoint), the checkpoint
-    // itself, and the two entries of the new stream.
-    expect(JSON.parse(since.stdout)).toMatchObject({ ok: true, mode: "checkpoint", entries: 4 });
+    // The system stream's checkpointed head (the entry before the heads chunk), the chunk, the
+    // checkpoint itself, and the two entries of the new stream.
+    expect(JSON.parse(since.stdout)).toMatchObject({ ok: true, mode: "checkpoint", entries: 5 });
     const text = cli(["verify", "--since-checkpoint"], withKey);
-    expect(text.stdout).toContain("OK: 4 entries from the latest checkpoint on");
+    expect(text.stdout).toContain("OK: 5 entries from the latest checkpoint on");
     const plain = cli(["verify", "--since-checkpoint"]);
     expect(plain.code, plain.stdout).toBe(0);
-    expect(plain.stdout).toContain("OK: 4 entries in 2 streams verify.");
+    expect(plain.stdout).toContain("OK: 5 entries in 2 streams verify.");
     expect(plain.stdout).toMatch(/warning: verifying from a checkpoint needs LEDGER_PUBLIC_KEY/);
   });
 
@@ -119,7 +120,7 @@ describe("agent-ledger checkpoint and verify", () => {
     const outside = cli(["verify", "--expect", exported]);
     expect(outside.code, outside.stdout).toBe(1);
     expect(outside.stdout).toMatch(
-      /expected_checkpoint_missing: the checkpoint you expect \(system seq 2, .*\) is gone: the system stream now ends at seq 1, so it went backwards/,
+      /expected_checkpoint_missing: the checkpoint you expect \(system seq 3, .*\) is gone: the system stream now ends at seq 1, so it went backwards/,
     );
 
     // The next scheduled run will not sign over the loss, and keeps the statement it had.

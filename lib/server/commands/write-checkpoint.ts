@@ -1,22 +1,34 @@
-// Appends a checkpoint to the system stream: every stream head, a digest over them, and a
-// statement {seq, at, digest, streams} signed with the ledger key when one is configured.
-// It refuses to sign over a ledger that no longer extends the previous checkpoint (or the
-// statement the caller kept outside), so a scheduled run never launders a deleted stream.
+// Appends a checkpoint to the system stream: every stream head, in ledger.checkpoint_heads
+// entries of at most HEADS_PER_CHUNK streams read in pages in byte order (never the whole list
+// in memory), then the ledger.checkpoint entry listing the chunks, one root digest over that
+// list, and a statement {seq, at, digest, streams} signed with the ledger key when one is
+// configured. It refuses to sign over a ledger that no longer extends the previous checkpoint
+// (or the statement the caller kept outside), so a scheduled run never launders a deleted
+// stream; that check too reads the previous checkpoint a chunk at a time.
 import type { KeyObject } from "node:crypto";
 import type pg from "pg";
 import { type SqlClient, withTransaction } from "../../../db/client";
 import {
+  CHECKPOINT_HEADS_KIND,
   CHECKPOINT_KIND,
   CHECKPOINT_STATEMENT_TYPE,
-  type CheckpointData,
   type CheckpointExport,
   type CheckpointStatement,
-  checkpointDataSchema,
+  type ChunkedCheckpointData,
+  type ChunkRef,
+  chunkDigest,
+  chunkListProblem,
+  chunksRoot,
+  HEADS_PER_CHUNK,
+  type HeadsChunkData,
   headsDigest,
+  type ParsedCheckpoint,
+  parseCheckpointData,
   type StreamHead,
   statementText,
 } from "../../domain/checkpoint";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
+import { readHeadsChunk } from "../ledger/checkpoint-chunks";
 import { keyId, rawPublicKey, signText, verifyText } from "../ledger/signing";
 
 /** The ledger lost or rewrote something an earlier checkpoint recorded: not signed over. */
@@ -27,6 +39,8 @@ export class CheckpointRefused extends Error {
 export type CheckpointResult = {
   seq: number;
   streams: number;
+  /** How many ledger.checkpoint_heads entries were appended before it. */
+  chunks: number;
   digest: string;
   signed: boolean;
   /** What to keep outside the database (`checkpoint --export`, `verify --expect`). */
@@ -38,6 +52,8 @@ export type CheckpointOptions = {
   signingKey?: KeyObject;
   /** A statement shipped earlier (the last `--export`): the ledger must still extend it. */
   previous?: CheckpointStatement;
+  /** Streams per heads chunk (HEADS_PER_CHUNK); smaller in tests. */
+  chunkSize?: number;
 };
 
 export async function writeCheckpoint(
@@ -47,29 +63,55 @@ export async function writeCheckpoint(
   return withTransaction(pool, (client) => writeCheckpointIn(client, opts));
 }
 
+type HeadRow = { stream: string; head_seq: number; head_hash: string };
+
 /** The same, inside a transaction the caller holds. */
 export async function writeCheckpointIn(
   client: SqlClient,
   opts: CheckpointOptions,
 ): Promise<CheckpointResult> {
-  // The statement names the seq the entry will get, so hold the system head until it is
-  // appended. The heads read after the lock include the system stream at exactly seq - 1.
-  const locked = await client.query<{ head_seq: number }>(
-    "select head_seq from ledger_streams where stream = $1 for update",
+  const chunkSize = opts.chunkSize ?? HEADS_PER_CHUNK;
+  // The chunks and the statement name the seqs their entries will get, so hold the system head
+  // until the checkpoint is appended. The system stream is recorded as it was here, just
+  // before the first chunk.
+  const locked = await client.query<{ head_seq: number; head_hash: string }>(
+    "select head_seq, head_hash from ledger_streams where stream = $1 for update",
     [SYSTEM_STREAM],
   );
-  const seq = Number(locked.rows[0]?.head_seq ?? 0) + 1;
+  const system = locked.rows[0];
+  const before = Number(system?.head_seq ?? 0);
   await assertExtendsLatest(client, opts.signingKey);
   if (opts.previous) await assertExtendsStatement(client, opts.previous);
-  const { rows } = await client.query<{ stream: string; head_seq: number; head_hash: string }>(
-    "select stream, head_seq, head_hash from ledger_streams where head_seq > 0 order by stream",
-  );
-  const streams = rows.map((r) => ({
-    stream: r.stream,
-    seq: Number(r.head_seq),
-    hash: r.head_hash,
-  }));
-  const digest = headsDigest(streams);
+
+  const chunks: ChunkRef[] = [];
+  let after: string | null = null;
+  for (;;) {
+    // Byte order (collate "C", with its own index): the order every reader merges in,
+    // whatever the database's default collation.
+    const { rows }: { rows: HeadRow[] } = await client.query(
+      `select stream, head_seq, head_hash from ledger_streams
+        where head_seq > 0 and ($1::text is null or stream collate "C" > $1)
+        order by stream collate "C" limit $2`,
+      [after, chunkSize],
+    );
+    if (rows.length === 0) break;
+    after = (rows[rows.length - 1] as HeadRow).stream;
+    const heads: StreamHead[] = [];
+    for (const r of rows) {
+      if (r.stream !== SYSTEM_STREAM) {
+        heads.push({ stream: r.stream, seq: Number(r.head_seq), hash: r.head_hash });
+      } else if (system && before > 0) {
+        heads.push({ stream: r.stream, seq: before, hash: system.head_hash });
+      }
+    }
+    if (heads.length > 0)
+      chunks.push(await appendChunk(client, opts.actor, chunks.length, heads, before));
+    if (rows.length < chunkSize) break;
+  }
+
+  const seq = before + chunks.length + 1;
+  const digest = chunksRoot(chunks);
+  const streams = chunks.reduce((n, c) => n + c.count, 0);
   // The database clock, as the entry's own `at` is; taken last so it is at most a moment
   // before that `at` (verify allows a minute).
   const clock = await client.query<{ now: Date }>(
@@ -81,7 +123,7 @@ export async function writeCheckpointIn(
     seq,
     at: now.toISOString(),
     digest,
-    streams: streams.length,
+    streams,
     ...(opts.signingKey ? { keyId: keyId(opts.signingKey) } : {}),
   };
   const exported: CheckpointExport = { statement };
@@ -90,20 +132,52 @@ export async function writeCheckpointIn(
     exported.publicKey = rawPublicKey(opts.signingKey);
     exported.signature = signText(opts.signingKey, statementText(statement));
   }
-  const data: CheckpointData = { streams, digest, ...exported };
+  const data: ChunkedCheckpointData = { chunks, digest, ...exported };
   const [entry] = await appendLedger(client, SYSTEM_STREAM, {
     kind: CHECKPOINT_KIND,
     actor: opts.actor,
     data,
   });
-  // Only when the system stream did not exist yet can another writer have taken this seq
-  // (there was no row to lock); a statement naming the wrong seq would never verify.
-  if (entry?.seq !== seq) {
-    throw new Error(
-      `the system stream moved while the checkpoint was written (expected seq ${seq}, got ${entry?.seq}); run it again`,
-    );
-  }
-  return { seq, streams: streams.length, digest, signed: !!opts.signingKey, export: exported };
+  if (entry?.seq !== seq) throw moved(seq, entry?.seq);
+  return {
+    seq,
+    streams,
+    chunks: chunks.length,
+    digest,
+    signed: !!opts.signingKey,
+    export: exported,
+  };
+}
+
+async function appendChunk(
+  client: SqlClient,
+  actor: string,
+  index: number,
+  heads: StreamHead[],
+  before: number,
+): Promise<ChunkRef> {
+  const first = (heads[0] as StreamHead).stream;
+  const last = (heads[heads.length - 1] as StreamHead).stream;
+  const digest = chunkDigest(heads);
+  const data: HeadsChunkData = { index, first, last, count: heads.length, heads, digest };
+  const [entry] = await appendLedger(client, SYSTEM_STREAM, {
+    kind: CHECKPOINT_HEADS_KIND,
+    actor,
+    data,
+  });
+  const seq = before + index + 1;
+  if (entry?.seq !== seq) throw moved(seq, entry?.seq);
+  return { seq, first, last, count: heads.length, digest };
+}
+
+/**
+ * Only when the system stream did not exist yet can another writer have taken a seq (there
+ * was no row to lock); a chunk or statement naming the wrong seq would never verify.
+ */
+function moved(expected: number, got: number | undefined): Error {
+  return new Error(
+    `the system stream moved while the checkpoint was written (expected seq ${expected}, got ${got}); run it again`,
+  );
 }
 
 type CheckpointRow = { seq: number; kind: string; data: unknown };
@@ -129,8 +203,8 @@ async function assertExtendsStatement(
     [SYSTEM_STREAM, statement.seq],
   );
   const row = rows[0];
-  const data = checkpointDataSchema.safeParse(row?.data);
-  if (!row || row.kind !== CHECKPOINT_KIND || data.data?.digest !== statement.digest) {
+  const parsed = parseCheckpointData(row?.data);
+  if (!row || row.kind !== CHECKPOINT_KIND || parsed?.data.digest !== statement.digest) {
     throw new CheckpointRefused(`${what} is no longer in the ledger; run agent-ledger verify`);
   }
   await assertExtends(client, row, what);
@@ -144,11 +218,9 @@ async function assertExtends(
   signingKey?: KeyObject,
 ): Promise<void> {
   const refuse = (why: string) => new CheckpointRefused(`${what} ${why}; run agent-ledger verify`);
-  const parsed = checkpointDataSchema.safeParse(row.data);
-  if (!parsed.success || headsDigest(parsed.data.streams) !== parsed.data.digest) {
-    throw refuse("is malformed");
-  }
-  const { statement, signature, streams } = parsed.data;
+  const parsed = parseCheckpointData(row.data);
+  if (!parsed || !intact(parsed, Number(row.seq))) throw refuse("is malformed");
+  const { statement, signature } = parsed.data;
   if (signingKey && statement?.keyId === keyId(signingKey)) {
     const valid =
       signature !== undefined && verifyText(signingKey, statementText(statement), signature);
@@ -156,23 +228,48 @@ async function assertExtends(
       throw refuse("does not verify with this key");
     }
   }
-  const missing = await firstMissingHead(client, streams);
-  if (missing)
-    throw refuse(`recorded ${missing.stream} at seq ${missing.seq}, which is gone or rewritten`);
+  const gone = (h: StreamHead) =>
+    refuse(`recorded ${h.stream} at seq ${h.seq}, which is gone or rewritten`);
+  if (parsed.format === "heads") {
+    const missing = await firstMissingHead(client, JSON.stringify(parsed.data.streams));
+    if (missing) throw gone(missing);
+    return;
+  }
+  // One chunk at a time: each is checked against the list, then its heads against the ledger
+  // in PostgreSQL, from the stored entry (append-only, and just read in this transaction).
+  for (const [index, ref] of parsed.data.chunks.entries()) {
+    const read = await readHeadsChunk(client, ref, index);
+    if (!read.ok) throw refuse(`is damaged: ${read.problem}`);
+    const missing = await firstMissingHead(client, null, read.id);
+    if (missing) throw gone(missing);
+  }
 }
 
-/** One indexed lookup per head, in one statement: the first head whose entry is gone or differs. */
+/** Its own digest holds (the chunks' contents are checked as they are read). */
+function intact(parsed: ParsedCheckpoint, seq: number): boolean {
+  if (parsed.format === "heads") return headsDigest(parsed.data.streams) === parsed.data.digest;
+  const { chunks, digest, statement } = parsed.data;
+  return chunksRoot(chunks) === digest && chunkListProblem(chunks, seq, statement.streams) === null;
+}
+
+/**
+ * One indexed lookup per head, in one statement: the first head whose entry is gone or
+ * differs. The heads come as JSON, or from a heads chunk entry by id (not sent back and forth).
+ */
 async function firstMissingHead(
   client: SqlClient,
-  heads: readonly StreamHead[],
+  heads: string | null,
+  chunkId?: number,
 ): Promise<StreamHead | undefined> {
   const { rows } = await client.query<{ stream: string; seq: number; hash: string }>(
     `select p.stream, p.seq, p.hash
-     from jsonb_to_recordset($1::jsonb) as p(stream text, seq bigint, hash text)
+     from jsonb_to_recordset(coalesce($1::jsonb,
+            (select data->'heads' from ledger_entries where id = $2)))
+          as p(stream text, seq bigint, hash text)
      left join ledger_entries e on e.stream = p.stream and e.seq = p.seq
      where e.hash is distinct from p.hash
-     order by p.stream limit 1`,
-    [JSON.stringify(heads)],
+     order by p.stream collate "C" limit 1`,
+    [heads, chunkId ?? null],
   );
   const r = rows[0];
   return r ? { stream: r.stream, seq: Number(r.seq), hash: r.hash } : undefined;

@@ -60,7 +60,8 @@ export class ChainCheck {
   entries = 0;
   streams = 0;
 
-  constructor(readonly claims: Claims) {}
+  /** The claims of the streams being walked (a batch at a time from a chunked checkpoint). */
+  constructor(public claims: Claims) {}
 
   /** A problem of a stream's chain: only its first one is kept. */
   report(p: LedgerProblem): void {

@@ -9,6 +9,7 @@ import { type CheckpointExport, headsDigest, statementText } from "../../domain/
 import { createUser } from "../commands/users";
 import { CheckpointRefused, writeCheckpointIn } from "../commands/write-checkpoint";
 import { appendLedger, SYSTEM_STREAM } from "./append-ledger";
+import { forgeChunk, writeV2CheckpointIn } from "./checkpoint-testing";
 import { generateSigningKey, parsePrivateKey, parsePublicKey, verifyText } from "./signing";
 import { rowHash, type VerifyReport, verifyLedger } from "./verify-ledger";
 
@@ -81,7 +82,7 @@ describe("checkpoints with a ledger key", () => {
       expect(report.problems).toEqual([]);
       expect(report.checkpoint).toMatchObject({
         seq: cp.seq,
-        format: "v2",
+        format: "v3",
         signatureChecked: true,
       });
       const { statement, signature } = cp.export;
@@ -301,6 +302,54 @@ describe("checkpoints with a ledger key", () => {
   });
 });
 
+describe("a checkpoint written the old way (v2: every head in one entry)", () => {
+  it("still verifies, by itself, from it, and by its exported statement", async () => {
+    await inRolledBackTransaction(async (c) => {
+      await history(c, "t:old");
+      await history(c, "t:gone");
+      const old = await writeV2CheckpointIn(c, signingKey);
+      await history(c, "t:old", 2);
+      const full = await verifyLedger(c, { publicKey });
+      expect(full.problems).toEqual([]);
+      expect(full.checkpoint).toMatchObject({ format: "v2", signatureChecked: true, streams: 3 });
+      const inc = await verifyLedger(c, { publicKey, from: "checkpoint" });
+      expect(inc).toMatchObject({ ok: true, mode: "checkpoint" });
+      const expected = { digest: old.statement.digest, ...old };
+      expect((await verifyLedger(c, { publicKey, expect: expected })).expected).toMatchObject({
+        found: true,
+      });
+      // A chunked checkpoint may follow it: the writer checks the old one first.
+      const next = await writeCheckpointIn(c, {
+        actor: "test",
+        signingKey,
+        previous: old.statement,
+      });
+      expect(next.chunks).toBe(1);
+      const after = await verifyLedger(c, { publicKey, expect: expected });
+      expect(after.problems).toEqual([]);
+    });
+  });
+
+  it("still catches a stream deleted whole, in either pass, and refuses the next checkpoint", async () => {
+    await inRolledBackTransaction(async (c) => {
+      await history(c, "t:old");
+      await history(c, "t:gone");
+      await writeV2CheckpointIn(c, signingKey);
+      await asInsider(c);
+      await dropStream(c, "t:gone");
+      for (const from of ["start", "checkpoint"] as const) {
+        const report = await verifyLedger(c, { publicKey, from });
+        expect(report.problems).toEqual([
+          expect.objectContaining({ stream: "t:gone", seq: 3, problem: "missing_stream" }),
+        ]);
+      }
+      await expect(writeCheckpointIn(c, { actor: "cron", signingKey })).rejects.toThrow(
+        /recorded t:gone at seq 3/,
+      );
+    });
+  });
+});
+
 describe("verify --expect: a checkpoint kept outside the database", () => {
   const expectOf = (e: CheckpointExport) => ({
     digest: e.statement.digest,
@@ -331,7 +380,7 @@ describe("verify --expect: a checkpoint kept outside the database", () => {
       // The insider rewrites the stream, removes the checkpoint and writes a new one.
       await asInsider(c);
       await rewrite(c, "t:paid");
-      await cutFrom(c, SYSTEM_STREAM, cp.seq);
+      await cutFrom(c, SYSTEM_STREAM, cp.seq - cp.chunks);
       await writeCheckpointIn(c, { actor: "insider" });
       expect((await verifyLedger(c)).ok).toBe(true);
 
@@ -354,25 +403,11 @@ describe("verify --expect: a checkpoint kept outside the database", () => {
       await writeCheckpointIn(c, { actor: "test" });
       await asInsider(c);
       await rewrite(c, "t:paid");
-      // Rewriting the latest checkpoint's list too hides it from a plain verify (unsigned)…
-      const { rows } = await c.query(
-        "select id, data from ledger_entries where stream = $1 and kind = 'ledger.checkpoint' order by seq desc limit 1",
-        [SYSTEM_STREAM],
-      );
+      // Rewriting the latest checkpoint's heads too hides it from a plain verify (unsigned)…
       const head = await c.query("select head_hash from ledger_streams where stream = 't:paid'");
-      const streams = rows[0].data.streams.map((s: { stream: string; hash: string }) =>
-        s.stream === "t:paid" ? { ...s, hash: head.rows[0].head_hash } : s,
+      await forgeChunk(c, 0, (heads) =>
+        heads.map((h) => (h.stream === "t:paid" ? { ...h, hash: head.rows[0].head_hash } : h)),
       );
-      const digest = headsDigest(streams);
-      await c.query("update ledger_entries set data = $2 where id = $1", [
-        rows[0].id,
-        JSON.stringify({
-          ...rows[0].data,
-          streams,
-          digest,
-          statement: { ...rows[0].data.statement, digest },
-        }),
-      ]);
       // …except for the system chain, which now breaks at that checkpoint: so the insider would
       // have to rechain the system stream too. The outside copy names the rewritten stream.
       const report = await verifyLedger(c, { expect: expectOf(cp.export) });

@@ -1,18 +1,25 @@
 // The checks a chain alone cannot make: the latest checkpoint (its signature, its position and
 // age), a checkpoint the operator kept outside the database (`verify --expect`), and the system
-// stream's own evidence (users and tokens whose creation it recorded). Each checkpoint turns
-// into claims — "stream S had hash H at seq N" — that the chain walk in verify-ledger.ts checks.
+// stream's own evidence (users and tokens whose creation it recorded). Each checkpoint becomes
+// a claim source — "stream S had hash H at seq N", a chunk at a time for a chunked one — that
+// the walks in verify-ledger.ts and verify-from-checkpoint.ts check.
 import type { KeyObject } from "node:crypto";
 import type { SqlClient } from "../../../db/client";
 import {
   CHECKPOINT_KIND,
-  type CheckpointData,
+  CHECKPOINT_STATEMENT_TYPE,
+  CHECKPOINT_STATEMENT_TYPE_V2,
   type CheckpointStatement,
-  checkpointDataSchema,
+  chunkFor,
+  chunkListProblem,
+  chunksRoot,
   headsDigest,
+  type ParsedCheckpoint,
+  parseCheckpointData,
   statementText,
 } from "../../domain/checkpoint";
 import { SYSTEM_STREAM } from "./append-ledger";
+import { type ClaimSource, readHeadsChunk } from "./checkpoint-chunks";
 import { keyId, verifyText } from "./signing";
 
 export type LedgerProblemKind =
@@ -58,8 +65,11 @@ export type CheckpointSummary = {
   streams: number;
   signed: boolean;
   signatureChecked: boolean;
-  /** "legacy": written before issue 10, its signature covers the digest alone. */
-  format: "v2" | "legacy";
+  /**
+   * "v3": heads in chunks, digest over the chunk list. "v2": every head in the one entry.
+   * "legacy": written before issue 10, its signature covers the digest alone.
+   */
+  format: "v3" | "v2" | "legacy";
   ageHours: number;
 };
 
@@ -76,7 +86,8 @@ export type Sink = {
   /** A problem with a checkpoint itself: always reported, beside any problem of the chain. */
   problem: (p: LedgerProblem) => void;
   warn: (text: string) => void;
-  claims: Claims;
+  /** Where the walk takes its claims from, each read in byte order. */
+  sources: ClaimSource[];
 };
 
 /** The signed time may precede the entry's own `at` by the moment it takes to append. */
@@ -87,12 +98,43 @@ const short = (h: string) => `${h.slice(0, 12)}…`;
 
 type CheckpointRow = { id: number; seq: number; at: Date; kind: string; data: unknown };
 
-function addClaims(sink: Sink, data: CheckpointData, source: string): void {
-  for (const h of data.streams) {
-    const list = sink.claims.get(h.stream) ?? [];
-    list.push({ seq: h.seq, hash: h.hash, seen: false, source });
-    sink.claims.set(h.stream, list);
+function addClaims(sink: Sink, parsed: ParsedCheckpoint, label: string): void {
+  sink.sources.push(
+    parsed.format === "heads"
+      ? { label, kind: "list", heads: parsed.data.streams }
+      : { label, kind: "chunks", chunks: parsed.data.chunks },
+  );
+}
+
+/** Its stored digest over what it holds: every head (v2), or the chunk list (v3). */
+function digestHolds(parsed: ParsedCheckpoint): boolean {
+  return parsed.format === "heads"
+    ? headsDigest(parsed.data.streams) === parsed.data.digest
+    : chunksRoot(parsed.data.chunks) === parsed.data.digest;
+}
+
+const heldCount = (parsed: ParsedCheckpoint) =>
+  parsed.format === "heads" ? parsed.data.streams.length : parsed.data.statement.streams;
+
+/**
+ * The seq and hash it records for the system stream, which must be the entry just before its
+ * own (v2) or just before its first chunk (v3); null when it records none. A chunked one reads
+ * the one chunk whose range holds the system stream.
+ */
+async function systemPin(
+  client: SqlClient,
+  parsed: ParsedCheckpoint,
+): Promise<{ seq: number | null } | { problem: string }> {
+  if (parsed.format === "heads") {
+    const h = parsed.data.streams.find((x) => x.stream === SYSTEM_STREAM);
+    return { seq: h?.seq ?? null };
   }
+  const { chunks } = parsed.data;
+  const index = chunkFor(chunks, SYSTEM_STREAM);
+  if (index === null) return { seq: null };
+  const read = await readHeadsChunk(client, chunks[index] as (typeof chunks)[number], index);
+  if (!read.ok) return { problem: read.problem };
+  return { seq: read.heads.find((x) => x.stream === SYSTEM_STREAM)?.seq ?? null };
 }
 
 export async function checkLatestCheckpoint(
@@ -128,8 +170,8 @@ export async function checkLatestCheckpoint(
   const at = { stream: SYSTEM_STREAM, seq, entryId: Number(row.id) };
   const fail = (problem: LedgerProblemKind, message: string) =>
     sink.problem({ ...at, problem, message: `checkpoint at system seq ${seq}: ${message}` });
-  const parsed = checkpointDataSchema.safeParse(row.data);
-  if (!parsed.success) {
+  const parsed = parseCheckpointData(row.data);
+  if (!parsed) {
     fail("bad_checkpoint", "it is malformed");
     return null;
   }
@@ -140,14 +182,15 @@ export async function checkLatestCheckpoint(
     entryId: Number(row.id),
     seq,
     at: signedAt.toISOString(),
-    streams: data.streams.length,
+    streams: heldCount(parsed),
     signed: data.signature !== undefined,
     signatureChecked: false,
-    format: st ? "v2" : "legacy",
+    format: parsed.format === "chunks" ? "v3" : st ? "v2" : "legacy",
     ageHours: (policy.now.getTime() - signedAt.getTime()) / HOUR_MS,
   };
-  if (headsDigest(data.streams) !== data.digest) {
-    fail("bad_checkpoint", "its stream list does not match its digest");
+  const list = parsed.format === "heads" ? "stream list" : "chunk list";
+  if (!digestHolds(parsed)) {
+    fail("bad_checkpoint", `its ${list} does not match its digest`);
     return summary;
   }
 
@@ -181,7 +224,7 @@ export async function checkLatestCheckpoint(
         `the latest checkpoint (system seq ${seq}) is in the legacy format; write a new one with agent-ledger checkpoint`,
       );
     }
-    addClaims(sink, data, `the latest checkpoint (system seq ${seq})`);
+    addClaims(sink, parsed, `the latest checkpoint (system seq ${seq})`);
     return summary;
   }
 
@@ -190,8 +233,15 @@ export async function checkLatestCheckpoint(
     fail("bad_checkpoint", `its statement was written for system seq ${st.seq}: it was moved`);
     return summary;
   }
-  if (st.digest !== data.digest || st.streams !== data.streams.length) {
-    fail("bad_checkpoint", "its statement does not match its stream list");
+  const type = parsed.format === "heads" ? CHECKPOINT_STATEMENT_TYPE_V2 : CHECKPOINT_STATEMENT_TYPE;
+  if (st.type !== type || st.digest !== data.digest || st.streams !== heldCount(parsed)) {
+    fail("bad_checkpoint", `its statement does not match its ${list}`);
+    return summary;
+  }
+  const placement =
+    parsed.format === "chunks" ? chunkListProblem(parsed.data.chunks, seq, st.streams) : null;
+  if (placement) {
+    fail("bad_checkpoint", placement);
     return summary;
   }
   const lag = row.at.getTime() - signedAt.getTime();
@@ -202,13 +252,18 @@ export async function checkLatestCheckpoint(
     );
     return summary;
   }
-  // Every checkpoint pins the system stream up to itself, so the system stream cannot be
-  // rewound past a checkpoint that is still there.
-  const system = data.streams.find((h) => h.stream === SYSTEM_STREAM);
-  if (seq > 1 ? system?.seq !== seq - 1 : system !== undefined) {
+  // Every checkpoint pins the system stream up to itself (its chunks), so the system stream
+  // cannot be rewound past a checkpoint that is still there.
+  const pin = await systemPin(client, parsed);
+  if ("problem" in pin) {
+    fail("bad_checkpoint", pin.problem);
+    return summary;
+  }
+  const before = parsed.format === "heads" ? seq - 1 : seq - parsed.data.chunks.length - 1;
+  if (before > 0 ? pin.seq !== before : pin.seq !== null) {
     fail(
       "bad_checkpoint",
-      `it records the system stream at seq ${system?.seq ?? "(none)"}, not at seq ${seq - 1} just before itself`,
+      `it records the system stream at seq ${pin.seq ?? "(none)"}, not at seq ${before} just before ${parsed.format === "heads" ? "itself" : "its chunks"}`,
     );
     return summary;
   }
@@ -218,7 +273,7 @@ export async function checkLatestCheckpoint(
       `it was signed at ${st.at}, ${summary.ageHours.toFixed(1)} h ago: no newer checkpoint was written, or the newer ones were deleted; ${required}`,
     );
   }
-  addClaims(sink, data, `the latest checkpoint (system seq ${seq})`);
+  addClaims(sink, parsed, `the latest checkpoint (system seq ${seq})`);
   return summary;
 }
 
@@ -284,8 +339,8 @@ export async function checkExpectedCheckpoint(
 
   const seq = Number(row.seq);
   summary.seq = seq;
-  const parsed = checkpointDataSchema.safeParse(row.data);
-  const data = parsed.success ? parsed.data : undefined;
+  const parsed = parseCheckpointData(row.data);
+  const data = parsed?.data;
   const sameStatement =
     !st || !data?.statement || statementText(data.statement) === statementText(st);
   if (row.kind !== CHECKPOINT_KIND || data?.digest !== expect.digest || !sameStatement) {
@@ -296,12 +351,20 @@ export async function checkExpectedCheckpoint(
     );
     return summary;
   }
-  if (headsDigest(data.streams) !== data.digest) {
-    fail("bad_checkpoint", `${described}: its stream list does not match its digest`, seq);
+  if (!parsed || !digestHolds(parsed)) {
+    fail("bad_checkpoint", `${described}: what it lists does not match its digest`, seq);
+    return summary;
+  }
+  const placement =
+    parsed.format === "chunks"
+      ? chunkListProblem(parsed.data.chunks, seq, parsed.data.statement.streams)
+      : null;
+  if (placement) {
+    fail("bad_checkpoint", `${described}: ${placement}`, seq);
     return summary;
   }
   summary.found = true;
-  addClaims(sink, data, `the checkpoint you expect (system seq ${seq})`);
+  addClaims(sink, parsed, `the checkpoint you expect (system seq ${seq})`);
   return summary;
 }
 

@@ -53,10 +53,11 @@ describe("verify from the latest signed checkpoint", () => {
       await stage(c);
       const full = await verifyLedger(c, { publicKey });
       const inc = await verifyLedger(c, { publicKey, from: "checkpoint" });
-      expect(full).toMatchObject({ ok: true, mode: "full", entries: 1 + 15 + 1 + 9 });
+      // The system stream: policy.changed, one heads chunk, the checkpoint.
+      expect(full).toMatchObject({ ok: true, mode: "full", entries: 1 + 15 + 2 + 9 });
       expect(inc.problems).toEqual([]);
-      // One head each for system, t:a, t:b, t:c; the checkpoint itself; 3 + 2 + 4 new.
-      expect(inc).toMatchObject({ ok: true, mode: "checkpoint", entries: 4 + 1 + 9, streams: 5 });
+      // One head each for system, t:a, t:b, t:c; the chunk and the checkpoint; 3 + 2 + 4 new.
+      expect(inc).toMatchObject({ ok: true, mode: "checkpoint", entries: 4 + 2 + 9, streams: 5 });
       expect(inc.warnings).toEqual([]);
     });
   });
@@ -155,7 +156,7 @@ describe("verify from the latest signed checkpoint", () => {
       await c.query(`update ledger_entries set data = '{"i": 99}' where id = $1`, [id]);
       const inc = await verifyLedger(c, { publicKey, from: "checkpoint" });
       expect(inc.mode).toBe("full");
-      expect(inc.entries).toBe(1 + 15 + 1 + 9);
+      expect(inc.entries).toBe(1 + 15 + 2 + 9);
       expect(inc.warnings.join()).toMatch(/no checkpoint whose signature verifies/);
       // The forged checkpoint entry no longer hashes to its stored hash either.
       expect(inc.problems.map((p) => [p.stream, p.problem])).toEqual([

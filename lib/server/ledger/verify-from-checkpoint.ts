@@ -3,12 +3,17 @@
 // the checkpoint says), and only the entries after it are read; streams the checkpoint does not
 // know start at genesis. What lies before a checkpointed head is trusted to the signature: an
 // old entry rewritten in place without touching its hash is found by the full pass alone.
-// Streams are taken from their head rows in batches, each batch's entries in one statement (a
-// lateral index range per stream), so the cost follows the entries appended since, plus one
-// entry per stream; entries whose stream has no head row are found by one anti-join.
+// Streams are taken from their head rows in batches in byte order (collate "C"), each batch's
+// entries in one statement (a lateral index range per stream), so the cost follows the entries
+// appended since, plus one entry per stream; entries whose stream has no head row are found by
+// one anti-join. The checkpoints' heads are merged in, in the same order, a chunk at a time,
+// so only a batch's claims are held (plus those of streams whose head row is gone).
 import type { SqlClient } from "../../../db/client";
 import { GENESIS_HASH } from "../../domain/hash";
+import { SYSTEM_STREAM } from "./append-ledger";
 import { type ChainCheck, ENTRY_COLUMNS, type EntryRow, type Head } from "./chain-check";
+import { type ClaimSource, HeadCursor } from "./checkpoint-chunks";
+import type { Claims, Sink } from "./verify-checkpoint";
 
 /** Streams per statement. */
 const STREAMS_PER_BATCH = 2_000;
@@ -20,39 +25,72 @@ type Walk = { stream: string; head: Head | undefined };
 export async function walkFromCheckpoint(
   client: SqlClient,
   check: ChainCheck,
+  sink: Sink,
   opts: { batchSize: number; onProgress?: (entries: number) => void },
 ): Promise<void> {
-  const walked = new Set<string>();
+  const cursors = sink.sources.map(
+    (source) =>
+      new HeadCursor(client, source, (s: ClaimSource, problem: string, seq: number) =>
+        sink.problem({
+          stream: SYSTEM_STREAM,
+          seq,
+          entryId: null,
+          problem: "bad_checkpoint",
+          message: `${s.label}: ${problem}`,
+        }),
+      ),
+  );
+  // Claims of streams that have no head row (they fell between two head rows).
+  const headless: Claims = new Map();
   let after: string | null = null;
   while (true) {
     const { rows }: { rows: { stream: string; head_seq: number; head_hash: string }[] } =
       await client.query(
         `select stream, head_seq, head_hash from ledger_streams
-        where $1::text is null or stream > $1 order by stream limit $2`,
+        where $1::text is null or stream collate "C" > $1 order by stream collate "C" limit $2`,
         [after, STREAMS_PER_BATCH],
       );
     if (rows.length === 0) break;
+    after = (rows[rows.length - 1] as { stream: string }).stream;
     const batch = rows.map((r) => ({
       stream: r.stream,
       head: { seq: Number(r.head_seq), hash: r.head_hash },
     }));
-    for (const w of batch) if (check.claims.has(w.stream)) walked.add(w.stream);
+    const claims = await claimsThrough(cursors, after);
+    const here = new Set(rows.map((r) => r.stream));
+    for (const [stream, list] of claims) {
+      if (here.has(stream)) continue;
+      headless.set(stream, list);
+      claims.delete(stream);
+    }
+    check.claims = claims;
     await walkStreams(client, check, batch, opts.batchSize);
     opts.onProgress?.(check.entries);
-    after = (rows[rows.length - 1] as { stream: string }).stream;
     if (rows.length < STREAMS_PER_BATCH) break;
   }
+  for (const [stream, list] of await claimsThrough(cursors, null)) headless.set(stream, list);
 
-  // A stream the checkpoint recorded whose head row is gone: its entries, if any are left, are
-  // still checked (and reported without a head); with none, the claim stays unseen and the
-  // caller reports the stream gone.
-  const headless = [...check.claims.keys()].filter((s) => !walked.has(s));
-  for (let i = 0; i < headless.length; i += STREAMS_PER_BATCH) {
-    const batch = headless.slice(i, i + STREAMS_PER_BATCH).map((stream) => ({
+  // A stream a checkpoint recorded whose head row is gone: its entries, if any are left, are
+  // still checked (and reported without a head); with none, it is reported gone.
+  check.claims = headless;
+  const streams = [...headless.keys()];
+  for (let i = 0; i < streams.length; i += STREAMS_PER_BATCH) {
+    const batch = streams.slice(i, i + STREAMS_PER_BATCH).map((stream) => ({
       stream,
       head: undefined,
     }));
     await walkStreams(client, check, batch, opts.batchSize);
+  }
+  for (const [stream, list] of headless) {
+    const claim = list.find((c) => !c.seen);
+    if (!claim) continue;
+    check.report({
+      stream,
+      seq: claim.seq,
+      entryId: null,
+      problem: "missing_stream",
+      message: `stream ${stream} (seq ${claim.seq} in ${claim.source}) is gone: no entries and no head`,
+    });
   }
 
   // Entries of a stream with neither a head row nor a claim (the foreign key bypassed): one
@@ -62,8 +100,9 @@ export async function walkFromCheckpoint(
       where not exists (select 1 from ledger_streams s where s.stream = e.stream)
       order by e.stream limit 1000`,
   );
-  const unclaimed = orphans.filter((o) => !check.claims.has(o.stream));
+  const unclaimed = orphans.filter((o) => !headless.has(o.stream));
   if (unclaimed.length > 0) {
+    check.claims = new Map();
     await walkStreams(
       client,
       check,
@@ -71,6 +110,22 @@ export async function walkFromCheckpoint(
       opts.batchSize,
     );
   }
+}
+
+/** Every source's claims of streams up to `stream` (all that are left with null). */
+async function claimsThrough(
+  cursors: readonly HeadCursor[],
+  stream: string | null,
+): Promise<Claims> {
+  const claims: Claims = new Map();
+  for (const cursor of cursors) {
+    for (const h of await cursor.until(stream)) {
+      const list = claims.get(h.stream) ?? [];
+      list.push({ seq: h.seq, hash: h.hash, seen: false, source: cursor.source.label });
+      claims.set(h.stream, list);
+    }
+  }
+  return claims;
 }
 
 /** The first seq to read and the hash it must point back to (null: the anchor's own is trusted). */

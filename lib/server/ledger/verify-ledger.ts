@@ -14,7 +14,6 @@ import {
 } from "./chain-check";
 import {
   type CheckpointSummary,
-  type Claims,
   checkExpectedCheckpoint,
   checkLatestCheckpoint,
   checkSystemEvidence,
@@ -23,6 +22,7 @@ import {
   type LedgerProblem,
   type Sink,
 } from "./verify-checkpoint";
+import { checkClaims } from "./verify-claims";
 import { walkFromCheckpoint } from "./verify-from-checkpoint";
 
 export { type EntryRow, rowHash } from "./chain-check";
@@ -72,12 +72,11 @@ export async function verifyLedger(
 ): Promise<VerifyReport> {
   const batchSize = opts.batchSize ?? 10_000;
   const warnings: string[] = [];
-  const claims: Claims = new Map();
-  const check = new ChainCheck(claims);
+  const check = new ChainCheck(new Map());
   const sink: Sink = {
     problem: (p) => check.problems.push(p),
     warn: (w) => warnings.push(w),
-    claims,
+    sources: [],
   };
   const policy = {
     publicKey: opts.publicKey,
@@ -88,7 +87,7 @@ export async function verifyLedger(
   // Trusted only when its signature verified and nothing but its age is wrong with it.
   const trusted =
     checkpoint?.signatureChecked === true &&
-    checkpoint.format === "v2" &&
+    (checkpoint.format === "v3" || checkpoint.format === "v2") &&
     check.problems.every((p) => p.problem === "stale_checkpoint");
   const expected = opts.expect
     ? await checkExpectedCheckpoint(client, opts.expect, policy, sink)
@@ -97,7 +96,7 @@ export async function verifyLedger(
   let mode: VerifyReport["mode"] = "full";
   if (opts.from === "checkpoint" && trusted) {
     mode = "checkpoint";
-    await walkFromCheckpoint(client, check, { batchSize, onProgress: opts.onProgress });
+    await walkFromCheckpoint(client, check, sink, { batchSize, onProgress: opts.onProgress });
   } else {
     if (opts.from === "checkpoint") {
       warnings.push(
@@ -108,18 +107,8 @@ export async function verifyLedger(
     }
     await walkFromStart(client, check, batchSize, opts.onProgress);
     await reportEmptyStreams(client, check);
-  }
-
-  for (const [stream, list] of claims) {
-    const claim = list.find((c) => !c.seen);
-    if (!claim) continue;
-    check.report({
-      stream,
-      seq: claim.seq,
-      entryId: null,
-      problem: "missing_stream",
-      message: `stream ${stream} (seq ${claim.seq} in ${claim.source}) is gone: no entries and no head`,
-    });
+    // After the walk, so a stream's own chain problem is the one named for it.
+    await checkClaims(client, check, sink.sources, sink.problem);
   }
 
   // Every task opens its stream with task.enqueued, so a task without a stream lost its history.
@@ -227,6 +216,5 @@ async function reportEmptyStreams(client: SqlClient, check: ChainCheck): Promise
       problem: "missing_stream",
       message: `all ${s.head_seq} entries of ${s.stream} are missing (its head row remains)`,
     });
-    for (const claim of check.claims.get(s.stream) ?? []) claim.seen = true;
   }
 }

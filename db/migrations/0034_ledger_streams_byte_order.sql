@@ -1,0 +1,1 @@
+CREATE INDEX "ledger_streams_stream_c_idx" ON "ledger_streams" USING btree ("stream" collate "C");
