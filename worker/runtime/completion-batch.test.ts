@@ -8,6 +8,7 @@ import { appendLedger } from "../../lib/server/ledger/append-ledger";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
 import { type ClaimedAttempt, claimBatch } from "./claim-batch";
 import { completionBatcher } from "./completion-batch";
+import { effectBatchers } from "./effect-batch";
 import { runtimeTestKit } from "./test-support";
 
 const t = await setUpTestDatabase("completion_batch");
@@ -48,7 +49,7 @@ describe("completionBatcher", () => {
   it("sends the first success at once and the ones that arrive meanwhile together", async () => {
     const claimed = await claimN("batch-a", 12);
     const count = countStatements();
-    const batcher = completionBatcher(t.pool, "w-batch");
+    const batcher = completionBatcher(t.pool, "w-batch", effectBatchers(t.pool, "w-batch"));
     const done = await Promise.all(claimed.map((c) => complete(batcher, c)));
     expect(done).toEqual(claimed.map(() => true));
     // The first went alone; the other 11 were waiting for it and went as one statement.
@@ -80,7 +81,7 @@ describe("completionBatcher", () => {
     );
     await t.pool.query("update tasks set lease_owner = 'w-other' where id = $1", [stolen.task.id]);
     const count = countStatements();
-    const batcher = completionBatcher(t.pool, "w-batch");
+    const batcher = completionBatcher(t.pool, "w-batch", effectBatchers(t.pool, "w-batch"));
     const done = await Promise.all(claimed.map((c) => complete(batcher, c)));
     expect(done).toEqual(claimed.map((c) => c !== stolen));
     // The batch of five was refused as a whole and its members went alone.

@@ -17,7 +17,7 @@ import {
 } from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import type { EffectBatchers } from "./effect-batch";
-import { performEffect } from "./effects";
+import { type DeferredResults, performEffect, recordDeferred } from "./effects";
 import { DeadLetterError, LeaseLostError, SuspendError } from "./errors";
 import { type JournaledStep, journalStep, journalStepCtes, journalStepValues } from "./journal";
 
@@ -37,6 +37,8 @@ export type AttemptScope = {
   head: HeadRef;
   /** The worker's group commit of effect claims and results. */
   effects: EffectBatchers;
+  /** Effect results not recorded yet (effects.ts): recorded before the next step starts. */
+  deferred: DeferredResults;
 };
 
 export function createContext(
@@ -57,8 +59,13 @@ export function createContext(
     return step;
   };
 
-  const checkSignal = () => {
+  // Every step begins here: the attempt is still on, and the results of its earlier effects are
+  // durable before anything else happens.
+  const begin = async () => {
     if (scope.signal.aborted) throw scope.signal.reason ?? new Error("attempt aborted");
+    if (!(await recordDeferred(scope))) {
+      throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+    }
   };
 
   // Retried through a short database outage (a restart), so a finished step does not cost the
@@ -105,8 +112,9 @@ export function createContext(
     signal: scope.signal,
 
     async tool(name, args) {
-      checkSignal();
+      // Numbered before anything is awaited: parallel calls keep the order they were made in.
       const n = ++seq;
+      await begin();
       const tool = agent.tools[name];
       if (!tool) throw new NonRetryableError(`agent ${agent.name} has no tool "${name}"`);
       const done = replayed(n, "tool", name);
@@ -115,8 +123,8 @@ export function createContext(
     },
 
     async step(name, fn) {
-      checkSignal();
       const n = ++seq;
+      await begin();
       const done = replayed(n, "step", name);
       if (done) return done.result as never;
       const result = toJsonValue(await fn(), `step "${name}" result`);
@@ -125,8 +133,8 @@ export function createContext(
     },
 
     async sleep(ms) {
-      checkSignal();
       const n = ++seq;
+      await begin();
       const done = replayed(n, "sleep", "sleep");
       let until: number;
       if (done) {
@@ -141,8 +149,8 @@ export function createContext(
     },
 
     async model(request) {
-      checkSignal();
       const n = ++seq;
+      await begin();
       const done = replayed(n, "model", "model");
       if (done) return done.result as ModelResponse;
       if (!scope.model) throw new NonRetryableError("this worker has no model configured");

@@ -1,6 +1,11 @@
 // performEffect: at most one real action per intent. Two commits carry the guarantee: the key
 // is claimed (with its effect.started entry) before acting, and the result is recorded (with
 // effect.succeeded and the step) after. Everything in between is what "outcome unknown" means.
+// The result's commit rides the task's next statement: it is recorded before the agent's next
+// step starts (context.ts), or with the task's success when the effect was its last
+// (completion-batch.ts), so a one-effect task makes one statement fewer. A crash before that
+// statement leaves the effect started without a result: outcome unknown, as a crash just
+// before an immediate record would.
 import type pg from "pg";
 import { type SqlClient, withTransaction } from "../../db/client";
 import { retryOnConnectionError } from "../../db/retry";
@@ -18,6 +23,7 @@ import {
   type ClaimAnswer,
   claimValues,
   type EffectBatchers,
+  type EffectResult,
 } from "./effect-batch";
 import {
   ApprovalNeededError,
@@ -40,7 +46,44 @@ export type EffectRunner = {
   head: HeadRef;
   /** The worker's group commit of effect claims and results. */
   effects: EffectBatchers;
+  /** Results this attempt has and has not recorded yet. */
+  deferred: DeferredResults;
 };
+
+/**
+ * Effect results held for the task's next statement. Closed once the attempt's run is over: a
+ * tool still running then (the run timed out, or did not await it) records its result at once,
+ * or the heartbeat would keep its claim alive without end.
+ */
+export type DeferredResults = {
+  open: boolean;
+  items: EffectResult[];
+  /** The recording under way: parallel steps of one attempt wait for it, not past it. */
+  recording?: Promise<boolean>;
+};
+
+/**
+ * Records every deferred result, oldest first, each retried through a database outage, after
+ * any recording already under way. False when the task's lease was gone: the results are
+ * recorded all the same (each is a fact, whoever holds the task now), but the attempt must stop.
+ */
+export function recordDeferred(run: Pick<EffectRunner, "deferred" | "effects">): Promise<boolean> {
+  const { deferred } = run;
+  const recordAll = async () => {
+    let leased = true;
+    for (let item = deferred.items.shift(); item; item = deferred.items.shift()) {
+      const result = item;
+      const ours = await retryOnConnectionError(({ inDoubt }) =>
+        run.effects.record({ ...result, inDoubt }),
+      );
+      leased = ours && leased;
+    }
+    return leased;
+  };
+  const next = (deferred.recording ?? Promise.resolve(true)).catch(() => true).then(recordAll);
+  deferred.recording = next;
+  return next;
+}
 
 type EffectRow = {
   key: string;
@@ -409,25 +452,26 @@ async function recordSuccess(
   extra: Record<string, JsonValue>,
 ): Promise<JsonValue> {
   const sensitive = tool.sensitive ?? [];
+  // One statement, shared with the worker's other attempts recording now: the result, its
+  // effect.succeeded entry, and the step under our lease.
+  const item: EffectResult = {
+    key,
+    taskId: run.taskId,
+    stepSeq,
+    tool: tool.name,
+    attempt: run.attempt,
+    result,
+    inDoubt: false,
+    head: run.head,
+    entry: entry("effect.succeeded", { result: redact(result, sensitive), ...extra }),
+  };
+  run.deferred.items.push(item);
   // Retried through a database outage: the effect happened, and left `started` under our claim
   // the heartbeat would keep it "in flight" for every later attempt. A try whose COMMIT answer
   // was lost finds the effect already succeeded and does not append its entry twice.
-  // One statement, shared with the worker's other attempts recording now: the result, its
-  // effect.succeeded entry, and the step under our lease.
-  const stillLeased = await retryOnConnectionError(({ inDoubt }) =>
-    run.effects.record({
-      key,
-      taskId: run.taskId,
-      stepSeq,
-      tool: tool.name,
-      attempt: run.attempt,
-      result,
-      inDoubt,
-      head: run.head,
-      entry: entry("effect.succeeded", { result: redact(result, sensitive), ...extra }),
-    }),
-  );
-  if (!stillLeased) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
+  if (!run.deferred.open && !(await recordDeferred(run))) {
+    throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
+  }
   return result;
 }
 

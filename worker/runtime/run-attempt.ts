@@ -14,7 +14,8 @@ import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger"
 import type { ClaimedAttempt } from "./claim-batch";
 import type { Complete } from "./completion-batch";
 import { createContext } from "./context";
-import type { EffectBatchers } from "./effect-batch";
+import type { EffectBatchers, EffectResult } from "./effect-batch";
+import { type DeferredResults, recordDeferred } from "./effects";
 import {
   ApprovalNeededError,
   AttemptTimeoutError,
@@ -78,6 +79,7 @@ export async function runAttempt(
   );
 
   let outcome: { ok: true; result: JsonValue } | { ok: false; error: unknown };
+  const deferred: DeferredResults = { open: true, items: [] };
   try {
     if (!agent)
       throw new NonRetryableError(`no agent named "${task.agent}" is registered on this worker`);
@@ -98,6 +100,7 @@ export async function runAttempt(
         spent: task.cost,
         head: claimed.head,
         effects: deps.effects,
+        deferred,
       },
       agent,
     );
@@ -115,9 +118,20 @@ export async function runAttempt(
     deps.signal.removeEventListener("abort", onOuterAbort);
   }
 
+  // The run is over. A success carries its last effect's result (completion-batch.ts); every
+  // other result not recorded yet is recorded now, whatever the outcome: each is a fact.
+  deferred.open = false;
+  const carried = outcome.ok ? deferred.items.pop() : undefined;
+  const leased = await recordDeferred({ deferred, effects: deps.effects });
   const err = outcome.ok ? undefined : outcome.error;
   // Another worker may hold the task now (or we could not prove we still do): write nothing.
-  if (err instanceof LeaseLostError) return "lost";
+  if (err instanceof LeaseLostError || !leased) {
+    if (carried) {
+      deferred.items.push(carried);
+      await recordDeferred({ deferred, effects: deps.effects });
+    }
+    return "lost";
+  }
   // Each try is one transaction whose every write is guarded by our lease, so a try that rolled
   // back is safe to repeat; after a lost COMMIT answer the record is read back first, so a try
   // that did commit is reported, not applied twice (its guard would refuse it anyway).
@@ -127,7 +141,7 @@ export async function runAttempt(
         const recorded = await recordedOutcome(deps.pool, task.id, task.attempts, actor);
         if (recorded) return recorded;
       }
-      return recordOutcome(deps, claimed, policy, outcome);
+      return recordOutcome(deps, claimed, policy, outcome, carried);
     },
     {
       giveUpAfterMs: deps.recordRetryMs ?? 0,
@@ -145,6 +159,7 @@ async function recordOutcome(
   claimed: ClaimedAttempt,
   policy: ReturnType<typeof resolveTaskPolicy>,
   outcome: { ok: true; result: JsonValue } | { ok: false; error: unknown },
+  carried: EffectResult | undefined,
 ): Promise<AttemptOutcome> {
   const { task } = claimed;
   const actor = `worker:${deps.worker}`;
@@ -163,6 +178,7 @@ async function recordOutcome(
       result: outcome.result,
       head: claimed.head,
       entry: entry("task.succeeded", { result: outcome.result }),
+      record: carried,
     });
     return done ? "succeeded" : "lost";
   }

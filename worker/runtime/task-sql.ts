@@ -5,7 +5,6 @@ import type { SqlClient } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
 import type { DeadReason, StepKind } from "../../lib/domain/task-states";
 import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
-import type { KnownHeadStatement } from "../../lib/server/ledger/append-known-head";
 import type { PolicyRow } from "./policy";
 
 export type ClaimedTask = {
@@ -110,29 +109,6 @@ export async function extendEffectLeases(
            where lease_owner = $1 and status = 'started'`,
     values: [worker, leaseMs],
   });
-}
-
-/**
- * Success, as the statement that also appends task.succeeded (append-known-head.ts): the task
- * is finished only under our lease, and the entry is written only if it was.
- */
-export function completeTaskStatement(
-  worker: string,
-  id: string,
-  result: JsonValue,
-): KnownHeadStatement {
-  return {
-    name: "runtime_complete_task",
-    ctes: `done as (
-             update tasks set status = 'succeeded', result = $3, lease_owner = null, lease_expires_at = null,
-               version = version + 1, updated_at = now(), status_changed_at = now()
-             where id = $1 and lease_owner = $2 and status = 'running'
-             returning 1
-           )`,
-    values: [id, worker, JSON.stringify(result)],
-    when: "exists (select 1 from done)",
-    select: "(select count(*) from done)::int as done",
-  };
 }
 
 export type FailOutcome =

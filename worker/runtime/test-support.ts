@@ -130,8 +130,7 @@ export function runtimeTestKit(pool: pg.Pool) {
         effectLeaseMs: opts.effectLeaseMs ?? opts.leaseMs ?? 5_000,
         signal: opts.signal ?? new AbortController().signal,
         random: () => 0,
-        complete: completionBatcher(pool, worker),
-        effects: effectBatchers(pool, worker),
+        ...attemptBatchers(pool, worker),
       },
       claimed,
     );
@@ -170,4 +169,10 @@ export async function setGlobalPolicy(
      values ('global', $1, $2, 1, $2, $3, 'test')`,
     [p.maxAttempts, p.backoffMs, p.attemptTimeoutMs],
   );
+}
+
+/** The worker's two group commits, as startWorker wires them. */
+function attemptBatchers(pool: pg.Pool, worker: string) {
+  const effects = effectBatchers(pool, worker);
+  return { effects, complete: completionBatcher(pool, worker, effects) };
 }

@@ -173,8 +173,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   });
   await listener.ready;
 
-  const complete = completionBatcher(config.pool, id);
   const effects = effectBatchers(config.pool, id);
+  const complete = completionBatcher(config.pool, id, effects);
   const spawnAttempt = (claimed: ClaimedAttempt, claimSentAt: number) => {
     const { task } = claimed;
     const controller = new AbortController();
