@@ -9,7 +9,7 @@ const buttonClass =
   "rounded-md border border-slate-300 bg-white px-2 py-1 text-xs font-medium text-slate-800 shadow-xs hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-sky-500";
 
 function entryJson(entry: LedgerEntryDto): string {
-  const { dataOmittedBytes: _omitted, ...rest } = entry;
+  const { dataOmittedBytes: _omitted, dataPreview: _preview, ...rest } = entry;
   return JSON.stringify(rest, null, 2);
 }
 

@@ -38,7 +38,14 @@ export function LedgerTable({ entries, caption }: { entries: LedgerEntryDto[]; c
           const expanded = open.has(e.id);
           const summary =
             e.data === null && e.dataOmittedBytes !== null
-              ? `${Math.ceil(e.dataOmittedBytes / 1024)} kB of data`
+              ? [
+                  e.dataPreview === null
+                    ? ""
+                    : summarizeEntry({ kind: e.kind, actor: e.actor, data: e.dataPreview }),
+                  `${Math.ceil(e.dataOmittedBytes / 1024)} kB of data`,
+                ]
+                  .filter((part) => part !== "")
+                  .join(" · ")
               : summarizeEntry({ kind: e.kind, actor: e.actor, data: e.data });
           return (
             <Fragment key={e.id}>

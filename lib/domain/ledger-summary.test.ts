@@ -89,4 +89,34 @@ describe("summarizeEntry", () => {
       }),
     ).toBe("tasks: 16");
   });
+
+  it("says which streams a checkpoint's heads chunk covers, and what a checkpoint holds", () => {
+    expect(
+      summarizeEntry({
+        kind: "ledger.checkpoint_heads",
+        actor: "cron",
+        // The screen passes the data without its heads list.
+        data: { index: 3, first: "task:0a", last: "task:3f", count: 10000, digest: "d" },
+      }),
+    ).toBe("heads of streams task:0a … task:3f (10000)");
+    expect(
+      summarizeEntry({
+        kind: "ledger.checkpoint",
+        actor: "cron",
+        data: {
+          chunks: [{}, {}],
+          digest: "ab".repeat(32),
+          statement: { streams: 12000 },
+          signature: "s",
+        },
+      }),
+    ).toBe("streams: 12000 · chunks: 2 · signed · digest: abababababab…");
+    expect(
+      summarizeEntry({
+        kind: "ledger.checkpoint",
+        actor: "old",
+        data: { streams: [{}, {}, {}], digest: "cd".repeat(32) },
+      }),
+    ).toBe("streams: 3 · unsigned · digest: cdcdcdcdcdcd…");
+  });
 });

@@ -120,6 +120,8 @@ export function summarizeEntry(entry: {
         ["by", actorName(entry.actor)],
         ["from step", d.fromStep],
       ]);
+    case "ledger":
+      return ledgerSummary(kind, d);
     default:
       // Any other kind: its first few scalar fields.
       return fields(
@@ -128,4 +130,26 @@ export function summarizeEntry(entry: {
           .slice(0, 4),
       );
   }
+}
+
+/** Checkpoints: what they cover, never their lists of heads. */
+function ledgerSummary(kind: string, d: Obj): string {
+  if (kind === "ledger.checkpoint_heads") {
+    return `heads of streams ${text(d.first, 60) ?? "?"} … ${text(d.last, 60) ?? "?"} (${text(d.count) ?? "?"})`;
+  }
+  if (kind === "ledger.checkpoint") {
+    const st = isObj(d.statement) ? d.statement : {};
+    const streams = st.streams ?? (Array.isArray(d.streams) ? d.streams.length : undefined);
+    return fields([
+      ["streams", streams],
+      ["chunks", Array.isArray(d.chunks) ? d.chunks.length : undefined],
+      ["", d.signature === undefined ? "unsigned" : "signed"],
+      ["digest", typeof d.digest === "string" ? `${d.digest.slice(0, 12)}…` : undefined],
+    ]);
+  }
+  return fields(
+    Object.entries(d)
+      .filter(([, v]) => v === null || typeof v !== "object")
+      .slice(0, 4),
+  );
 }

@@ -89,6 +89,48 @@ describe("listLedgerEntries", () => {
     expect(typeof whole === "object" && whole !== null && "heads" in whole).toBe(true);
   });
 
+  it("summarizes a heads chunk too large to show, and cuts an API page after a megabyte of data", async () => {
+    const chunk = (i: number) => ({
+      index: i,
+      first: `task:${i}a`,
+      last: `task:${i}z`,
+      count: 2,
+      // Incompressible, so each is stored at about 700 kB.
+      heads: randomBytes(512 * 1024).toString("base64"),
+      digest: "d".repeat(64),
+    });
+    const appended = await withTransaction(t.pool, (client) =>
+      appendLedger(
+        client,
+        "system",
+        [0, 1, 2].map((i) => ({ kind: "ledger.checkpoint_heads", actor: "t", data: chunk(i) })),
+      ),
+    );
+    const screen = await listLedgerEntries(t.db, ops, { kind: ["ledger.checkpoint_heads"] });
+    const newest = screen.entries[0];
+    expect(newest?.data === null).toBe(true);
+    expect(newest?.dataPreview).toEqual({
+      index: 2,
+      first: "task:2a",
+      last: "task:2z",
+      count: 2,
+      digest: "d".repeat(64),
+    });
+    // The API keeps each entry whole but stops once a page passes LEDGER_API_MAX_PAGE_BYTES.
+    const ids: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listLedgerPage(t.db, ops, { kind: ["ledger.checkpoint_heads"], cursor });
+      expect(page.entries.length).toBeLessThanOrEqual(2);
+      for (const e of page.entries) {
+        expect(typeof e.data === "object" && e.data !== null && "heads" in e.data).toBe(true);
+        ids.push(e.id);
+      }
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(ids).toEqual(appended.map((a) => a.id).reverse());
+  });
+
   it("maps rows to plain DTOs with ISO times", async () => {
     const [entry] = (await listLedgerEntries(t.db, ops, {}, 1)).entries;
     expect(entry).toMatchObject({ stream: "system", actor: "t", taskId: null, key: null });

@@ -21,6 +21,11 @@ export const LEDGER_API_MAX_PAGE_SIZE = 200;
 const MAX_KINDS = 20;
 /** Above this, the screen says how large an entry's data is instead of sending it (checkpoints). */
 export const SCREEN_MAX_DATA_BYTES = 64 * 1024;
+/**
+ * An API page stops after the entry that takes its data past this (stored size), so the newest
+ * page after a checkpoint of a million streams carries about one heads chunk, not a hundred.
+ */
+export const LEDGER_API_MAX_PAGE_BYTES = 1024 * 1024;
 
 /** A kind (the ledger_entries_kind_check pattern), or a prefix of whole words ending in `.*` (effect.* is every effect.… kind). */
 const KIND_OR_PREFIX = /^[a-z][a-z_]*(\.[a-z][a-z_]*)*(\.\*)?$/;
@@ -197,7 +202,10 @@ export type LedgerApiEntry = z.output<typeof ledgerEntrySchema>;
 
 export const ledgerApiPageSchema = z.object({
   entries: z.array(ledgerEntrySchema),
-  /** Pass as `cursor` for the next older page; null on the last page. */
+  /**
+   * Pass as `cursor` for the next older page; null on the last page. A page holds fewer than
+   * `limit` entries when their data passes about 1 MB (checkpoint heads chunks).
+   */
   nextCursor: z.string().nullable(),
   payloadsHidden: z.boolean(),
 });
@@ -238,6 +246,11 @@ export type LedgerEntryDto = {
   data: JsonValue | null;
   /** The stored size of `data`, when it was left out for being larger than the screen takes. */
   dataOmittedBytes: number | null;
+  /**
+   * When `data` was left out: its other fields without a checkpoint's list of heads
+   * (`heads`, `streams`), for the one-line summary; null when even that is too large.
+   */
+  dataPreview: JsonValue | null;
   hash: string;
 };
 
@@ -259,6 +272,8 @@ type Row = {
   key: string | null;
   data: unknown;
   dataBytes: number | null;
+  preview: unknown;
+  storedBytes: number;
   prevHash: string;
   hash: string;
 };
@@ -358,6 +373,13 @@ async function readLedgerRows(
         : sql<
             number | null
           >`case when pg_column_size(${e.data}) > ${maxDataBytes} then pg_column_size(${e.data}) end`,
+    preview:
+      maxDataBytes === null
+        ? sql<null>`null`
+        : sql<unknown>`case when pg_column_size(${e.data}) > ${maxDataBytes} and jsonb_typeof(${e.data}) = 'object'
+            then (select p from (select ${e.data} - 'heads' - 'streams' as p) x
+                   where pg_column_size(p) <= ${maxDataBytes}) end`,
+    storedBytes: sql<number>`pg_column_size(${e.data})`.mapWith(Number),
     prevHash: e.prevHash,
     hash: e.hash,
   };
@@ -449,6 +471,10 @@ export async function listLedgerEntries(
       key: row.key,
       data: row.dataBytes === null ? payload(visible, row.data as JsonValue) : null,
       dataOmittedBytes: row.dataBytes,
+      dataPreview:
+        row.preview === null || row.preview === undefined
+          ? null
+          : payload(visible, row.preview as JsonValue),
       hash: row.hash,
     })),
     nextCursor: nextCursorOf(rows, more),
@@ -463,12 +489,31 @@ export async function listLedgerPage(
   search: LedgerSearch,
 ): Promise<LedgerApiPage> {
   const visible = seesPayloads(requireScope(viewer, "ledger:read"));
-  const { rows, more } = await readLedgerRows(
+  // Large data (heads chunks) is left out of the page read and fetched only for the entries
+  // the byte budget keeps.
+  const read = await readLedgerRows(
     db,
     search,
     pageLimit(search, LEDGER_API_PAGE_SIZE),
-    null,
+    SCREEN_MAX_DATA_BYTES,
   );
+  let bytes = 0;
+  let kept = 0;
+  while (kept < read.rows.length && (kept === 0 || bytes <= LEDGER_API_MAX_PAGE_BYTES)) {
+    bytes += (read.rows[kept] as Row).storedBytes;
+    kept += 1;
+  }
+  const rows = read.rows.slice(0, kept);
+  const large = rows.filter((r) => r.dataBytes !== null).map((r) => r.id);
+  if (large.length > 0) {
+    const whole = await db
+      .select({ id: ledgerEntries.id, data: ledgerEntries.data })
+      .from(ledgerEntries)
+      .where(inArray(ledgerEntries.id, large));
+    const byId = new Map(whole.map((w) => [w.id, w.data]));
+    for (const r of rows) if (r.dataBytes !== null) r.data = byId.get(r.id);
+  }
+  const more = read.more || kept < read.rows.length;
   return {
     entries: rows.map((row) => toLedgerApiEntry(row, visible)),
     nextCursor: nextCursorOf(rows, more),
