@@ -1,5 +1,6 @@
-// Group commit for the runtime's hot statements: the calls that arrive while one statement of
-// their kind is in flight go together in the next one. Nothing waits on a timer — a lone call
+// Group commit for hot statements (the runtime's effect claims, results and completions, and
+// single enqueues): the calls that arrive while one statement of their kind is in flight go
+// together in the next one. Nothing waits on a timer — a lone call
 // is sent at once, and a batch forms only from what arrived meanwhile — so latency is never
 // traded for throughput. Each call still resolves only once its statement has committed.
 import { CommitInDoubtError } from "../../db/retry";

@@ -11,6 +11,7 @@
 import type pg from "pg";
 import { retryOnConnectionError } from "../../db/retry";
 import type { JsonValue } from "../../lib/domain/json";
+import { groupCommit } from "../../lib/server/group-commit";
 import {
   appendOnKnownHead,
   appendOnKnownHeads,
@@ -18,7 +19,6 @@ import {
 } from "../../lib/server/ledger/append-known-head";
 import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
 import type { EffectBatchers, EffectResult } from "./effect-batch";
-import { groupCommit } from "./group-commit";
 
 export type Completion = {
   taskId: string;

@@ -4,13 +4,13 @@
 // statement; every claim and every result is still durable before its caller goes on.
 import type pg from "pg";
 import type { JsonValue } from "../../lib/domain/json";
+import { type GroupCommit, groupCommit } from "../../lib/server/group-commit";
 import {
   appendOnKnownHead,
   appendOnKnownHeads,
   type HeadRef,
 } from "../../lib/server/ledger/append-known-head";
 import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
-import { type GroupCommit, groupCommit } from "./group-commit";
 import { journalStepCtes, journalStepValues } from "./journal";
 
 export type EffectClaim = {

@@ -178,3 +178,57 @@ describe("enqueueTasks", () => {
     expect(r.value[1]?.unchecked).toBeUndefined();
   });
 });
+
+const bob = operator("user:bob@example.com");
+
+describe("single enqueues at the same moment", () => {
+  it("share a statement, each answered as if alone: a refused one is refused, the rest enqueued under their own actor", async () => {
+    const inserts = { n: 0 };
+    const original = t.pool.query;
+    t.pool.query = ((config: unknown, ...rest: unknown[]) => {
+      if ((config as { name?: string } | undefined)?.name === "enqueue_insert_tasks") inserts.n++;
+      return (original as (...a: unknown[]) => unknown).call(t.pool, config, ...rest);
+    }) as typeof t.pool.query;
+    let answers: Awaited<ReturnType<typeof enqueueTasks>>[];
+    try {
+      answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => {
+          const who = i % 2 === 0 ? alice : bob;
+          if (i === 7)
+            return enqueueTasks(t.pool, who, [{ agent: "greeter", input: { to: "no" } }]);
+          if (i === 11) return enqueueTasks(t.pool, who, [{ agent: "nobody", input: {} }]);
+          return enqueueTasks(t.pool, who, [greet(100 + i)]);
+        }),
+      );
+    } finally {
+      t.pool.query = original;
+    }
+    // The first went alone; the others arrived while it was in flight and went together.
+    expect(inserts.n).toBeLessThan(20);
+    expect(inserts.n).toBeGreaterThanOrEqual(2);
+    expect(answers.map((a) => a.ok)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i !== 7 && i !== 11),
+    );
+    const refused = answers[7];
+    expect(refused?.ok === false && refused.message).toContain("input does not match greeter");
+    const unknown = answers[11];
+    expect(unknown?.ok === false && unknown.message).toContain(
+      'no worker has published an agent named "nobody"',
+    );
+    const ids = answers.flatMap((a) => (a.ok ? a.value.map((v) => v.taskId) : []));
+    const { rows } = await t.pool.query<{ id: string; created_by: string; actor: string }>(
+      `select t.id, t.created_by, l.actor from tasks t join ledger_entries l on l.task_id = t.id
+       where t.id = any($1::uuid[]) and l.kind = 'task.enqueued'`,
+      [ids],
+    );
+    expect(rows).toHaveLength(18);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    answers.forEach((a, i) => {
+      if (!a.ok) return;
+      const row = byId.get(a.value[0]?.taskId ?? "");
+      const actor = i % 2 === 0 ? alice.actor : bob.actor;
+      expect(row).toMatchObject({ created_by: actor, actor });
+    });
+    expect((await verifyLedger(t.pool)).problems).toEqual([]);
+  });
+});

@@ -12,11 +12,13 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { z } from "zod";
 import { type SqlClient, withTransaction } from "../../../db/client";
+import { CommitInDoubtError, isConnectionError } from "../../../db/retry";
 import type { Principal } from "../../domain/access";
 import { type CommandFailure, refuseWithout } from "../../domain/command-result";
 import { entryHash, GENESIS_HASH } from "../../domain/hash";
 import { type JsonValue, JsonValueError, toJsonValue } from "../../domain/json";
 import { describeIssues } from "../../domain/zod-issues";
+import { type GroupCommit, groupCommit } from "../group-commit";
 import { taskStream } from "../ledger/append-ledger";
 
 export const TASKS_CHANNEL = "agent_ledger_tasks";
@@ -83,9 +85,40 @@ export async function enqueueTasks(
   if (refused) return { ...refused, code: "forbidden" };
   if (requests.length === 0) return { ok: true, value: [] };
   if (isPool(db) && requests.length > ENQUEUE_CHUNK) {
-    return withTransaction(db, (client) => checkAndInsertAll(client, principal, requests));
+    return withTransaction(db, (client) => checkAndInsertAll(client, principal.actor, requests));
   }
-  return checkAndInsertAll(db, principal, requests);
+  const [one] = requests;
+  if (isPool(db) && requests.length === 1 && one) {
+    return groupedEnqueue(db)({ actor: principal.actor, request: one });
+  }
+  return checkAndInsertAll(db, principal.actor, requests);
+}
+
+type Single = { actor: string; request: EnqueueRequest };
+const grouped = new WeakMap<pg.Pool, GroupCommit<Single, EnqueueManyOutcome>>();
+
+/**
+ * Single enqueues on one pool share statements (group-commit.ts): requests that arrive while
+ * one is being written (concurrent POSTs, say) are checked and written together in the next,
+ * each answered as if alone — a refused one is refused, the rest are enqueued. A batch whose
+ * connection was lost is in doubt as a whole: its callers get the error, none is re-sent.
+ */
+function groupedEnqueue(pool: pg.Pool): GroupCommit<Single, EnqueueManyOutcome> {
+  let enqueue = grouped.get(pool);
+  if (!enqueue) {
+    enqueue = groupCommit<Single, EnqueueManyOutcome>({
+      one: (s) => checkAndInsertAll(pool, s.actor, [s.request]),
+      many: async (batch) => {
+        try {
+          return await checkAndInsertEach(pool, batch);
+        } catch (err) {
+          throw isConnectionError(err) ? new CommitInDoubtError(err) : err;
+        }
+      },
+    });
+    grouped.set(pool, enqueue);
+  }
+  return enqueue;
 }
 
 /**
@@ -97,11 +130,13 @@ export function isPool(db: pg.Pool | SqlClient): db is pg.Pool {
   return db instanceof pg.Pool || ("totalCount" in db && "idleCount" in db && !("release" in db));
 }
 
-async function checkAndInsertAll(
+type Verdict = { ok: true; unchecked?: string } | { ok: false; refusal: InputRefusal };
+
+/** Every request checked against the catalog in one read; the database clock for the write. */
+async function judgeAll(
   client: SqlClient,
-  principal: Principal,
   requests: readonly EnqueueRequest[],
-): Promise<EnqueueManyOutcome> {
+): Promise<{ verdicts: Verdict[]; now: Date }> {
   const { schemas, now } = await readCatalog(
     client,
     requests.map((r) => r.agent),
@@ -111,19 +146,35 @@ async function checkAndInsertAll(
     known ??= await listAgents(client);
     return known;
   };
-  const refusals: ItemRefusal[] = [];
-  const unchecked: (string | undefined)[] = [];
-  for (const [index, r] of requests.entries()) {
+  const verdicts: Verdict[] = [];
+  for (const r of requests) {
     const check = judgeInput(r.agent, r.input, schemas.get(r.agent), r.unpublished);
-    if (check.ok) {
-      unchecked.push(check.unchecked);
-    } else {
-      refusals.push({
-        index,
-        refusal: check.code === "not_found" ? notFound(r.agent, await knownAgents()) : check,
-      });
-    }
+    verdicts.push(
+      check.ok
+        ? check
+        : {
+            ok: false,
+            refusal: check.code === "not_found" ? notFound(r.agent, await knownAgents()) : check,
+          },
+    );
   }
+  return { verdicts, now };
+}
+
+/** With the enqueue's note when the input could not be checked here. */
+const withNote = (w: EnqueueResult, verdict: Verdict | undefined): EnqueueResult =>
+  verdict?.ok && verdict.unchecked ? { ...w, unchecked: verdict.unchecked } : w;
+
+/** All or nothing: one refused request refuses them all. */
+async function checkAndInsertAll(
+  client: SqlClient,
+  actor: string,
+  requests: readonly EnqueueRequest[],
+): Promise<EnqueueManyOutcome> {
+  const { verdicts, now } = await judgeAll(client, requests);
+  const refusals: ItemRefusal[] = verdicts.flatMap((v, index) =>
+    v.ok ? [] : [{ index, refusal: v.refusal }],
+  );
   if (refusals.length > 0) {
     const shown = refusals
       .slice(0, 5)
@@ -139,14 +190,40 @@ async function checkAndInsertAll(
       items: refusals,
     };
   }
-  const written = await insertTasks(client, principal.actor, requests, now);
-  return {
-    ok: true,
-    value: written.map((w, i) => {
-      const why = unchecked[i];
-      return why ? { ...w, unchecked: why } : w;
-    }),
-  };
+  const written = await insertTasks(client, actor, requests, now);
+  return { ok: true, value: written.map((w, i) => withNote(w, verdicts[i])) };
+}
+
+/** Each request on its own (a grouped batch of single enqueues), written in one statement. */
+async function checkAndInsertEach(
+  pool: pg.Pool,
+  batch: readonly Single[],
+): Promise<EnqueueManyOutcome[]> {
+  const { verdicts, now } = await judgeAll(
+    pool,
+    batch.map((s) => s.request),
+  );
+  const accepted = batch.filter((_, i) => verdicts[i]?.ok);
+  const written = await insertTasks(
+    pool,
+    accepted.map((s) => s.actor),
+    accepted.map((s) => s.request),
+    now,
+  );
+  let next = 0;
+  return verdicts.map((v): EnqueueManyOutcome => {
+    if (!v.ok) {
+      return {
+        ok: false,
+        code: "invalid",
+        message: v.refusal.message,
+        items: [{ index: 0, refusal: v.refusal }],
+      };
+    }
+    const w = written[next++];
+    if (!w) throw new Error("enqueue: no result for an accepted request");
+    return { ok: true, value: [withNote(w, v)] };
+  });
 }
 
 /** The published schemas of `agents` and the database clock (to the millisecond entries keep). */
@@ -263,6 +340,7 @@ function compile(inputSchema: unknown): z.ZodType | Error {
 
 type Row = {
   id: string;
+  actor: string;
   stream: string;
   agent: string;
   input: JsonValue;
@@ -280,11 +358,15 @@ type Row = {
  */
 export async function insertTasks(
   client: SqlClient,
-  actor: string,
+  /** Who enqueues: one for all, or one per request. */
+  actor: string | readonly string[],
   requests: readonly Omit<EnqueueRequest, "unpublished">[],
   now?: Date,
 ): Promise<{ taskId: string; created: boolean }[]> {
-  if (actor.trim() === "") throw new Error("enqueue: a task needs an actor");
+  const actorOf = (i: number) => (typeof actor === "string" ? actor : (actor[i] ?? ""));
+  if (requests.some((_, i) => actorOf(i).trim() === "")) {
+    throw new Error("enqueue: a task needs an actor");
+  }
   const results: { taskId: string; created: boolean }[] = [];
   const firstOfKey = new Map<string, number>();
   const rows: { index: number; row: Row }[] = [];
@@ -305,6 +387,7 @@ export async function insertTasks(
       index,
       row: {
         id,
+        actor: actorOf(index),
         stream: taskStream(id),
         agent: r.agent,
         input,
@@ -322,7 +405,6 @@ export async function insertTasks(
     clock ??= await readClock(client);
     const inserted = await insertChunk(
       client,
-      actor,
       chunk.map((c) => c.row),
       clock,
     );
@@ -375,7 +457,6 @@ async function readClock(client: SqlClient): Promise<Date> {
  */
 async function insertChunk(
   client: SqlClient,
-  actor: string,
   rows: readonly Row[],
   now: Date,
 ): Promise<Set<string>> {
@@ -386,7 +467,7 @@ async function insertChunk(
       seq: 1,
       at,
       kind: "task.enqueued",
-      actor,
+      actor: r.actor,
       taskId: r.id,
       key: null,
       data: r.data,
@@ -397,11 +478,11 @@ async function insertChunk(
     name: "enqueue_insert_tasks",
     text: `with r as (
        select * from unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[],
-                            $6::timestamptz[], $7::jsonb[], $8::jsonb[], $9::text[])
-         with ordinality as r(id, stream, agent, input, key, run_at, policy, data, hash, ord)
+                            $6::timestamptz[], $7::jsonb[], $8::jsonb[], $9::text[], $10::text[])
+         with ordinality as r(id, stream, agent, input, key, run_at, policy, data, hash, actor, ord)
      ), t as (
        insert into tasks (id, agent, input, enqueue_key, run_at, policy, created_by)
-       select id, agent, input, key, coalesce(run_at, now()), policy, $10 from r order by ord
+       select id, agent, input, key, coalesce(run_at, now()), policy, actor from r order by ord
        on conflict (enqueue_key) do nothing
        returning id
      ), s as (
@@ -409,7 +490,7 @@ async function insertChunk(
        select r.stream, 1, r.hash, $11::timestamptz from r join t using (id)
      ), e as (
        insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash)
-       select r.stream, 1, $11::timestamptz, 'task.enqueued', $10, r.id, null, r.data, $12, r.hash
+       select r.stream, 1, $11::timestamptz, 'task.enqueued', r.actor, r.id, null, r.data, $12, r.hash
        from r join t using (id) order by r.ord
      ), n as (
        select pg_notify($13, min(id::text)) from t having count(*) > 0
@@ -425,7 +506,7 @@ async function insertChunk(
       rows.map((r) => (r.policy === null ? null : JSON.stringify(r.policy))),
       rows.map((r) => JSON.stringify(r.data)),
       hashes,
-      actor,
+      rows.map((r) => r.actor),
       at,
       GENESIS_HASH,
       TASKS_CHANNEL,
