@@ -4,7 +4,6 @@
 // items; on /approvals a/r open the selected request's own dialogs; / goes to the search field,
 // where a typed "j" is a letter; ? opens the help dialog, which keeps and returns focus.
 import type { Page } from "@playwright/test";
-import type pg from "pg";
 import { operator } from "../lib/domain/access";
 import { rejectTask } from "../lib/server/commands/reject-task";
 import {
@@ -18,6 +17,7 @@ import {
   runTasks,
   test,
 } from "./fixtures";
+import { stageDead } from "./staging";
 
 test.use(asRole("reviewer"));
 
@@ -27,17 +27,6 @@ async function ready(page: Page) {
 }
 
 const selectedRows = (page: Page) => page.locator('main [data-kb-row][aria-current="true"]');
-
-async function stageDead(db: pg.Pool, agent: string, n: number): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `insert into tasks (agent, input, status, dead_reason, attempts, last_error, created_by)
-     select $1, jsonb_build_object('n', g), 'dead', 'non_retryable', 3,
-            jsonb_build_object('message', 'keyboard ' || $1 || ' ' || g), 'e2e'
-     from generate_series(1, $2) as g returning id`,
-    [agent, n],
-  );
-  return rows.map((r) => r.id);
-}
 
 test("j and k move through the tasks list and Enter opens the selected task", async ({ page }) => {
   await page.goto("/tasks");
@@ -71,7 +60,7 @@ test("x ticks dead letters, r opens the bulk reject confirmation with their coun
   db,
 }) => {
   const agent = `kb-${randomWord()}`;
-  const ids = await stageDead(db, agent, 3);
+  const ids = await stageDead(db, agent, "keyboard", 3);
   await page.goto(`/dead-letters?agent=${agent}`);
   await ready(page);
   await expect(page.getByTestId("dead-letters-matching")).toHaveText("3");
