@@ -403,7 +403,7 @@ export async function insertTasks(
   for (let start = 0; start < rows.length; start += ENQUEUE_CHUNK) {
     const chunk = rows.slice(start, start + ENQUEUE_CHUNK);
     clock ??= await readClock(client);
-    const inserted = await insertChunk(
+    const { inserted, held } = await insertChunk(
       client,
       chunk.map((c) => c.row),
       clock,
@@ -416,17 +416,20 @@ export async function insertTasks(
       if (row.key === null) throw new Error(`enqueue: task ${row.id} was not inserted`);
       taken.push({ index, key: row.key });
     }
-    if (taken.length > 0) {
+    // A key the statement's snapshot did not show was taken by a writer that committed while
+    // it ran: read that holder now.
+    const unseen = taken.filter((t) => !held.has(t.key)).map((t) => t.key);
+    if (unseen.length > 0) {
       const existing = await client.query<{ id: string; enqueue_key: string }>(
         "select id, enqueue_key from tasks where enqueue_key = any($1::text[])",
-        [taken.map((t) => t.key)],
+        [unseen],
       );
-      const byKey = new Map(existing.rows.map((r) => [r.enqueue_key, r.id]));
-      for (const { index, key } of taken) {
-        const id = byKey.get(key);
-        if (!id) throw new Error(`enqueue key ${key} conflicted but no task holds it`);
-        results[index] = { taskId: id, created: false };
-      }
+      for (const r of existing.rows) held.set(r.enqueue_key, r.id);
+    }
+    for (const { index, key } of taken) {
+      const id = held.get(key);
+      if (!id) throw new Error(`enqueue key ${key} conflicted but no task holds it`);
+      results[index] = { taskId: id, created: false };
     }
   }
   // A key repeated within the batch answers with the task its first use got.
@@ -459,7 +462,7 @@ async function insertChunk(
   client: SqlClient,
   rows: readonly Row[],
   now: Date,
-): Promise<Set<string>> {
+): Promise<{ inserted: Set<string>; held: Map<string, string> }> {
   const at = now.toISOString();
   const hashes = rows.map((r) =>
     entryHash(GENESIS_HASH, {
@@ -473,7 +476,7 @@ async function insertChunk(
       data: r.data,
     }),
   );
-  const { rows: out } = await client.query<{ ids: string[] }>({
+  const { rows: out } = await client.query<{ ids: string[]; held: Record<string, string> }>({
     // Named: prepared once per connection, so the hot path skips parsing and planning.
     name: "enqueue_insert_tasks",
     text: `with r as (
@@ -495,7 +498,11 @@ async function insertChunk(
      ), n as (
        select pg_notify($13, min(id::text)) from t having count(*) > 0
      )
-     select coalesce((select array_agg(id::text) from t), '{}') as ids, (select count(*) from n) as notified`,
+     select coalesce((select array_agg(id::text) from t), '{}') as ids, (select count(*) from n) as notified,
+            -- The holders of keys taken before this statement began (a repeated enqueue's
+            -- answer, without a second round trip).
+            (select coalesce(jsonb_object_agg(x.enqueue_key, x.id), '{}') from tasks x
+             where x.enqueue_key in (select key from r where key is not null)) as held`,
     values: [
       rows.map((r) => r.id),
       rows.map((r) => r.stream),
@@ -512,5 +519,8 @@ async function insertChunk(
       TASKS_CHANNEL,
     ],
   });
-  return new Set(out[0]?.ids ?? []);
+  return {
+    inserted: new Set(out[0]?.ids ?? []),
+    held: new Map(Object.entries(out[0]?.held ?? {})),
+  };
 }
