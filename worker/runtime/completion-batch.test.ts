@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { watchNamedStatements } from "../../db/testing/statement-names";
 import { appendLedger } from "../../lib/server/ledger/append-ledger";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
 import { type ClaimedAttempt, claimBatch } from "./claim-batch";
@@ -17,19 +18,6 @@ const kit = runtimeTestKit(t.pool);
 async function claimN(agent: string, n: number): Promise<ClaimedAttempt[]> {
   for (let i = 0; i < n; i++) await kit.enqueue(agent, { i });
   return claimBatch(t.pool, "w-batch", [agent], n, 30_000);
-}
-
-/** How many completion statements the worker's pool sent. */
-function countStatements(): { batched: () => number; single: () => number } {
-  const seen = { batched: 0, single: 0 };
-  const original = t.pool.query.bind(t.pool);
-  t.pool.query = ((config: unknown, ...rest: unknown[]) => {
-    const name = (config as { name?: string } | undefined)?.name;
-    if (name === "runtime_complete_tasks") seen.batched++;
-    if (name === "runtime_complete_task") seen.single++;
-    return (original as (...a: unknown[]) => unknown)(config, ...rest);
-  }) as typeof t.pool.query;
-  return { batched: () => seen.batched, single: () => seen.single };
 }
 
 const complete = (batcher: ReturnType<typeof completionBatcher>, c: ClaimedAttempt) =>
@@ -48,13 +36,13 @@ const complete = (batcher: ReturnType<typeof completionBatcher>, c: ClaimedAttem
 describe("completionBatcher", () => {
   it("sends the first success at once and the ones that arrive meanwhile together", async () => {
     const claimed = await claimN("batch-a", 12);
-    const count = countStatements();
+    const sent = watchNamedStatements(t.pool);
     const batcher = completionBatcher(t.pool, "w-batch", effectBatchers(t.pool, "w-batch"));
     const done = await Promise.all(claimed.map((c) => complete(batcher, c)));
     expect(done).toEqual(claimed.map(() => true));
     // The first went alone; the other 11 were waiting for it and went as one statement.
-    expect(count.single()).toBe(1);
-    expect(count.batched()).toBe(1);
+    expect(sent.count("runtime_complete_task")).toBe(1);
+    expect(sent.count("runtime_complete_tasks")).toBe(1);
     for (const c of claimed) {
       expect((await kit.task(c.task.id)).status).toBe("succeeded");
       expect((await kit.entries(c.task.id)).map((e) => e.kind)).toEqual([
@@ -80,13 +68,13 @@ describe("completionBatcher", () => {
       }),
     );
     await t.pool.query("update tasks set lease_owner = 'w-other' where id = $1", [stolen.task.id]);
-    const count = countStatements();
+    const sent = watchNamedStatements(t.pool);
     const batcher = completionBatcher(t.pool, "w-batch", effectBatchers(t.pool, "w-batch"));
     const done = await Promise.all(claimed.map((c) => complete(batcher, c)));
     expect(done).toEqual(claimed.map((c) => c !== stolen));
     // The batch of five was refused as a whole and its members went alone.
-    expect(count.batched()).toBe(1);
-    expect(count.single()).toBe(6);
+    expect(sent.count("runtime_complete_tasks")).toBe(1);
+    expect(sent.count("runtime_complete_task")).toBe(6);
     expect((await kit.task(stolen.task.id)).status).toBe("running");
     expect((await kit.entries(stolen.task.id)).map((e) => e.kind)).not.toContain("task.succeeded");
     expect((await kit.entries(moved.task.id)).map((e) => e.kind)).toEqual([

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { watchNamedStatements } from "../../db/testing/statement-names";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
@@ -13,23 +14,6 @@ import { gate, runtimeTestKit } from "./test-support";
 
 const t = await setUpTestDatabase("deferred_result");
 const kit = runtimeTestKit(t.pool);
-
-/** Statement names the pool sent while `fn` ran. */
-async function statementsDuring(fn: () => Promise<unknown>): Promise<string[]> {
-  const names: string[] = [];
-  const original = t.pool.query;
-  t.pool.query = ((config: unknown, ...rest: unknown[]) => {
-    const name = (config as { name?: string } | undefined)?.name;
-    if (name) names.push(name);
-    return (original as (...a: unknown[]) => unknown).call(t.pool, config, ...rest);
-  }) as typeof t.pool.query;
-  try {
-    await fn();
-  } finally {
-    t.pool.query = original;
-  }
-  return names;
-}
 
 const sent: string[] = [];
 const send = defineTool({
@@ -101,11 +85,9 @@ async function expectRecordedOnce(taskId: string, steps: number[]): Promise<void
 describe("an effect's result rides the task's next statement", () => {
   it("goes with the success when the effect was the run's last step: no statement of its own", async () => {
     const id = await kit.enqueue(once.name, { to: "a" });
-    let outcome: unknown;
-    const names = await statementsDuring(async () => {
-      outcome = (await kit.runOneAttempt("w-def", [once]))?.outcome;
-    });
-    expect(outcome).toBe("succeeded");
+    const seen = watchNamedStatements(t.pool);
+    expect((await kit.runOneAttempt("w-def", [once]))?.outcome).toBe("succeeded");
+    const names = seen.names();
     expect(names).not.toContain("runtime_record_effect");
     expect(names).not.toContain("runtime_record_effects");
     expect(names.filter((n) => n === "runtime_complete_task")).toHaveLength(1);
@@ -122,7 +104,9 @@ describe("an effect's result rides the task's next statement", () => {
 
   it("is recorded before the next step starts", async () => {
     const id = await kit.enqueue(twice.name, { to: "b" });
-    const names = await statementsDuring(() => kit.runOneAttempt("w-def", [twice]));
+    const seen = watchNamedStatements(t.pool);
+    await kit.runOneAttempt("w-def", [twice]);
+    const names = seen.names();
     // The first result on its own, before the second claim; the second with the success.
     const firstRecord = names.indexOf("runtime_record_effect");
     const claims = names

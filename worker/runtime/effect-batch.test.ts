@@ -3,6 +3,7 @@
 // results recorded together journal each step under its lease; the chains stay whole.
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { watchNamedStatements } from "../../db/testing/statement-names";
 import { deriveEffectKey } from "../../lib/domain/hash";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
 import { type ClaimedAttempt, claimBatch } from "./claim-batch";
@@ -12,17 +13,6 @@ import { runtimeTestKit } from "./test-support";
 const t = await setUpTestDatabase("effect_batch");
 const kit = runtimeTestKit(t.pool);
 const WORKER = "w-effects";
-
-function countNamed(names: string[]): () => Record<string, number> {
-  const seen: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
-  const original = t.pool.query.bind(t.pool);
-  t.pool.query = ((config: unknown, ...rest: unknown[]) => {
-    const name = (config as { name?: string } | undefined)?.name;
-    if (name && name in seen) seen[name] = (seen[name] ?? 0) + 1;
-    return (original as (...a: unknown[]) => unknown)(config, ...rest);
-  }) as typeof t.pool.query;
-  return () => seen;
-}
 
 function claimOf(c: ClaimedAttempt): EffectClaim {
   const intent = { n: c.task.id };
@@ -63,12 +53,7 @@ describe("effectBatchers", () => {
     );
     await t.pool.query("update tasks set lease_owner = 'w-other' where id = $1", [stolen.task.id]);
 
-    const counts = countNamed([
-      "runtime_claim_effect_new",
-      "runtime_claim_effects",
-      "runtime_record_effect",
-      "runtime_record_effects",
-    ]);
+    const sent = watchNamedStatements(t.pool);
     const batchers = effectBatchers(t.pool, WORKER);
     const answers = await Promise.all(claims.map((c) => batchers.claim(c)));
     expect(answers).toEqual(
@@ -78,7 +63,10 @@ describe("effectBatchers", () => {
       })),
     );
     // The first alone, the seven that came meanwhile in one statement.
-    expect(counts()).toMatchObject({ runtime_claim_effect_new: 1, runtime_claim_effects: 1 });
+    expect(sent.counts(["runtime_claim_effect_new", "runtime_claim_effects"])).toEqual({
+      runtime_claim_effect_new: 1,
+      runtime_claim_effects: 1,
+    });
 
     const acting = claimed.filter((c) => c !== stolen && c !== before);
     const recorded = await Promise.all(
@@ -102,7 +90,10 @@ describe("effectBatchers", () => {
       ),
     );
     expect(recorded).toEqual(acting.map(() => true));
-    expect(counts()).toMatchObject({ runtime_record_effect: 1, runtime_record_effects: 1 });
+    expect(sent.counts(["runtime_record_effect", "runtime_record_effects"])).toEqual({
+      runtime_record_effect: 1,
+      runtime_record_effects: 1,
+    });
     for (const c of acting) {
       expect((await kit.effects(c.task.id)).map((e) => e.status)).toEqual(["succeeded"]);
       expect((await kit.entries(c.task.id)).map((e) => e.kind)).toEqual([
