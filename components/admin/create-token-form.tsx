@@ -6,6 +6,7 @@ import { createTokenAction } from "../../lib/actions/tokens";
 import type { Scope } from "../../lib/domain/access";
 import { FieldError, fieldsOf } from "../ui/action-outcome";
 import { inputClass, primaryButton, secondaryButton } from "../ui/control-styles";
+import { Field } from "../ui/field";
 import { ActionMessage, useAdminAction } from "./action-feedback";
 import { OneTimeSecret } from "./one-time-secret";
 import { SCOPE_DESCRIPTIONS } from "./scope-labels";
@@ -66,23 +67,23 @@ export function CreateTokenForm({
         }}
       >
         <div className="max-w-md">
-          <label htmlFor="token-name" className="block text-sm font-medium text-slate-800">
-            Name
-          </label>
-          <input
+          <Field
             id="token-name"
-            name="name"
-            autoComplete="off"
-            required
-            placeholder="e.g. billing-service"
-            aria-invalid={fields.name ? true : undefined}
-            aria-describedby={fields.name ? "token-name-error" : "token-name-hint"}
-            className={inputClass}
-          />
-          <p id="token-name-hint" className="mt-1 text-xs text-slate-600">
-            What uses it. Letters, digits, spaces, . _ -; unique among active tokens.
-          </p>
-          <FieldError id="token-name-error" message={fields.name} />
+            label="Name"
+            error={fields.name}
+            description="What uses it. Letters, digits, spaces, . _ -; unique among active tokens."
+          >
+            {(control) => (
+              <input
+                {...control}
+                name="name"
+                autoComplete="off"
+                required
+                placeholder="e.g. billing-service"
+                className={inputClass}
+              />
+            )}
+          </Field>
         </div>
         <fieldset aria-describedby={fields.scopes ? "token-scopes-error" : undefined}>
           <legend className="text-sm font-medium text-slate-800">Scopes</legend>

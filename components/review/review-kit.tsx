@@ -7,18 +7,14 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useId, useRef, useState, useTransition } from "react";
 import type { ActionResult } from "../../lib/auth/guard";
-import {
-  ActionOutcome,
-  attempt,
-  type Feedback,
-  FieldError,
-  feedbackOf,
-} from "../ui/action-outcome";
+import { ActionOutcome, attempt, type Feedback, feedbackOf } from "../ui/action-outcome";
 import { inputClass, primaryButton, secondaryButton } from "../ui/control-styles";
+import { Field } from "../ui/field";
 import { useAnnounce } from "./announcer";
 
 export { type Feedback, FieldError, fieldsOf } from "../ui/action-outcome";
 export { dangerButton, inputClass, primaryButton, secondaryButton } from "../ui/control-styles";
+export { Field } from "../ui/field";
 
 type Action<I, T> = (input: I) => Promise<ActionResult<T>>;
 
@@ -199,52 +195,6 @@ export function FormFoot({
         </button>
       </div>
     </>
-  );
-}
-
-/** What a control needs to be tied to its label and to its failing field message. */
-export type FieldControl = {
-  id: string;
-  "aria-invalid": true | undefined;
-  "aria-describedby": string | undefined;
-};
-
-/**
- * A labelled control (`children` renders it with the props that tie it to its label and to
- * its failing field message from the last action), the message below it.
- */
-export function Field({
-  id,
-  label,
-  hint,
-  error,
-  children,
-}: {
-  id: string;
-  label: string;
-  /** Beside the label, e.g. "(optional, recorded in the ledger)". */
-  hint?: string;
-  error?: string;
-  children: (control: FieldControl) => ReactNode;
-}) {
-  return (
-    <div>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
-        {label}
-        {hint ? (
-          <>
-            {" "}
-            <span className="font-normal text-slate-600">{hint}</span>
-          </>
-        ) : null}
-      </label>
-      {children({
-        id,
-        "aria-invalid": error ? true : undefined,
-        "aria-describedby": error ? `${id}-error` : undefined,
-      })}
-      <FieldError id={`${id}-error`} message={error} />
-    </div>
   );
 }
 
