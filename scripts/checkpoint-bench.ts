@@ -1,6 +1,8 @@
 // `node --import tsx scripts/checkpoint-bench.ts --streams 1000000 --data-dir /work/ckpt-1m`:
-// what writing a checkpoint costs as streams grow. Loads the scale data set (one task stream
-// per task, scripts/scale/) into an embedded cluster in --data-dir, then writes a signed
+// what writing a checkpoint costs as streams grow. Loads N streams of one entry each (named and
+// shaped like task streams, hashed as the ledger hashes, without the tasks, effects and steps
+// of the scale data set, which take an hour to load at a million) into an embedded cluster in
+// --data-dir, then writes a signed
 // checkpoint in a child process of its own (so its peak RSS is the write's alone) and reports
 // the wall time, the biggest entry it appended and that peak. `--impl DIR` takes
 // write-checkpoint.ts from another checkout (a `git worktree` of an older commit) to measure
@@ -8,14 +10,17 @@
 // `--verify` times `verify --since-checkpoint` from the checkpoint just written. The data dir
 // stays (delete it when done). Figures are printed, never asserted.
 import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createPool } from "../db/client";
 import { ensureEmbeddedDatabase } from "../db/embedded";
 import { migrateDatabase } from "../db/migrate";
+import { GENESIS_HASH } from "../lib/domain/hash";
 import { generateSigningKey, parsePrivateKey } from "../lib/server/ledger/signing";
-import { loadScale } from "./scale/load-data";
+import { canonical, fastEntryHash } from "./scale/canonical";
+import { copyRows } from "./scale/copy-in";
 
 const { values } = parseArgs({
   options: {
@@ -86,15 +91,14 @@ try {
   const have = await probe.query<{ n: number }>("select count(*)::int as n from ledger_streams");
   await probe.end();
   if ((have.rows[0]?.n ?? 0) === 0) {
-    // The superuser, in the app database: the load drops and re-creates indexes and keys.
-    const u = new URL(handle.superUrl);
-    u.pathname = new URL(handle.ownerUrl).pathname;
-    const loadPool = createPool(u.toString(), { max: 3, applicationName: "checkpoint-bench-load" });
-    const loaded = await loadScale(loadPool, { entries: streams, tasks: streams });
-    await loadPool.query("vacuum analyze ledger_streams");
-    await loadPool.query("vacuum analyze ledger_entries");
-    await loadPool.end();
-    console.error(`loaded ${loaded.tasks} streams in ${loaded.seconds.toFixed(1)} s`);
+    const started = performance.now();
+    await loadStreams(handle.appUrl, streams);
+    const vacuum = createPool(handle.ownerUrl, { max: 1 });
+    await vacuum.query("vacuum analyze ledger_streams, ledger_entries");
+    await vacuum.end();
+    console.error(
+      `loaded ${streams} streams in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
   }
   const key = generateSigningKey();
   const child = spawnSync(
@@ -146,4 +150,53 @@ try {
   );
 } finally {
   await handle.release();
+}
+
+/** `count` streams `task:<uuid>` of one task.enqueued entry each, by COPY in one transaction. */
+async function loadStreams(url: string, count: number): Promise<void> {
+  const pool = createPool(url, { max: 1, applicationName: "checkpoint-bench-load" });
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    const at = new Date(Date.now() - 86_400_000).toISOString();
+    for (let done = 0; done < count; ) {
+      const n = Math.min(20_000, count - done);
+      const heads: (string | number)[][] = [];
+      const entries: (string | number | null)[][] = [];
+      for (let i = 0; i < n; i++) {
+        const data = { agent: "refund", n: done + i };
+        const e = {
+          stream: `task:${randomUUID()}`,
+          seq: 1,
+          at,
+          kind: "task.enqueued",
+          actor: "api",
+          taskId: null,
+          key: null,
+          data,
+        };
+        const dataText = canonical(data);
+        const hash = fastEntryHash(GENESIS_HASH, e, dataText);
+        heads.push([e.stream, 1, hash, at, at]);
+        entries.push([e.stream, 1, at, e.kind, e.actor, null, null, dataText, GENESIS_HASH, hash]);
+      }
+      await copyRows(
+        client,
+        "ledger_streams",
+        ["stream", "head_seq", "head_hash", "created_at", "updated_at"],
+        heads,
+      );
+      await copyRows(
+        client,
+        "ledger_entries",
+        ["stream", "seq", "at", "kind", "actor", "task_id", "key", "data", "prev_hash", "hash"],
+        entries,
+      );
+      done += n;
+    }
+    await client.query("commit");
+  } finally {
+    client.release();
+    await pool.end();
+  }
 }
