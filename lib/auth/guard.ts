@@ -69,8 +69,11 @@ export function defineAction<S extends z.ZodType, T>(
     const parsed = spec.input.safeParse(plain);
     if (!parsed.success) return zodFailure(parsed.error);
     const result = await spec.run(parsed.data, viewer as Viewer);
-    // The page this action refreshes must show what it did, not what a replica still holds.
-    await markWrote();
+    // The page this action refreshes must show what it did, not what a replica still holds. A
+    // refused action did nothing, and must not set it: setting a cookie makes Next re-render the
+    // page in the action's response, which would sweep away the form saying why (a conflict's
+    // "who acted first" and its reload offer) along with the controls the new state no longer has.
+    if (result.ok) await markWrote();
     return result;
   };
 }
