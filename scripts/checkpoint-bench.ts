@@ -20,7 +20,8 @@ import { migrateDatabase } from "../db/migrate";
 import { GENESIS_HASH } from "../lib/domain/hash";
 import { generateSigningKey, parsePrivateKey } from "../lib/server/ledger/signing";
 import { canonical, fastEntryHash } from "./scale/canonical";
-import { copyRows } from "./scale/copy-in";
+import { insertEntries } from "./scale/load-data";
+import type { LoadedEntry } from "./scale/shape";
 
 const { values } = parseArgs({
   options: {
@@ -161,8 +162,7 @@ async function loadStreams(url: string, count: number): Promise<void> {
     const at = new Date(Date.now() - 86_400_000).toISOString();
     for (let done = 0; done < count; ) {
       const n = Math.min(20_000, count - done);
-      const heads: (string | number)[][] = [];
-      const entries: (string | number | null)[][] = [];
+      const entries: LoadedEntry[] = [];
       for (let i = 0; i < n; i++) {
         const data = { agent: "refund", n: done + i };
         const e = {
@@ -177,20 +177,11 @@ async function loadStreams(url: string, count: number): Promise<void> {
         };
         const dataText = canonical(data);
         const hash = fastEntryHash(GENESIS_HASH, e, dataText);
-        heads.push([e.stream, 1, hash, at, at]);
-        entries.push([e.stream, 1, at, e.kind, e.actor, null, null, dataText, GENESIS_HASH, hash]);
+        entries.push({ ...e, dataText, prevHash: GENESIS_HASH, hash });
       }
-      await copyRows(
+      await insertEntries(
         client,
-        "ledger_streams",
-        ["stream", "head_seq", "head_hash", "created_at", "updated_at"],
-        heads,
-      );
-      await copyRows(
-        client,
-        "ledger_entries",
-        ["stream", "seq", "at", "kind", "actor", "task_id", "key", "data", "prev_hash", "hash"],
-        entries,
+        entries.map((e) => ({ entries: [e] })),
       );
       done += n;
     }

@@ -146,7 +146,8 @@ async function insertBatch(client: pg.PoolClient, bundles: readonly TaskBundle[]
   await insertEntries(client, bundles);
 }
 
-async function insertEntries(
+/** Streams at their last entry, then the entries, by COPY (the checkpoint bench loads its streams so too). */
+export async function insertEntries(
   client: pg.PoolClient,
   bundles: readonly Pick<TaskBundle, "entries">[],
 ): Promise<void> {
