@@ -56,11 +56,15 @@ function startedDto(
     requestedBy: me,
     confirmedBy: null,
     createdAt: new Date().toISOString(),
+    asOf: new Date().toISOString(),
+    confirmedAt: null,
     finishedAt: null,
     endedBy: null,
     endReason: null,
     // The one who froze it may withdraw it while it waits; the live read says so from the table.
     mayWithdraw: status === "awaiting_second",
+    // The one who froze it never confirms it.
+    mayConfirm: false,
     counts: {
       pending: memberCount,
       done: 0,

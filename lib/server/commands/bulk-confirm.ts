@@ -37,6 +37,9 @@ export async function confirmBulkAction(
     if (bulk.status === "withdrawn") {
       return conflict(`${bulk.ended_by ?? "its requester"} withdrew this bulk action`);
     }
+    if (bulk.status === "declined") {
+      return conflict(`${bulk.ended_by ?? "another reviewer"} declined this bulk action`);
+    }
     if (bulk.status !== "awaiting_second") {
       // A retried confirmation by the one who confirmed answers the same result.
       if (bulk.confirmed_by === principal.actor) {
