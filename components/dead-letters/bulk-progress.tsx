@@ -5,7 +5,8 @@
 // the one who froze it (or an admin) may withdraw it; once it ended, who and why. `children`
 // (the bulk's page: what it would do, the money) shows above the decision.
 import Link from "next/link";
-import { type ReactNode, useState } from "react";
+import { useRouter } from "next/navigation";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { confirmBulkActionAction } from "../../lib/actions/bulk-confirm";
 import { declineBulkActionAction } from "../../lib/actions/bulk-decline";
 import { withdrawBulkActionAction } from "../../lib/actions/bulk-withdraw";
@@ -153,6 +154,15 @@ export function BulkProgress({
   });
   const bulk = live.data;
   const review = useReview();
+  // The page around it (a bulk's list of still-dead tasks, the dead-letter list) is read on the
+  // server: when the bulk moves on (confirmed, finished, ended), read it again.
+  const router = useRouter();
+  const seen = useRef(bulk.status);
+  useEffect(() => {
+    if (seen.current === bulk.status) return;
+    seen.current = bulk.status;
+    router.refresh();
+  }, [bulk.status, router]);
   const waiting = bulk.status === "awaiting_second";
   const confirmable = waiting && bulk.mayConfirm;
   const withdrawable = waiting && bulk.mayWithdraw;
