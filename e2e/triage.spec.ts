@@ -329,3 +329,56 @@ test("two reviewers bulk-rejecting overlapping sets act on each task once", asyn
   }
   await other.context().close();
 });
+
+test("a second reviewer declines a money bulk with a reason: nothing runs and its requester reads why", async ({
+  page,
+  db,
+  browser,
+}) => {
+  test.setTimeout(60_000);
+  const agent = `e2e-decline-${randomWord()}`;
+  await withRefundCatalog(db, agent, async () => {
+    const ids = await stageDeadRefunds(
+      db,
+      agent,
+      "payments 503",
+      [
+        { amountCents: 2_000, currency: "usd" },
+        { amountCents: 3_000, currency: "usd" },
+      ],
+      randomWord(6),
+    );
+    await page.goto(`/dead-letters?agent=${agent}`);
+    await page.getByTestId("select-all-matching").click();
+    await page.getByTestId("bulk-replay").click();
+    await expect(page.getByTestId("bulk-preview")).toContainText("USD 50.00 in 2 effects");
+    await page.getByTestId("bulk-confirm").click();
+    const bulkId = (await progressOf(page).getAttribute("data-bulk-id")) ?? "";
+
+    const second = await adminPage(browser);
+    await second.goto(`/dead-letters/bulk/${bulkId}`);
+    const panel = second.getByTestId("bulk-progress");
+    await expect(panel.getByTestId("bulk-count-awaiting")).toHaveText(
+      "2 waiting for your confirmation",
+    );
+    await panel.getByTestId("bulk-decline").click();
+    const dialog = second.getByRole("dialog", { name: "Decline the replay of 2 tasks" });
+    await dialog.getByLabel("Reason (required)").fill("these orders were refunded by hand");
+    await dialog.getByTestId("bulk-decline-confirm").click();
+    const why = "declined: declined by user:admin@example.com: these orders were refunded by hand";
+    await expect(panel.getByTestId("bulk-ended")).toHaveText(why);
+    await expect(panel.getByTestId("bulk-count-skipped")).toHaveText("2 skipped, never acted on");
+    await expect(panel.getByRole("button", { name: "Confirm as second reviewer" })).toHaveCount(0);
+
+    // The one who froze it reads why on its page, and the tasks wait for another decision.
+    await page.goto(`/dead-letters/bulk/${bulkId}`);
+    await expect(page.getByTestId("bulk-progress").getByTestId("bulk-ended")).toHaveText(why);
+    await expect(page.getByTestId("bulk-members-matching")).toHaveText("2");
+    const dead = await db.query<{ n: number }>(
+      "select count(*)::int as n from tasks where id = any($1::uuid[]) and status = 'dead'",
+      [ids],
+    );
+    expect(dead.rows[0]?.n).toBe(2);
+    await second.context().close();
+  });
+});
