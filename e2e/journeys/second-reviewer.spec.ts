@@ -157,6 +157,9 @@ test("second reviewer: reads a waiting money bulk from the inbox (tasks, amounts
       const item = inbox.locator(`[data-testid="inbox-bulk"][data-bulk-id="${bulkId}"]`);
       await expect(item).toContainText("Bulk replay of 8 tasks");
       await expect(item).toContainText("Needs you");
+      await expect(item.getByTestId("inbox-bulk-waiting")).toHaveText(
+        "8 waiting for your confirmation",
+      );
       await item.scrollIntoViewIfNeeded();
       await shot(inbox, "second-reviewer-bulk", 1, "inbox");
 
