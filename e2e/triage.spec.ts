@@ -140,12 +140,6 @@ async function drill(page: Page, db: pg.Pool, browser: Browser, baseURL: string)
       await expect(other.locator("#bulk-tasks tbody tr[data-task-id]")).toHaveCount(
         Math.min(g.size, 50),
       );
-      if (gi === 0) {
-        await other.screenshot({
-          path: "docs/screenshots/bulk-second-reviewer.png",
-          fullPage: true,
-        });
-      }
       const confirmedAt = Date.now();
       await click(pending.getByRole("button", { name: "Confirm as second reviewer" }), "second");
 
