@@ -16,7 +16,9 @@ export const previewBulkMemberAction = defineAction({
   run: async (input, viewer) => {
     const found = await previewBulkMember(getPool(), viewer, input);
     return fromCommand(
-      found ? { ok: true, value: found } : notFound("this task is not a member of that bulk action"),
+      found
+        ? { ok: true, value: found }
+        : notFound("this task is not a member of that bulk action"),
     );
   },
 });

@@ -9,7 +9,11 @@ export type BulkCounts = Record<MemberOutcome | "pending", number>;
 /** Who reads the counts: may they confirm it, did they freeze it. */
 export type BulkReader = { mayConfirm: boolean; froze: boolean };
 
-export type BulkCountLine = { key: MemberOutcome | "pending" | "awaiting"; text: string; n: number };
+export type BulkCountLine = {
+  key: MemberOutcome | "pending" | "awaiting";
+  text: string;
+  n: number;
+};
 
 const OUTCOME_TEXT: Record<MemberOutcome, string> = {
   done: "done",
