@@ -110,7 +110,7 @@ export function confirmRefusal(
     return {
       ok: false,
       code: "conflict",
-      message: `a second, different reviewer must decide: you froze this set of ${bulk.memberCount} tasks (you may withdraw it)`,
+      message: `a second, different reviewer must decide: you froze this set of ${bulk.memberCount} task${bulk.memberCount === 1 ? "" : "s"} (you may withdraw it)`,
     };
   }
   return null;

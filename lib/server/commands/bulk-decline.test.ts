@@ -109,7 +109,7 @@ describe("declining a bulk action that waits for a second reviewer", () => {
       ok: false,
       code: "conflict",
       message:
-        "a second, different reviewer must decide: you froze this set of 1 tasks (you may withdraw it)",
+        "a second, different reviewer must decide: you froze this set of 1 task (you may withdraw it)",
     });
     expect(await declineBulkAction(t.pool, ops, { bulkId, reason: "no" })).toMatchObject({
       ok: false,
