@@ -156,8 +156,10 @@ async function main(): Promise<number> {
   const { PORT, HOST } = env();
   const stop = stopSignal();
   // Handlers go in first, so Ctrl-C during the build or database start-up still cleans up.
+  // `on`, not `once`: Ctrl-C arrives twice (from the terminal, and forwarded by npm), and a
+  // second signal with no listener left would end the launcher before its children.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.once(signal, () => stop.request(signal));
+    process.on(signal, () => stop.request(signal));
   }
   // If whoever started us dies (kill -9 of npm), stop instead of lingering as an orphan.
   const ancestors = launchingAncestors();

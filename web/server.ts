@@ -343,8 +343,10 @@ async function main(): Promise<void> {
         .finally(() => process.exit(0));
     });
   };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  // `on`, not `once`: Ctrl-C reaches this process twice (from the terminal, and forwarded by
+  // npm), and a second signal with no listener left would end it mid-stop.
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
   const parent = config.AGENT_LEDGER_PARENT_PID;
   if (parent) {
     // npm start is gone (kill -9): do not linger as an orphan.
