@@ -1,8 +1,10 @@
 // The web server: a Node http server whose gate (web/gate.ts) answers every request that must
-// not reach Next — an unknown method, a malformed path, a body too big, a body with nobody
-// behind it, a cross-origin action, a body that stops arriving — as a problem with the security
-// headers, then hands the rest to Next's request handler with the client address set from the
-// socket. Started by `npm start` and the e2e server in place of `next start`; stops on SIGTERM.
+// not reach Next — an unknown method, a malformed path, a protocol Upgrade, a body too big, a
+// body with nobody behind it, a cross-origin action, a body that stops arriving — as a problem
+// with the security headers, then hands the rest to Next's request handler with the client
+// address set from the socket. No connection outlives its timeouts: a head in 10 s, a request
+// in 60 s, 5 s idle between requests, 60 s with nothing moving either way, 2 s after a raw
+// answer. Started by `npm start` and the e2e server in place of `next start`; stops on SIGTERM.
 import { randomUUID } from "node:crypto";
 import {
   createServer,
