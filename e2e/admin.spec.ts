@@ -27,7 +27,15 @@ test.describe("users", () => {
     await page.goto("/settings/users");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Users");
     const me = page.locator('tr[data-user-email="admin@example.com"]');
-    await expect(me).toContainText("you");
+    // The name and the "you" badge are apart, to the eye and in the text read out.
+    const nameCell = me.getByRole("cell").first();
+    await expect(nameCell).toHaveText("Ada Admin (you)");
+    const name = await nameCell.getByText("Ada Admin", { exact: true }).boundingBox();
+    const badge = await nameCell.getByText("(you)", { exact: true }).boundingBox();
+    if (!name || !badge) throw new Error("the name or the badge is not on screen");
+    // Beside the name, a gap between them.
+    expect(badge.y).toBeLessThan(name.y + name.height);
+    expect(badge.x - (name.x + name.width)).toBeGreaterThanOrEqual(4);
     await expect(me).toContainText("admin");
     await expect(me).toContainText("active");
     await expect(me.getByRole("button")).toHaveCount(0);

@@ -176,6 +176,16 @@ test("a lookup that is not valid is explained, and markup in it stays text", asy
   await page.goto(`/why?key=${mail.key}&recipient=${mail.recipient}`);
   await expect(alert).toContainText("give only one of");
 
+  // A lookup of the wrong type: every lookup is named with an example, and a value that is
+  // another lookup's names that one.
+  await page.goto(`/why?key=${mail.taskId}`);
+  await expect(alert).toContainText("That value is a task id: look it up by taskId.");
+  for (const example of ["taskId=0b6f1f0e-", "recipient=ada@example.com", "refundId=re_123"]) {
+    await expect(alert).toContainText(example);
+  }
+  await page.goto("/why?by=email&q=ada%40example.com");
+  await expect(alert).toContainText('"by" is not a lookup here. Look up by one of: key');
+
   // Through the form: the wrong value is explained at the address it lands on.
   await page.getByLabel("Look up by").selectOption("recipient");
   await page.getByLabel("Value", { exact: true }).fill("<img src=x onerror='window.__pwned=1'>");

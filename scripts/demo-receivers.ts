@@ -12,7 +12,13 @@ export const DEMO_FAULTS = {
   payments: { seed: 3, status502Rate: 0.25, dropAfterActRate: 0.15 },
 };
 
-export type DemoReceiversProcess = { child: ChildProcess; smtpUrl: string; paymentsUrl: string };
+export type DemoReceiversProcess = {
+  child: ChildProcess;
+  smtpUrl: string;
+  paymentsUrl: string;
+  /** The alerts' webhook sink, on DEMO_WEBHOOK_PORT when it was free. */
+  webhooksUrl: string;
+};
 
 export async function startDemoReceiversProcess(root: string): Promise<DemoReceiversProcess> {
   const smtpPort = await freePort(DEMO_SMTP_PORT);
@@ -41,6 +47,11 @@ export async function startDemoReceiversProcess(root: string): Promise<DemoRecei
     child.once("exit", (code) => reject(new Error(`the demo receivers exited (code ${code})`)));
   });
   lines.on("line", (line) => console.log(`[demo] ${line}`));
-  const ready = JSON.parse(first) as { smtpUrl: string; paymentsUrl: string };
-  return { child, smtpUrl: ready.smtpUrl, paymentsUrl: ready.paymentsUrl };
+  const ready = JSON.parse(first) as { smtpUrl: string; paymentsUrl: string; webhooksUrl: string };
+  return {
+    child,
+    smtpUrl: ready.smtpUrl,
+    paymentsUrl: ready.paymentsUrl,
+    webhooksUrl: ready.webhooksUrl,
+  };
 }

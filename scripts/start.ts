@@ -12,7 +12,7 @@ import { createPool } from "../db/client";
 import { freePort, isAlive } from "../db/embedded";
 import { migrateDatabase } from "../db/migrate";
 import { type DatabaseTarget, dataDir, openDatabase, PROJECT_ROOT } from "../db/open";
-import { DEMO_WEBHOOK_URL, env } from "../lib/env";
+import { DEMO_WEBHOOK_PORT, DEMO_WEBHOOK_URL, env } from "../lib/env";
 import { logger } from "../lib/log";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoUsers } from "../lib/server/commands/users";
@@ -23,6 +23,7 @@ import {
   sourceHash,
   startBuild,
 } from "./build-if-needed";
+import { LAUNCHER_ACTOR, pointDemoRulesAt } from "./demo-alert-rule";
 import { type DemoReceiversProcess, startDemoReceiversProcess } from "./demo-receivers";
 import { supervise } from "./supervise";
 
@@ -156,8 +157,10 @@ async function main(): Promise<number> {
   const { PORT, HOST } = env();
   const stop = stopSignal();
   // Handlers go in first, so Ctrl-C during the build or database start-up still cleans up.
+  // `on`, not `once`: Ctrl-C arrives twice (from the terminal, and forwarded by npm), and a
+  // second signal with no listener left would end the launcher before its children.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.once(signal, () => stop.request(signal));
+    process.on(signal, () => stop.request(signal));
   }
   // If whoever started us dies (kill -9 of npm), stop instead of lingering as an orphan.
   const ancestors = launchingAncestors();
@@ -269,6 +272,31 @@ async function startReceivers(
   return demo;
 }
 
+/**
+ * The demo alert rule aimed at the webhook sink where it really listens: on another port when
+ * DEMO_WEBHOOK_PORT was taken, and back on it when it is free again. Returns where alerts go.
+ */
+async function followDemoSink(db: DatabaseTarget, demo: DemoReceiversProcess): Promise<string> {
+  const alertsUrl = new URL(new URL(DEMO_WEBHOOK_URL).pathname, demo.webhooksUrl).toString();
+  const pool = createPool(db.appUrl, { max: 1 });
+  try {
+    const moved = await pointDemoRulesAt(pool, demo.webhooksUrl);
+    if (new URL(demo.webhooksUrl).port !== String(DEMO_WEBHOOK_PORT)) {
+      console.log(
+        `Port ${DEMO_WEBHOOK_PORT} is taken: the demo alert webhooks are received at ${alertsUrl} instead.`,
+      );
+    }
+    for (const rule of moved) {
+      console.log(
+        `The demo alert rule now sends to ${rule.to} (it sent to ${rule.from}; recorded in the ledger as a change by ${LAUNCHER_ACTOR}).`,
+      );
+    }
+  } finally {
+    await pool.end();
+  }
+  return alertsUrl;
+}
+
 async function serve(
   db: DatabaseTarget,
   demo: DemoReceiversProcess | undefined,
@@ -317,6 +345,8 @@ async function serve(
     },
   });
   const stopping = () => stop.reason !== undefined;
+  // Before the worker starts: no alert goes to a sink that is not there.
+  const alertsUrl = demo ? await followDemoSink(db, demo) : undefined;
   console.log(`Starting the web server (${url}) and a worker…`);
   const supervised = [
     supervise({
@@ -357,7 +387,7 @@ async function serve(
   if ((await Promise.race([healthy, stop.promise])) === "healthy") {
     console.log(`
   Agent Ledger is running at ${url}
-  Database: ${db.embedded ? `embedded PostgreSQL in ${dataDir()}` : "DATABASE_URL"}${demo ? `\n  Demo receivers: mail ${demo.smtpUrl}, payments ${demo.paymentsUrl}, alert webhooks ${DEMO_WEBHOOK_URL} (what it received: GET ${new URL("/requests", DEMO_WEBHOOK_URL)})` : ""}${
+  Database: ${db.embedded ? `embedded PostgreSQL in ${dataDir()}` : "DATABASE_URL"}${demo ? `\n  Demo receivers: mail ${demo.smtpUrl}, payments ${demo.paymentsUrl}, alert webhooks ${alertsUrl} (what it received: GET ${new URL("/requests", demo.webhooksUrl)})` : ""}${
     db.embedded
       ? `\n  Demo accounts (password ${DEMO_PASSWORD}): ${DEMO_USERS.map((u) => `${u.email} (${u.role})`).join(", ")}`
       : ""

@@ -9,6 +9,7 @@ import {
   ACTION_MAX_BODY_BYTES,
   ANONYMOUS_ACTION_MAX_BODY_BYTES,
   admit,
+  asksUpgrade,
   type GateRequest,
   sameOrigin,
 } from "./gate";
@@ -42,6 +43,34 @@ describe("methods", () => {
         headers: { allow: "GET, HEAD, POST" },
       });
     }
+  });
+});
+
+describe("protocol upgrades", () => {
+  it.each([
+    ["Upgrade", "websocket"],
+    ["keep-alive, Upgrade", "websocket"],
+    ["upgrade", "WebSocket"],
+    ["Upgrade, HTTP2-Settings", "h2c"],
+  ])(
+    "Connection: %s with Upgrade: %s is a 400 that closes the connection",
+    (connection, upgrade) => {
+      for (const method of ["GET", "HEAD", "POST"]) {
+        expect(refusal(request({ method, headers: { connection, upgrade } }))).toMatchObject({
+          type: "invalid-request",
+          headers: { connection: "close" },
+        });
+      }
+    },
+  );
+
+  it("is no upgrade unless Connection names it (Node parses it as an ordinary request)", () => {
+    expect(refusal(request({ headers: { upgrade: "websocket" } }))).toBeNull();
+    expect(refusal(request({ headers: { connection: "upgrade" } }))).toBeNull();
+    expect(
+      refusal(request({ headers: { connection: "upgrades", upgrade: "websocket" } })),
+    ).toBeNull();
+    expect(asksUpgrade({ connection: "Upgrade", upgrade: " " })).toBe(false);
   });
 });
 

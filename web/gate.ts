@@ -119,6 +119,18 @@ export function sameOrigin(origin: string, host: string | undefined): boolean {
   return url.host === host.toLowerCase();
 }
 
+/**
+ * Whether the client asks to switch protocols (a WebSocket handshake, h2c): an Upgrade header
+ * that Connection names, as Node's parser reads it. Nothing here switches protocols, and after
+ * such a head Node stops parsing the connection as HTTP, so the answer must close it.
+ */
+export function asksUpgrade(headers: IncomingHttpHeaders): boolean {
+  if (!headers.upgrade?.trim()) return false;
+  return (headers.connection ?? "")
+    .split(",")
+    .some((token) => token.trim().toLowerCase() === "upgrade");
+}
+
 function bodyCapOf(pathname: string, credentials: boolean): number {
   if (pathname.startsWith("/api/auth/")) return SIGN_IN_MAX_BODY_BYTES;
   if (pathname.startsWith("/api/")) return MAX_BODY_BYTES;
@@ -140,6 +152,13 @@ export function admit(request: GateRequest): Verdict {
     return refuse("method-not-allowed", `${method || "this method"} is not served here`, {
       allow: ALLOWED_METHODS.join(", "),
     });
+  }
+  if (asksUpgrade(request.headers)) {
+    return refuse(
+      "invalid-request",
+      "no WebSocket or other protocol upgrade is served here; send the request without Upgrade",
+      { connection: "close" },
+    );
   }
   const target = request.url ?? "";
   // Origin-form only: "*", an absolute URL or "//host" are for proxies, not for this server.

@@ -1,8 +1,10 @@
 // The web server: a Node http server whose gate (web/gate.ts) answers every request that must
-// not reach Next — an unknown method, a malformed path, a body too big, a body with nobody
-// behind it, a cross-origin action, a body that stops arriving — as a problem with the security
-// headers, then hands the rest to Next's request handler with the client address set from the
-// socket. Started by `npm start` and the e2e server in place of `next start`; stops on SIGTERM.
+// not reach Next — an unknown method, a malformed path, a protocol Upgrade, a body too big, a
+// body with nobody behind it, a cross-origin action, a body that stops arriving — as a problem
+// with the security headers, then hands the rest to Next's request handler with the client
+// address set from the socket. No connection outlives its timeouts: a head in 10 s, a request
+// in 60 s, 5 s idle between requests, 60 s with nothing moving either way, 2 s after a raw
+// answer. Started by `npm start` and the e2e server in place of `next start`; stops on SIGTERM.
 import { randomUUID } from "node:crypto";
 import {
   createServer,
@@ -31,8 +33,16 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 /** A body that sends nothing for this long is cut (408). */
 const BODY_IDLE_MS = 10_000;
-/** After refusing a body still arriving, how long it may drain before the socket is closed. */
+/**
+ * After refusing a body still arriving, or answering on a socket Node no longer parses, how long
+ * the client may go on sending (and take to read the answer) before the socket is closed.
+ */
 const LINGER_MS = 2_000;
+/**
+ * A connection on which nothing moves either way for this long is closed: a client that stops
+ * reading an answer would otherwise hold its socket (and the answer) for as long as it likes.
+ */
+const IDLE_MS = 60_000;
 /** How long in-flight requests may finish after SIGTERM. */
 const STOP_GRACE_MS = 3_000;
 
@@ -92,6 +102,21 @@ function rewriteHeaders(req: IncomingMessage, drop: string[], address: string | 
     raw.push(CLIENT_ADDRESS_HEADER, address);
   }
   req.rawHeaders = raw;
+}
+
+/**
+ * An answer written straight to a socket Node no longer parses as HTTP (CONNECT, bytes that are
+ * not HTTP). Such a socket is outside every timeout of the server, so this closes it: the answer
+ * goes out, whatever still arrives is read and dropped (so the client's hang-up is seen, not left
+ * in CLOSE-WAIT), and a client that neither reads nor hangs up is cut after LINGER_MS.
+ */
+function endRaw(socket: Duplex, answer: string): void {
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once("close", () => clearTimeout(timer));
+  socket.on("error", () => socket.destroy());
+  socket.end(answer);
+  socket.resume();
 }
 
 /** An answer for the bytes Node could not parse as HTTP, written straight to the socket. */
@@ -167,7 +192,18 @@ async function main(): Promise<void> {
   const config = env();
   const log = logger("web");
   const trusted = config.TRUSTED_PROXIES ? parseTrustedProxies(config.TRUSTED_PROXIES) : null;
-  const app = next({ dev: false, dir: ROOT, hostname: config.HOST, port: config.PORT });
+  const app = next({
+    dev: false,
+    dir: ROOT,
+    hostname: config.HOST,
+    port: config.PORT,
+    // Next adds an 'upgrade' listener to the server of the first request it handles, and in
+    // production that listener answers nothing: the socket stays open, unread, until the process
+    // runs out of files. Given a server of its own that never listens, it adds it there. This
+    // server then has no 'upgrade' listener, so Node passes an Upgrade request to the gate like
+    // any other request, and the gate refuses it and closes the connection (web/gate.ts).
+    httpServer: createServer(),
+  });
   await app.prepare();
   const handle = app.getRequestHandler();
   // Not awaited: a database still starting must not hold the dashboard back from listening.
@@ -252,6 +288,8 @@ async function main(): Promise<void> {
       requestTimeout: REQUEST_TIMEOUT_MS,
       // How often Node checks the two timeouts above (its default, 30 s, would stretch them).
       connectionsCheckingInterval: 1_000,
+      // How long a kept-alive connection may sit between requests (Node's default, said here).
+      keepAliveTimeout: 5_000,
     },
     (req, res) => {
       serve(req, res, false).catch((error: unknown) => failed(res, error));
@@ -280,14 +318,15 @@ async function main(): Promise<void> {
           ? [{ type: "headers-too-large", detail: "the request headers are too large" }, 431]
           : [{ type: "invalid-request", detail: "the request is not valid HTTP/1.1" }, 400];
     log.info({ code: error.code, status }, "refused a request that is not valid HTTP");
-    socket.end(rawProblem(refusal, status));
+    endRaw(socket, rawProblem(refusal, status));
   });
 
   // CONNECT is not an ordinary request in Node: without this the socket is dropped silently.
   server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
     const refusal: Refusal = { type: "method-not-allowed", detail: "CONNECT is not served here" };
-    socket.end(rawProblem(refusal, 405));
+    endRaw(socket, rawProblem(refusal, 405));
   });
+  server.timeout = IDLE_MS;
 
   let stopping = false;
   const stop = (why: string) => {
@@ -306,8 +345,10 @@ async function main(): Promise<void> {
         .finally(() => process.exit(0));
     });
   };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  // `on`, not `once`: Ctrl-C reaches this process twice (from the terminal, and forwarded by
+  // npm), and a second signal with no listener left would end it mid-stop.
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
   const parent = config.AGENT_LEDGER_PARENT_PID;
   if (parent) {
     // npm start is gone (kill -9): do not linger as an orphan.

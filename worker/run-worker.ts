@@ -23,8 +23,10 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const stopped = new Promise<string>((resolve) => {
     stopRequested = resolve;
   });
-  process.once("SIGTERM", () => stopRequested("SIGTERM"));
-  process.once("SIGINT", () => stopRequested("SIGINT"));
+  // `on`, not `once`: Ctrl-C reaches this process twice (from the terminal, and forwarded by
+  // npm), and a second signal with no listener left would end it mid-task.
+  process.on("SIGTERM", () => stopRequested("SIGTERM"));
+  process.on("SIGINT", () => stopRequested("SIGINT"));
   const db = await openDatabase();
   const pool = createPool(db.appUrl, {
     max: opts.concurrency + 3,

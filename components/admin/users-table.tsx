@@ -32,12 +32,20 @@ export function UsersTable({
           return (
             <tr key={u.id} data-user-email={u.email}>
               <Td>
-                <span className="font-medium text-slate-900">{u.name}</span>
-                {self ? (
-                  <span className="ml-2">
-                    <Badge tone="info">you</Badge>
-                  </span>
-                ) : null}
+                {/* A real space and parentheses: the cell reads "Ada Admin (you)", not "Ada Adminyou"; on one line. */}
+                <span className="whitespace-nowrap">
+                  <span className="font-medium text-slate-900">{u.name}</span>
+                  {self ? (
+                    <>
+                      {" "}
+                      <span className="ml-1">
+                        <Badge tone="info">
+                          <span className="sr-only">(</span>you<span className="sr-only">)</span>
+                        </Badge>
+                      </span>
+                    </>
+                  ) : null}
+                </span>
               </Td>
               <Td>
                 <span className="whitespace-nowrap">{u.email}</span>

@@ -13,7 +13,7 @@ import {
   parseSearchParams,
   type SearchParams,
 } from "../../../lib/server/queries/parse-search-params";
-import { explainWhy, whyQuerySchema } from "../../../lib/server/queries/why";
+import { explainWhy, WHY_LOOKUPS_SENTENCE, whyQuerySchema } from "../../../lib/server/queries/why";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Why?" };
@@ -21,7 +21,7 @@ export const metadata: Metadata = { title: "Why?" };
 /** What the form sends; the page answers it at the lookup's own address, so answers can be linked. */
 const formSchema = z.strictObject({
   by: z.custom<Lookup>((v) => typeof v === "string" && isLookup(v), {
-    error: `must be one of ${LOOKUPS.join(", ")}.`,
+    error: `is not a lookup here. ${WHY_LOOKUPS_SENTENCE}`,
   }),
   q: z
     .string({ error: "is empty: type the key, id or address to look up." })

@@ -13,54 +13,109 @@ export const WHY_MAX_LIMIT = 100;
 export const WHY_TASK_EVENTS_LIMIT = 500;
 
 const LOOKUPS = ["key", "taskId", "recipient", "messageId", "refundId"] as const;
+type LookupName = (typeof LOOKUPS)[number];
+
+/** One schema per lookup: the query takes exactly one of them. */
+const LOOKUP_SCHEMAS = {
+  key: effectKeySchema,
+  taskId: taskIdSchema,
+  /** An email's To address, any case. */
+  recipient: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.email({ error: "is not an email address." })),
+  /** As in the mail's header, with or without the angle brackets. */
+  messageId: z
+    .string()
+    .trim()
+    .max(998, { error: "must be at most 998 characters." })
+    .regex(/^<?[^<>\s@]+@[^<>\s@]+>?$/, {
+      error: "is not a Message-ID. It looks like <local-part@domain>.",
+    })
+    .transform((id) => id.replace(/^</, "").replace(/>$/, "")),
+  /** The payment provider's refund id, e.g. re_123. */
+  refundId: z
+    .string()
+    .trim()
+    .min(1, { error: "must not be empty." })
+    .max(255, { error: "must be at most 255 characters." })
+    .regex(/^[A-Za-z0-9_.:-]+$/, { error: "may hold only letters, digits and _ . : -" }),
+} satisfies Record<LookupName, z.ZodType<string, string>>;
+
+const EXAMPLE_KEY = "3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b";
+
+/** What each lookup is, with an example: what a lookup that is not valid is answered with. */
+export const WHY_LOOKUP_HELP: Record<LookupName, { what: string; example: string }> = {
+  key: { what: "an effect key, 64 hexadecimal digits", example: EXAMPLE_KEY },
+  taskId: { what: "a task id, a UUID", example: "0b6f1f0e-6a43-4d6b-9e83-1f2b3c4d5e6f" },
+  recipient: { what: "an email's To address", example: "ada@example.com" },
+  messageId: {
+    what: "an email's Message-ID, angle brackets optional",
+    example: `<${EXAMPLE_KEY}@agent-ledger.local>`,
+  },
+  refundId: { what: "the payment provider's refund id", example: "re_123" },
+};
+
+/** Which lookups there are, an example of each. */
+export const WHY_LOOKUPS_SENTENCE = `Look up by one of: ${LOOKUPS.map(
+  (name) =>
+    `${name} (${WHY_LOOKUP_HELP[name].what}), e.g. ${name}=${WHY_LOOKUP_HELP[name].example}`,
+).join("; ")}.`;
 
 /** Exactly one lookup, plus an optional `limit` on how many effects come back (newest first). */
 export const whyQuerySchema = z
-  .strictObject({
-    key: effectKeySchema.optional(),
-    taskId: taskIdSchema.optional(),
-    /** An email's To address, any case. */
-    recipient: z
-      .string()
-      .trim()
-      .toLowerCase()
-      .pipe(z.email({ error: "is not an email address." }))
-      .optional(),
-    /** As in the mail's header, with or without the angle brackets. */
-    messageId: z
-      .string()
-      .trim()
-      .max(998, { error: "must be at most 998 characters." })
-      .regex(/^<?[^<>\s@]+@[^<>\s@]+>?$/, {
-        error: "is not a Message-ID. It looks like <local-part@domain>.",
-      })
-      .transform((id) => id.replace(/^</, "").replace(/>$/, ""))
-      .optional(),
-    /** The payment provider's refund id, e.g. re_123. */
-    refundId: z
-      .string()
-      .trim()
-      .min(1, { error: "must not be empty." })
-      .max(255, { error: "must be at most 255 characters." })
-      .regex(/^[A-Za-z0-9_.:-]+$/, { error: "may hold only letters, digits and _ . : -" })
-      .optional(),
-    limit: z.coerce
-      .number({ error: "must be a whole number." })
-      .int({ error: "must be a whole number." })
-      .min(1, { error: "must be at least 1." })
-      .max(WHY_MAX_LIMIT, { error: `must be at most ${WHY_MAX_LIMIT}.` })
-      .optional(),
-  })
-  .superRefine((q, ctx) => {
-    const given = LOOKUPS.filter((name) => q[name] !== undefined);
-    if (given.length !== 1) {
-      ctx.addIssue({
-        code: "custom",
-        message:
-          given.length === 0
-            ? `give one of ${LOOKUPS.join(", ")}.`
-            : `give only one of ${LOOKUPS.join(", ")}; got ${given.join(" and ")}.`,
-      });
+  .strictObject(
+    {
+      key: LOOKUP_SCHEMAS.key.optional(),
+      taskId: LOOKUP_SCHEMAS.taskId.optional(),
+      recipient: LOOKUP_SCHEMAS.recipient.optional(),
+      messageId: LOOKUP_SCHEMAS.messageId.optional(),
+      refundId: LOOKUP_SCHEMAS.refundId.optional(),
+      limit: z.coerce
+        .number({ error: "must be a whole number." })
+        .int({ error: "must be a whole number." })
+        .min(1, { error: "must be at least 1." })
+        .max(WHY_MAX_LIMIT, { error: `must be at most ${WHY_MAX_LIMIT}.` })
+        .optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `${issue.keys.map((k) => `"${k}"`).join(", ")} ${issue.keys.length === 1 ? "is" : "are"} not a lookup here.`
+          : undefined,
+    },
+  )
+  // Runs with the other issues in view (their values as given): a lookup that is missing, named
+  // twice, unknown or of the wrong form is answered with every lookup and an example of each,
+  // and a value that is another lookup's (a task id given as an effect key) names that one.
+  .check((ctx) => {
+    const given = LOOKUPS.filter((name) => ctx.value[name] !== undefined);
+    const lookupIssue = ctx.issues.some(
+      (issue) =>
+        issue.code === "unrecognized_keys" || LOOKUPS.some((name) => name === issue.path?.[0]),
+    );
+    const add = (message: string) =>
+      ctx.issues.push({ code: "custom", message, input: ctx.value, continue: true });
+    if (given.length === 0) {
+      add(`give one lookup. ${WHY_LOOKUPS_SENTENCE}`);
+    } else if (given.length > 1) {
+      add(`give only one of the lookups; got ${given.join(" and ")}. ${WHY_LOOKUPS_SENTENCE}`);
+    } else if (lookupIssue) {
+      const [name] = given;
+      const value = name === undefined ? undefined : ctx.value[name];
+      const fits = LOOKUPS.find(
+        (other) =>
+          other !== name &&
+          LOOKUP_SCHEMAS[other].safeParse(value).success &&
+          // Most words pass as a refund id; only the provider's own form (re_…) is named.
+          (other !== "refundId" || /^re_\w+$/.test(String(value))),
+      );
+      add(
+        fits
+          ? `That value is ${WHY_LOOKUP_HELP[fits].what.split(",")[0]}: look it up by ${fits}. ${WHY_LOOKUPS_SENTENCE}`
+          : WHY_LOOKUPS_SENTENCE,
+      );
     }
   })
   .transform((q) => {

@@ -19,7 +19,14 @@ import { insertTask } from "../commands/enqueue-task";
 import { resolveOutcome } from "../commands/resolve-outcome";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { HIDDEN_PAYLOAD } from "./payloads";
-import { explainWhy, type WhyAnswer, whyAnswerSchema, whyQuerySchema } from "./why";
+import {
+  explainWhy,
+  WHY_LOOKUP_HELP,
+  WHY_LOOKUPS_SENTENCE,
+  type WhyAnswer,
+  whyAnswerSchema,
+  whyQuerySchema,
+} from "./why";
 
 const t = await setUpTestDatabase("why");
 const ops = testViewer("ops");
@@ -431,12 +438,39 @@ describe("whyQuerySchema", () => {
     );
 
   it("takes exactly one lookup and says which were given", () => {
-    expect(problems({})).toEqual(["give one of key, taskId, recipient, messageId, refundId."]);
-    expect(problems({ limit: 3 })).toEqual([
-      "give one of key, taskId, recipient, messageId, refundId.",
-    ]);
+    expect(problems({})).toEqual([`give one lookup. ${WHY_LOOKUPS_SENTENCE}`]);
+    expect(problems({ limit: 3 })).toEqual([`give one lookup. ${WHY_LOOKUPS_SENTENCE}`]);
     expect(problems({ key: "a".repeat(64), recipient: "x@example.com" })).toEqual([
-      "give only one of key, taskId, recipient, messageId, refundId; got key and recipient.",
+      `give only one of the lookups; got key and recipient. ${WHY_LOOKUPS_SENTENCE}`,
+    ]);
+    expect(problems({ email: "x@example.com" })).toEqual([
+      '"email" is not a lookup here.',
+      `give one lookup. ${WHY_LOOKUPS_SENTENCE}`,
+    ]);
+  });
+
+  it("names every lookup with an example of each, and each example is taken", () => {
+    for (const [name, { example }] of Object.entries(WHY_LOOKUP_HELP)) {
+      expect(WHY_LOOKUPS_SENTENCE).toContain(`e.g. ${name}=${example}`);
+      expect(whyQuerySchema.safeParse({ [name]: example }).success, name).toBe(true);
+    }
+  });
+
+  it("answers a value of another lookup's form with the lookup it fits", () => {
+    const uuid = "0b6f1f0e-6a43-4d6b-9e83-1f2b3c4d5e6f";
+    expect(problems({ key: uuid })).toEqual([
+      "key: is not an effect key. Effect keys are 64 hexadecimal digits (a sha256).",
+      `That value is a task id: look it up by taskId. ${WHY_LOOKUPS_SENTENCE}`,
+    ]);
+    expect(problems({ taskId: "ada@example.com" })[1]).toMatch(
+      /^That value is an email's To address: look it up by recipient\./,
+    );
+    expect(problems({ recipient: "<abc@host>" })[1]).toMatch(/look it up by messageId\./);
+    expect(problems({ taskId: "re_123" })[1]).toMatch(/look it up by refundId\./);
+    // A word that only happens to pass as a refund id is not called one.
+    expect(problems({ key: "hello" })).toEqual([
+      "key: is not an effect key. Effect keys are 64 hexadecimal digits (a sha256).",
+      WHY_LOOKUPS_SENTENCE,
     ]);
   });
 
@@ -445,12 +479,13 @@ describe("whyQuerySchema", () => {
     expect(problems({ taskId: "7" })[0]).toMatch(/^taskId: is not a task id/);
     expect(problems({ recipient: "not an address" })).toEqual([
       "recipient: is not an email address.",
+      WHY_LOOKUPS_SENTENCE,
     ]);
     expect(problems({ messageId: "no-at-sign" })[0]).toMatch(/^messageId: is not a Message-ID/);
     expect(problems({ refundId: "re 1" })[0]).toMatch(/^refundId: may hold only/);
     expect(problems({ refundId: "re_1", limit: "0" })).toEqual(["limit: must be at least 1."]);
     expect(problems({ refundId: "re_1", limit: "1000" })).toEqual(["limit: must be at most 100."]);
-    expect(problems({ refundId: "re_1", email: "x" })[0]).toMatch(/email/);
+    expect(problems({ refundId: "re_1", email: "x" })[0]).toBe('"email" is not a lookup here.');
     expect(whyQuerySchema.parse({ messageId: " <abc@host> " })).toEqual({
       by: "messageId",
       value: "abc@host",

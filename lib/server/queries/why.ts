@@ -17,6 +17,8 @@ import { payload, seesPayloads } from "./payloads";
 
 export {
   WHY_DEFAULT_LIMIT,
+  WHY_LOOKUP_HELP,
+  WHY_LOOKUPS_SENTENCE,
   WHY_MAX_LIMIT,
   WHY_TASK_EVENTS_LIMIT,
   type WhyAnswer,

@@ -1,0 +1,118 @@
+// `npm run web` stopped the way a process manager stops it: SIGTERM to the pid it started, which
+// is npm's. npm passes the signal to its child only, so the child must be the web server itself
+// (the script execs node); it stops, npm exits after it, the port is free and no process of
+// theirs is left. Here because it needs the dashboard build; `npm run worker` and `npm start`
+// are checked in scripts/stop-on-signal.test.ts.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import net from "node:net";
+import { expect, test } from "./fixtures";
+import { descendants, type Proc, stillRunning } from "./process-tree";
+import { ROOT, readE2eDatabase } from "./settings";
+
+const started: ChildProcess[] = [];
+const seen: Proc[] = [];
+test.afterEach(() => {
+  for (const child of started.splice(0)) {
+    if (child.pid) seen.push(...descendants(child.pid));
+    child.kill("SIGKILL");
+  }
+  for (const proc of seen.splice(0).filter(stillRunning)) process.kill(proc.pid, "SIGKILL");
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Whether something accepts connections on the port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** `npm run <script>` with its output kept, resolving once /api/health on `port` says 200. */
+async function npmRun(script: string, port: number, env: Record<string, string>) {
+  const npm = spawn("npm", ["run", "--silent", script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  started.push(npm);
+  let output = "";
+  npm.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  npm.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(npm, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  await expect
+    .poll(
+      async () => {
+        if (npm.exitCode !== null) throw new Error(`npm run ${script} exited:\n${output}`);
+        return fetch(`http://127.0.0.1:${port}/api/health`).then(
+          (r) => r.status,
+          () => 0,
+        );
+      },
+      { timeout: 150_000, intervals: [500] },
+    )
+    .toBe(200);
+  return { npm, exited, output: () => output };
+}
+
+/** SIGTERM to npm's pid; npm must exit within `graceMs`, and the tree recorded before with it. */
+async function stopAsSupervisor(
+  run: Awaited<ReturnType<typeof npmRun>>,
+  port: number,
+  graceMs: number,
+) {
+  const pid = run.npm.pid ?? 0;
+  const tree = descendants(pid);
+  seen.push(...tree);
+  const signalled = Date.now();
+  run.npm.kill("SIGTERM");
+  const [code] = await Promise.race([
+    run.exited,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`npm still running ${graceMs} ms after SIGTERM`)), graceMs),
+    ),
+  ]);
+  return { tree, code, tookMs: Date.now() - signalled, portInUse: await listening(port) };
+}
+
+test("npm run web stops, with everything it started, on SIGTERM to npm's pid", async () => {
+  test.setTimeout(180_000);
+  const database = readE2eDatabase();
+  const port = await freePort();
+  const run = await npmRun("web", port, {
+    DATABASE_URL: database.appUrl,
+    ...(database.readerUrl ? { DATABASE_READ_URL: database.readerUrl } : {}),
+    AUTH_SECRET: "e2e-only-secret-e2e-only-secret-e2e-only",
+    // The specs read a still database (e2e/server.ts): no alert deliveries from this one either.
+    ALERTS_IN_WEB: "false",
+    NEXT_TELEMETRY_DISABLED: "1",
+  });
+  const pid = run.npm.pid ?? 0;
+  // npm's child is the web server itself: no shell between them to swallow the signal.
+  expect(
+    descendants(pid)
+      .filter((p) => p.ppid === pid)
+      .map((p) => p.command),
+  ).toEqual([expect.stringMatching(/^\S*node --import tsx \S*web\/server\.ts$/)]);
+  const stopped = await stopAsSupervisor(run, port, 10_000);
+  console.log(`npm run web: npm exited (code ${stopped.code}) ${stopped.tookMs} ms after SIGTERM`);
+  expect(stopped.tree.filter(stillRunning).map((p) => `${p.pid} ${p.command}`)).toEqual([]);
+  expect(stopped.portInUse).toBe(false);
+  expect(run.output()).toContain('"why":"SIGTERM"');
+  expect(stopped.code).toBe(0);
+});
