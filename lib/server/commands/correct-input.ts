@@ -100,12 +100,20 @@ export async function correctInput(
     );
     const version = await requeueReviewed(client, task, true);
     const twoPerson = gate.confirms ? { twoPerson: { ...gate.confirms, confirmedBy: actor } } : {};
+    // The entry's actor is whose action made the correction take effect: the confirmer when
+    // two people were needed (the proposer's own act is their review.requested entry, which
+    // carries the same correction), otherwise the one reviewer. Both names are in its data.
     await appendLedger(client, taskStream(task.id), [
       {
         kind: "task.input_corrected",
         actor,
         taskId: task.id,
-        data: { ...recorded, ...twoPerson },
+        data: {
+          ...recorded,
+          proposedBy: gate.confirms?.requestedBy ?? actor,
+          confirmedBy: gate.confirms ? actor : null,
+          ...twoPerson,
+        },
       },
       {
         kind: "replay.requested",
