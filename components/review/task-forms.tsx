@@ -298,6 +298,7 @@ export function PendingRequest({
           <p className="font-medium">
             The correction {mine ? "you" : request.requestedBy} made, field by field:
           </p>
+          {request.note ? <p className="break-words">Why: {request.note}</p> : null}
           {request.changes.length > 0 ? (
             <div className="rounded bg-white/70 p-2">
               <DiffTable

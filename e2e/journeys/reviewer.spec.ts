@@ -133,6 +133,7 @@ test("reviewer: triage a group, fix a bad input, resolve an outcome, find it all
       await expect(diff.locator("tbody tr")).toContainText("currency");
       await expect(diff.locator("tbody tr td").nth(0)).toHaveText('"US dollars"');
       await expect(diff.locator("tbody tr td").nth(1)).toHaveText('"usd"');
+      await expect(asked).toContainText("Why: the shop sent a display name, not a code");
       await asked.scrollIntoViewIfNeeded();
       await shot(confirming, "reviewer", 6, "second-reviewer-diff");
       await asked

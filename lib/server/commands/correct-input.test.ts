@@ -212,7 +212,11 @@ describe("correctInput", () => {
     const task = await deadTask(name, "refund");
     const fixed = { ...bad, currency: "usd", to: "b@example.com" };
     const target = { taskId: task.id, version: task.version };
-    const first = await correctInput(t.pool, A, { ...target, input: fixed });
+    const first = await correctInput(t.pool, A, {
+      ...target,
+      input: fixed,
+      note: "a name, not a code",
+    });
     expect(first).toMatchObject({
       ok: true,
       value: { status: "dead", waitingFor: { kind: "request", requestedBy: A.actor } },
@@ -242,6 +246,7 @@ describe("correctInput", () => {
     expect(state?.pending).toMatchObject({
       requestedBy: A.actor,
       input: fixed,
+      note: "a name, not a code",
       changes: [
         { path: "currency", change: "changed", before: '"US dollars"', after: '"usd"' },
         { path: "to", change: "changed", before: '"a@example.com"', after: '"b@example.com"' },
@@ -265,6 +270,8 @@ describe("correctInput", () => {
     expect(entries[2]).toMatchObject({
       actor: B.actor,
       data: {
+        // The why is the proposer's: the confirmation carries none of its own.
+        note: "a name, not a code",
         proposedBy: A.actor,
         confirmedBy: B.actor,
         twoPerson: { requestedBy: A.actor, confirmedBy: B.actor },

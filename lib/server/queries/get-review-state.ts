@@ -8,7 +8,7 @@ import { changedRows, type DiffRow, diffJson } from "../../domain/json-diff";
 import { type ReviewAction, type ReviewPreview, stepOutOfRange } from "../../domain/replay-plan";
 import { type AllowedActions, allowedActions, appliesTo } from "../../domain/task-actions";
 import type { TaskStatus } from "../../domain/task-states";
-import { type CorrectionPreview, correctionPreview } from "../review/correction";
+import { type CorrectionPreview, correctionPreview, requestNote } from "../review/correction";
 import {
   lastStepOf,
   moneyToolsOf,
@@ -37,6 +37,8 @@ export type ReviewStateDto = {
      * before confirming. Empty for other requests, or without payloads:read.
      */
     changes: DiffRow[];
+    /** Why the first reviewer corrected it, as they wrote it; null when they gave no note. */
+    note: string | null;
   } | null;
   /** Pending money approvals and who gave the first yes, if anyone has. */
   moneyApprovals: {
@@ -109,6 +111,7 @@ export async function readReviewState(
                 pending.input !== null && seesPayloads(reader)
                   ? changedRows(diffJson(task.input, pending.input))
                   : [],
+              note: pending.input === null ? null : await requestNote(client, task.id, pending.id),
             }
           : null,
       moneyApprovals: approvals.rows
