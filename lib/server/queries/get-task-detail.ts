@@ -7,13 +7,14 @@ import type { Db } from "../../../db/client";
 import { approvals, effects, ledgerEntries, steps, tasks } from "../../../db/schema";
 import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
-import { changedRows, type DiffRow, diffJson } from "../../domain/json-diff";
+import { type DiffRow, diffJson } from "../../domain/json-diff";
 import { type ProviderRef, providerRefs } from "../../domain/provider-refs";
 import { planReplay, type ReplayPreview } from "../../domain/replay-plan";
 import { appliesTo } from "../../domain/task-actions";
 import type { DeadReason, StepKind, TaskStatus } from "../../domain/task-states";
 import { env } from "../../env";
 import { taskStream } from "../ledger/append-ledger";
+import { type InputHistoryDto, readInputHistory } from "./input-history";
 import { listTaskTimeline, type TaskTimelineDto, type TimelineSearch } from "./list-task-timeline";
 import { payload, seesPayloads } from "./payloads";
 
@@ -156,48 +157,12 @@ export type TaskDetailDto = {
    * reads the task may know; the values are payloads (HIDDEN_PAYLOAD, and no rows, without
    * payloads:read).
    */
-  inputHistory: {
-    /** As the task.enqueued entry recorded it. */
-    enqueued: JsonValue;
-    corrections: InputCorrectionDto[];
-  };
+  inputHistory: InputHistoryDto;
   /** A replay from step 1, for tasks a reviewer can replay; null otherwise. */
   replay: ReplayPreview | null;
   /** The database clock when the snapshot was taken, ISO 8601. */
   asOf: string;
 };
-
-export type InputCorrectionDto = {
-  /** The task.input_corrected entry's seq in the task's stream. */
-  seq: number;
-  at: string;
-  /** The reviewer who made the correction. */
-  proposedBy: string;
-  /** The second reviewer who confirmed it (money could act); null when one was enough. */
-  confirmedBy: string | null;
-  fromStep: number | null;
-  note: string | null;
-  /** The input's leaves that differ, before → after, from the entry's own before and after. */
-  rows: DiffRow[];
-};
-
-/** Most corrections one task page lists (a task corrected more often is not a typo fixed). */
-const CORRECTIONS_SHOWN = 50;
-
-const correctionSchema = z.looseObject({
-  before: z.json(),
-  after: z.json(),
-  fromStep: z.number().int().nullable().optional().catch(null),
-  note: z.string().nullable().optional().catch(null),
-  proposedBy: z.string().optional().catch(undefined),
-  confirmedBy: z.string().nullable().optional().catch(undefined),
-  // Entries before issue 19 name the first reviewer only here.
-  twoPerson: z
-    .looseObject({ requestedBy: z.string(), confirmedBy: z.string().optional() })
-    .optional()
-    .catch(undefined),
-});
-const enqueuedSchema = z.looseObject({ input: z.json() });
 
 const rejectionSchema = z.looseObject({
   reason: z.string(),
@@ -356,24 +321,7 @@ export async function getTaskDetail(
         });
       }
 
-      const historyRows = await tx
-        .select({
-          seq: ledgerEntries.seq,
-          at: ledgerEntries.at,
-          kind: ledgerEntries.kind,
-          actor: ledgerEntries.actor,
-          data: ledgerEntries.data,
-        })
-        .from(ledgerEntries)
-        .where(
-          and(
-            eq(ledgerEntries.stream, stream),
-            inArray(ledgerEntries.kind, ["task.enqueued", "task.input_corrected"]),
-          ),
-        )
-        .orderBy(asc(ledgerEntries.seq))
-        .limit(CORRECTIONS_SHOWN + 1);
-      const inputHistory = readInputHistory(historyRows, t.input as JsonValue, visible);
+      const inputHistory = await readInputHistory(tx, stream, t.input as JsonValue, visible);
 
       return {
         task: {
@@ -462,49 +410,4 @@ export async function getTaskDetail(
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
-}
-
-/**
- * The input as enqueued and its corrections, from the task's entries: the values are the
- * entries' own (as hashed and, where a path is sensitive, redacted), never the tasks row.
- */
-function readInputHistory(
-  rows: { seq: number; at: Date; kind: string; actor: string; data: unknown }[],
-  current: JsonValue,
-  visible: boolean,
-): TaskDetailDto["inputHistory"] {
-  let enqueued: JsonValue | undefined;
-  const corrections: InputCorrectionDto[] = [];
-  let firstBefore: JsonValue | undefined;
-  for (const r of rows) {
-    if (r.kind === "task.enqueued") {
-      const d = enqueuedSchema.safeParse(r.data);
-      if (d.success && enqueued === undefined) enqueued = d.data.input as JsonValue;
-      continue;
-    }
-    const d = correctionSchema.safeParse(r.data);
-    if (!d.success) continue;
-    const before = d.data.before as JsonValue;
-    firstBefore ??= before;
-    const confirmedBy =
-      d.data.confirmedBy !== undefined
-        ? d.data.confirmedBy
-        : d.data.twoPerson
-          ? (d.data.twoPerson.confirmedBy ?? r.actor)
-          : null;
-    corrections.push({
-      seq: r.seq,
-      at: iso(r.at),
-      proposedBy: d.data.proposedBy ?? d.data.twoPerson?.requestedBy ?? r.actor,
-      confirmedBy,
-      fromStep: d.data.fromStep ?? null,
-      note: d.data.note ?? null,
-      rows: visible ? changedRows(diffJson(before, d.data.after as JsonValue)) : [],
-    });
-  }
-  // A task written without an enqueue entry (a test's SQL) started from its first correction's before.
-  return {
-    enqueued: payload(visible, enqueued ?? firstBefore ?? current),
-    corrections: corrections.slice(0, CORRECTIONS_SHOWN),
-  };
 }
