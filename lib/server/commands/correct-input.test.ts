@@ -9,6 +9,7 @@ import { testTokenViewer, testViewer } from "../../auth/testing";
 import { operator, principalOf } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
 import type { JsonValue } from "../../domain/json";
+import { verifyLedger } from "../ledger/verify-ledger";
 import { readReviewState } from "../queries/get-review-state";
 import { getTaskDetail } from "../queries/get-task-detail";
 import { HIDDEN_PAYLOAD } from "../queries/payloads";
@@ -291,6 +292,7 @@ describe("correctInput", () => {
       enqueued: HIDDEN_PAYLOAD,
       corrections: [expect.objectContaining({ proposedBy: A.actor, rows: [] })],
     });
+    expect((await verifyLedger(t.pool)).problems).toEqual([]);
   });
 
   it("a role without deadLetters:review is refused under the lock and nothing is written", async () => {

@@ -9,6 +9,7 @@ import { operator } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { summarizeEntry } from "../../domain/ledger-summary";
 import { describePolicyChange } from "../../domain/policy-text";
+import { verifyLedger } from "../ledger/verify-ledger";
 import { listRetryPolicies } from "../queries/list-retry-policies";
 import { setPolicy } from "./set-policy";
 
@@ -125,5 +126,9 @@ describe("setPolicy records the value it replaced", () => {
     }
     const after = await t.pool.query("select count(*)::int as n from ledger_entries");
     expect(after.rows).toEqual(before.rows);
+  });
+
+  it("leaves the system stream's chain whole", async () => {
+    expect((await verifyLedger(t.pool)).problems).toEqual([]);
   });
 });
