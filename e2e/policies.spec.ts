@@ -111,7 +111,10 @@ test("an agent override shows with what it inherits, what is in force and who ch
   await expect(latest).toContainText(`agent:${agent}`);
   await expect(latest).toContainText("set by admin@example.com");
   const attempts = latest.locator('li[data-field="maxAttempts"]');
-  await expect(attempts.locator('[data-side="before"]')).toHaveText("inherits");
+  // What it replaced: no published code, so the global row's value.
+  await expect(attempts.locator('[data-side="before"]')).toHaveText(
+    `${global?.max_attempts} (global)`,
+  );
   await expect(attempts.locator('[data-side="after"]')).toHaveText("9");
   await history.getByRole("link", { name: "All policy changes" }).click();
   await expect(page).toHaveURL(/\/ledger\?kind=policy\.changed$/);
@@ -211,8 +214,9 @@ test.describe("refund's retry limit", () => {
       "3",
     );
     await expect(previous).toContainText("set by user:admin@example.com");
+    // The first change replaced the value the agent's code set.
     await expect(previous.locator('li[data-field="maxAttempts"] [data-side="before"]')).toHaveText(
-      "inherits",
+      "6 (agent code)",
     );
     await expect(previous.locator('li[data-field="maxAttempts"] [data-side="after"]')).toHaveText(
       "4",
@@ -228,7 +232,17 @@ test.describe("refund's retry limit", () => {
     );
     expect(entry.rows[0]).toEqual({
       actor: "user:admin@example.com",
-      data: { scope: "agent:refund", before: { maxAttempts: 4 }, after: { maxAttempts: 3 } },
+      data: {
+        scope: "agent:refund",
+        before: { maxAttempts: 4 },
+        after: { maxAttempts: 3 },
+        inForce: {
+          maxAttempts: {
+            before: { value: 4, source: "agent" },
+            after: { value: 3, source: "agent" },
+          },
+        },
+      },
     });
     await page
       .getByRole("region", { name: "Change history" })

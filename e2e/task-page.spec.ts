@@ -2,8 +2,10 @@
 // watching the page follow the worker by itself; resolve an unknown outcome with the full key
 // and Message-ID to copy; reject with a reason and read who and why.
 
+import AxeBuilder from "@axe-core/playwright";
 import type pg from "pg";
 import { z } from "zod";
+import { THEME_COOKIE } from "../components/theme/theme";
 import { defineAgent, defineTool } from "../lib/sdk/define";
 import { asRole, enqueue, expect, insertDeadTask, randomWord, runTasks, test } from "./fixtures";
 import { stageUnknownOutcome } from "./staging";
@@ -97,6 +99,31 @@ test("a reviewer fixes a bad input and replays it; the page follows the worker b
   await expect(callout).toContainText("Succeeded", { timeout: 15_000 });
   await expect(callout).toContainText("Finished after 2 attempts");
   await expect(page.getByRole("region", { name: "Effects" })).toContainText("issue_refund");
+
+  // The Input section now reads as enqueued → the correction → now, by one reviewer.
+  const input = page.getByRole("region", { name: "Input", exact: true });
+  await expect(input.getByTestId("input-enqueued")).toContainText("US dollars");
+  await expect(input.getByTestId("correction-people")).toHaveText(
+    `By ${REVIEWER}; replayed from step 1.`,
+  );
+  const row = input.getByTestId("correction-diff").locator("tbody tr");
+  await expect(row).toHaveCount(1);
+  await expect(row.locator("td")).toHaveText(['"US dollars"', '"usd"']);
+  await expect(input.getByTestId("input-now")).toContainText('"currency": "usd"');
+  // Readable in both palettes.
+  for (const theme of ["light", "dark"] as const) {
+    await page.context().addCookies([{ name: THEME_COOKIE, value: theme, url: page.url() }]);
+    await page.reload();
+    await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
+    const results = await new AxeBuilder({ page })
+      .withTags(["wcag2a", "wcag2aa", "wcag21aa"])
+      .include("#input")
+      .analyze();
+    expect(
+      results.violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
+      `the corrected input in the ${theme} theme`,
+    ).toEqual([]);
+  }
 });
 
 test("an unknown outcome shows the full key and Message-ID to copy, then is resolved", async ({

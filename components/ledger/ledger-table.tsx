@@ -70,8 +70,10 @@ export function LedgerTable({ entries, caption }: { entries: LedgerEntryDto[]; c
                 </Td>
                 <Td mono>{e.kind}</Td>
                 <Td>
+                  {/* Up to four lines: a correction or a policy change names its fields
+                      before → after and who, which one line cuts off. */}
                   <span
-                    className="block max-w-[28rem] truncate text-slate-700"
+                    className="line-clamp-4 max-w-[28rem] min-w-[18rem] break-words text-slate-700"
                     title={summary}
                     data-testid="entry-summary"
                   >

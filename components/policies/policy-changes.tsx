@@ -1,17 +1,11 @@
 // The policy history from the ledger, newest first: who changed which scope, and each changed
-// field before → after, in the screen's units.
-import type { PolicyFieldChange } from "../../lib/domain/retry-policy";
+// field before → after, in the screen's units, with where a value in force came from when it
+// was not the scope's own row ("Max attempts 6 (agent code) → 5").
+import { policyChangeSides } from "../../lib/domain/policy-text";
 import type { PolicyChangeDto } from "../../lib/server/queries/list-retry-policies";
 import { JsonDetails } from "../tasks/json-view";
 import { Timestamp } from "../ui/timestamp";
-import { formatPolicyValue, POLICY_FIELD_LABEL } from "./policy-format";
-
-/** A side the row did not set: an agent row inherits; the global row has only an open budget. */
-function show(scope: string | null, f: PolicyFieldChange["field"], v: number | null): string {
-  if (v !== null) return formatPolicyValue(f, v);
-  if (scope === "global") return f === "budget" ? "Unlimited" : "built-in";
-  return "inherits";
-}
+import { POLICY_FIELD_LABEL } from "./policy-format";
 
 function Fields({ change }: { change: PolicyChangeDto }) {
   if (!change.fields) {
@@ -20,19 +14,22 @@ function Fields({ change }: { change: PolicyChangeDto }) {
   if (change.fields.length === 0) return <span className="text-slate-600">No field changed.</span>;
   return (
     <ul className="flex flex-wrap gap-x-5 gap-y-1">
-      {change.fields.map((c) => (
-        <li key={c.field} data-field={c.field}>
-          <span className="text-slate-600">{POLICY_FIELD_LABEL[c.field]}</span>{" "}
-          <span data-side="before" className="text-slate-600">
-            {show(change.scope, c.field, c.before)}
-          </span>{" "}
-          <span aria-hidden="true">→</span>
-          <span className="sr-only">to</span>{" "}
-          <span data-side="after" className="font-medium text-slate-900">
-            {show(change.scope, c.field, c.after)}
-          </span>
-        </li>
-      ))}
+      {change.fields.map((c) => {
+        const sides = policyChangeSides(change.scope, c);
+        return (
+          <li key={c.field} data-field={c.field}>
+            <span className="text-slate-600">{POLICY_FIELD_LABEL[c.field]}</span>{" "}
+            <span data-side="before" className="text-slate-600">
+              {sides.before}
+            </span>{" "}
+            <span aria-hidden="true">→</span>
+            <span className="sr-only">to</span>{" "}
+            <span data-side="after" className="font-medium text-slate-900">
+              {sides.after}
+            </span>
+          </li>
+        );
+      })}
     </ul>
   );
 }

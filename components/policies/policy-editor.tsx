@@ -39,15 +39,6 @@ type Props = {
 
 const FORM_FIELDS = POLICY_FIELDS.map((f) => FORM_FIELD[f]);
 
-const MIN: Record<PolicyField, number> = {
-  maxAttempts: 1,
-  backoffInitialMs: 0,
-  backoffFactor: 1,
-  backoffMaxMs: 0,
-  attemptTimeoutMs: 0.001,
-  budget: 0,
-};
-
 function PolicyForm({ scope, version, values, inherited, close }: Props) {
   const { feedback, pending, run } = useDialogReview(close);
   const id = useId();
@@ -94,10 +85,13 @@ function PolicyForm({ scope, version, values, inherited, close }: Props) {
               <input
                 id={inputId}
                 name={name}
-                type="number"
-                inputMode="decimal"
-                min={MIN[f]}
-                step={f === "maxAttempts" ? 1 : "any"}
+                // Text, not type="number": a browser empties a number input it cannot parse
+                // (1e309, a 400-digit timeout), and an empty field here means "inherit", so the
+                // bad value would be saved as no value. The server refuses it in words instead.
+                type="text"
+                inputMode={f === "maxAttempts" ? "numeric" : "decimal"}
+                autoComplete="off"
+                spellCheck={false}
                 required={global && f !== "budget"}
                 defaultValue={formInputValue(f, values?.[f])}
                 placeholder={

@@ -12,6 +12,7 @@ import {
 } from "../../lib/actions/review";
 import type { ReviewPreview } from "../../lib/domain/replay-plan";
 import type { ReviewStateDto } from "../../lib/server/queries/get-review-state";
+import { DiffTable } from "../tasks/diff-table";
 import { Timestamp } from "../ui/timestamp";
 import { CopyValue } from "./copy-value";
 import { ProviderCheck, type ProviderCheckProps } from "./provider-check";
@@ -292,6 +293,31 @@ export function PendingRequest({
         {request.taskVersion}). It can reach an effect that moves money, so it runs only when a
         different reviewer confirms it.
       </p>
+      {corrected ? (
+        <div className="space-y-2">
+          <p className="font-medium">
+            The correction {mine ? "you" : request.requestedBy} made, field by field:
+          </p>
+          {request.note ? <p className="break-words">Why: {request.note}</p> : null}
+          {request.changes.length > 0 ? (
+            <div className="rounded bg-white/70 p-2">
+              <DiffTable
+                rows={request.changes}
+                caption="The input now and as the request corrects it"
+                beforeLabel="Before"
+                afterLabel="After"
+                testId="pending-diff"
+              />
+            </div>
+          ) : null}
+          <details>
+            <summary className="cursor-pointer text-xs">The whole corrected input</summary>
+            <pre className="mt-1 max-h-48 overflow-auto rounded bg-white/70 p-2 font-mono text-xs break-all whitespace-pre-wrap">
+              {JSON.stringify(request.input, null, 2)}
+            </pre>
+          </details>
+        </div>
+      ) : null}
       {mayReview ? (
         <div className="flex flex-wrap gap-2">
           {mine ? null : (
@@ -346,14 +372,6 @@ export function PendingRequest({
           >
             {mine ? "Withdraw my request" : "Decline (withdraw the request)"}
           </button>
-        </div>
-      ) : null}
-      {corrected ? (
-        <div>
-          <p className="font-medium">The corrected input it replays with:</p>
-          <pre className="mt-1 max-h-48 overflow-auto rounded bg-white/70 p-2 font-mono text-xs break-all whitespace-pre-wrap">
-            {JSON.stringify(request.input, null, 2)}
-          </pre>
         </div>
       ) : null}
       {mine ? <p>You made this request; someone else must confirm it.</p> : null}

@@ -9,7 +9,7 @@ import { LiveStatus } from "../live/live-status";
 import { type ScreenParams, useLiveQuery } from "../live/use-live-query";
 import { TaskReviewPanel } from "../review/task-review-panel";
 import { EffectsList } from "../tasks/effects-list";
-import { JsonView } from "../tasks/json-view";
+import { InputHistory, inputDescription } from "../tasks/input-history";
 import { OnThisPage } from "../tasks/on-this-page";
 import { PayloadMismatches } from "../tasks/payload-mismatch";
 import { ReplayPreviewView } from "../tasks/replay-preview";
@@ -41,6 +41,7 @@ export function LiveTaskPage({
   const { detail, review } = live.data;
   const { task } = detail;
   const pendingApproval = detail.approvals.find((a) => a.status === "pending");
+  const corrected = detail.inputHistory.corrections.length > 0;
   const outcomeTitle =
     task.result !== null ? "Result" : task.lastError !== null ? "Last error" : "Outcome";
   return (
@@ -90,13 +91,16 @@ export function LiveTaskPage({
       <OnThisPage detail={detail} />
 
       <div className="grid gap-6 lg:grid-cols-2">
-        <Card
-          id="input"
-          title="Input"
-          description="As enqueued. The agent checks it against its schema."
-        >
-          <JsonView value={task.input} label="Input of the task" tall />
-        </Card>
+        {/* A corrected input's history needs the width of the page for its before → after. */}
+        <div className={corrected ? "min-w-0 lg:col-span-2" : "min-w-0"}>
+          <Card id="input" title="Input" description={inputDescription(detail.inputHistory)}>
+            <InputHistory
+              history={detail.inputHistory}
+              current={task.input}
+              payloadsHidden={detail.payloadsHidden}
+            />
+          </Card>
+        </div>
         <Card
           id="outcome"
           title={outcomeTitle}

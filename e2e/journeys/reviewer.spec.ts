@@ -1,7 +1,8 @@
 // The reviewer's day on the seeded demo: an error group from /dead-letters, one of it rejected
 // with a reason, the rest bulk-replayed after reading the aggregated preview; the demo's refund
 // dead for bad input ("currency: US dollars") fixed and replayed until it succeeds (a refund
-// moves money: a second reviewer confirms the correction); an unknown
+// moves money: a second reviewer confirms the correction after reading it field by field, and
+// the task page and the ledger then read "US dollars" → "usd" with both names); an unknown
 // outcome resolved; and every one of those outcomes found in /ledger under their own name.
 // Rows are staged with SQL as a worker leaves them, or by the demo agents themselves.
 
@@ -123,9 +124,19 @@ test("reviewer: triage a group, fix a bad input, resolve an outcome, find it all
     const other = await signedIn(browser, baseURL ?? "", second.email, second.password);
     try {
       const confirming = await other.newPage();
+      await confirming.setViewportSize(JOURNEY_VIEWPORT);
       await confirming.goto(`/tasks/${badTask}`);
-      await confirming
-        .getByTestId("pending-request")
+      // What they confirm, field by field, before the button: "US dollars" → "usd".
+      const asked = confirming.getByTestId("pending-request");
+      const diff = asked.getByTestId("pending-diff");
+      await expect(diff.locator("tbody tr")).toHaveCount(1);
+      await expect(diff.locator("tbody tr")).toContainText("currency");
+      await expect(diff.locator("tbody tr td").nth(0)).toHaveText('"US dollars"');
+      await expect(diff.locator("tbody tr td").nth(1)).toHaveText('"usd"');
+      await expect(asked).toContainText("Why: the shop sent a display name, not a code");
+      await asked.scrollIntoViewIfNeeded();
+      await shot(confirming, "reviewer", 6, "second-reviewer-diff");
+      await asked
         .getByRole("button", { name: "Confirm the corrected input and replay from step 1" })
         .click();
       await expect(confirming.getByTestId("review-status")).toContainText(
@@ -140,6 +151,32 @@ test("reviewer: triage a group, fix a bad input, resolve an outcome, find it all
     expect(
       receivers.payments.refunds().filter((r) => r.metadata.order_id === bad.orderId),
     ).toHaveLength(1);
+    // The Input section: as enqueued, the correction before → after with both names, and now.
+    const input = page.getByRole("region", { name: "Input", exact: true });
+    await expect(input.getByTestId("input-enqueued")).toContainText("As enqueued");
+    const correction = input.getByTestId("input-correction");
+    await expect(correction).toHaveCount(1);
+    await expect(correction.getByTestId("correction-people")).toHaveText(
+      `Proposed by ${REVIEWER}, confirmed by user:${second.email}; replayed from step 1.`,
+    );
+    await expect(correction).toContainText("Why: the shop sent a display name, not a code");
+    const fixedRow = correction.getByTestId("correction-diff").locator("tbody tr");
+    await expect(fixedRow).toHaveCount(1);
+    await expect(fixedRow.locator("th")).toContainText("currency");
+    await expect(fixedRow.locator("td").nth(0)).toHaveText('"US dollars"');
+    await expect(fixedRow.locator("td").nth(1)).toHaveText('"usd"');
+    await expect(input.getByTestId("input-now")).toContainText('"currency": "usd"');
+    await input.scrollIntoViewIfNeeded();
+    await shot(page, "reviewer", 7, "corrected-input");
+
+    // The ledger's one-line summary of the correction: the field before → after and both names.
+    await filterLedger(page, { Kind: "task.input_corrected", "Task id": badTask });
+    const corrected = ledgerRow(page, badTask, "task.input_corrected");
+    await expect(corrected).toHaveCount(1);
+    await expect(corrected.getByTestId("entry-summary")).toHaveText(
+      `currency "US dollars" → "usd" · proposed by: reviewer@example.com · confirmed by: ${second.email} · from step: 1 · why: the shop sent a display name, not a code`,
+    );
+    await shot(page, "reviewer", 8, "correction-ledger");
 
     // 5. The send nobody knows about: the provider's log says it never left.
     await page.goto(`/tasks/${unknown.taskId}`);
@@ -168,6 +205,10 @@ test("reviewer: triage a group, fix a bad input, resolve an outcome, find it all
     await expect(
       ledgerRow(page, rejected, "review.rejected").getByTestId("entry-summary"),
     ).toContainText("why: order cancelled by the customer");
+    // Filed under the reviewer who proposed it: their request, with the correction it asked for.
+    await expect(
+      ledgerRow(page, badTask, "review.requested").getByTestId("entry-summary"),
+    ).toContainText('correction: currency "US dollars" → "usd"');
     await shot(page, "reviewer", 5, "ledger-by-actor");
 
     // The same, from the record itself.
@@ -180,6 +221,8 @@ test("reviewer: triage a group, fix a bad input, resolve an outcome, find it all
         data: expect.objectContaining({
           before: bad,
           after: { ...bad, currency: "usd" },
+          proposedBy: REVIEWER,
+          confirmedBy: `user:${second.email}`,
           twoPerson: expect.objectContaining({ requestedBy: REVIEWER }),
         }),
       }),

@@ -120,3 +120,144 @@ describe("summarizeEntry", () => {
     ).toBe("streams: 3 · unsigned · digest: cdcdcdcdcdcd…");
   });
 });
+
+describe("summarizeEntry: corrections and policy changes read before → after", () => {
+  const before = { orderId: "ord_1", currency: "US dollars", amountCents: 900 };
+  const after = { orderId: "ord_1", currency: "usd", amountCents: 900 };
+
+  it("names a correction's fields before → after, who proposed it and who confirmed it", () => {
+    expect(
+      summarizeEntry({
+        kind: "task.input_corrected",
+        actor: "user:bob@example.com",
+        data: {
+          before,
+          after,
+          fromStep: 1,
+          note: "a display name, not a code",
+          proposedBy: "user:alice@example.com",
+          confirmedBy: "user:bob@example.com",
+        },
+      }),
+    ).toBe(
+      'currency "US dollars" → "usd" · proposed by: alice@example.com · confirmed by: bob@example.com · from step: 1 · why: a display name, not a code',
+    );
+    // One reviewer was enough: one name.
+    expect(
+      summarizeEntry({
+        kind: "task.input_corrected",
+        actor: "user:alice@example.com",
+        data: {
+          before,
+          after,
+          fromStep: 2,
+          proposedBy: "user:alice@example.com",
+          confirmedBy: null,
+        },
+      }),
+    ).toBe('currency "US dollars" → "usd" · by: alice@example.com · from step: 2');
+  });
+
+  it("reads entries written before proposedBy, from twoPerson or the actor", () => {
+    expect(
+      summarizeEntry({
+        kind: "task.input_corrected",
+        actor: "user:bob@example.com",
+        data: {
+          before,
+          after,
+          fromStep: 1,
+          twoPerson: { requestedBy: "user:alice@example.com", confirmedBy: "user:bob@example.com" },
+        },
+      }),
+    ).toBe(
+      'currency "US dollars" → "usd" · proposed by: alice@example.com · confirmed by: bob@example.com · from step: 1',
+    );
+  });
+
+  it("cuts long values, names at most three fields and counts the rest, keeps markup as text", () => {
+    const line = summarizeEntry({
+      kind: "task.input_corrected",
+      actor: "user:a@example.com",
+      data: {
+        before: { a: "x".repeat(100), b: 1, c: 1, d: 1, e: "<b>" },
+        after: { a: "y", b: 2, c: 2, d: 2, e: "<script>alert(1)</script>" },
+        proposedBy: "user:a@example.com",
+        confirmedBy: null,
+      },
+    });
+    expect(line).toBe(`a "${"x".repeat(38)}… → "y", b 1 → 2, c 1 → 2, 2 more · by: a@example.com`);
+    expect(
+      summarizeEntry({
+        kind: "task.input_corrected",
+        actor: "u",
+        data: { before: { e: "<b>" }, after: { e: "<script>alert(1)</script>", f: 1 } },
+      }),
+    ).toBe('e "<b>" → "<script>alert(1)</script>", f (none) → 1 · by: u');
+  });
+
+  it("shows a redacted value as the entry holds it", () => {
+    expect(
+      summarizeEntry({
+        kind: "task.input_corrected",
+        actor: "u",
+        data: { before: { card: "[redacted]", to: "a" }, after: { card: "[redacted]", to: "b" } },
+      }),
+    ).toBe('to "a" → "b" · by: u');
+  });
+
+  it("names the correction a first reviewer asks a second to confirm", () => {
+    expect(
+      summarizeEntry({
+        kind: "review.requested",
+        actor: "user:alice@example.com",
+        data: { action: "replay", fromStep: 1, requestId: 7, correction: { before, after } },
+      }),
+    ).toBe(
+      'by: alice@example.com · action: replay · correction: currency "US dollars" → "usd" · step: 1 · request: 7',
+    );
+  });
+
+  it("names a policy change's fields with the value in force before and where it came from", () => {
+    expect(
+      summarizeEntry({
+        kind: "policy.changed",
+        actor: "user:admin@example.com",
+        data: {
+          scope: "agent:refund",
+          before: null,
+          after: { maxAttempts: 5, attemptTimeoutMs: 30_000 },
+          inForce: {
+            maxAttempts: {
+              before: { value: 6, source: "code" },
+              after: { value: 5, source: "agent" },
+            },
+            attemptTimeoutMs: {
+              before: { value: 60_000, source: "global" },
+              after: { value: 30_000, source: "agent" },
+            },
+          },
+        },
+      }),
+    ).toBe(
+      "by: admin@example.com · scope: agent:refund · Max attempts 6 (agent code) → 5, Attempt timeout 60 s (global) → 30 s",
+    );
+  });
+
+  it("reads policy changes written before what was in force was recorded", () => {
+    expect(
+      summarizeEntry({
+        kind: "policy.changed",
+        actor: "user:admin@example.com",
+        data: { scope: "agent:refund", before: {}, after: { maxAttempts: 5 } },
+      }),
+    ).toBe("by: admin@example.com · scope: agent:refund · Max attempts inherited → 5");
+    expect(
+      summarizeEntry({
+        kind: "policy.changed",
+        actor: "user:admin@example.com",
+        data: { scope: "global", before: { maxAttempts: 5 }, after: { maxAttempts: 5 } },
+      }),
+    ).toBe("by: admin@example.com · scope: global · no field changed");
+  });
+});

@@ -2,6 +2,9 @@
 // person scans for, per kind (the tool and recipient or provider ids of an effect, who decided
 // a review and why, the agent and status of a task). Plain text; the screen renders it escaped.
 import type { JsonValue } from "./json";
+import { changedRows, diffJson } from "./json-diff";
+import { describePolicyChange } from "./policy-text";
+import { policyFieldChanges } from "./retry-policy";
 
 type Obj = { [key: string]: JsonValue };
 
@@ -70,12 +73,14 @@ export function summarizeEntry(entry: {
       return fields([
         ["by", actorName(entry.actor)],
         ["action", d.action],
+        ["correction", isObj(d.correction) ? correctionText(d.correction) : undefined],
         ["from", d.from],
         ["why", d.reason ?? d.why ?? d.note],
         ["step", d.fromStep],
         ["request", d.requestId],
       ]);
     case "task":
+      if (kind === "task.input_corrected") return correctionSummary(entry.actor, d);
       return fields([
         ["agent", d.agent],
         ["from", d.from],
@@ -111,10 +116,15 @@ export function summarizeEntry(entry: {
         ["result", d.result],
       ]);
     case "policy":
-      return fields([
-        ["by", actorName(entry.actor)],
-        ["scope", d.scope],
-      ]);
+      return [
+        fields([
+          ["by", actorName(entry.actor)],
+          ["scope", d.scope],
+        ]),
+        kind === "policy.changed" ? policyText(d) : null,
+      ]
+        .filter((p) => p !== null && p !== "")
+        .join(" · ");
     case "replay":
       return fields([
         ["by", actorName(entry.actor)],
@@ -130,6 +140,66 @@ export function summarizeEntry(entry: {
           .slice(0, 4),
       );
   }
+}
+
+/** How many changed fields a summary names before it says how many more there are. */
+const FIELDS_NAMED = 3;
+/** A value in a before → after pair: enough to recognise it, short enough for three pairs. */
+const VALUE_MAX = 40;
+
+function listed(parts: string[]): string | null {
+  if (parts.length === 0) return null;
+  const more = parts.length - FIELDS_NAMED;
+  return [...parts.slice(0, FIELDS_NAMED), ...(more > 0 ? [`${more} more`] : [])].join(", ");
+}
+
+/**
+ * `currency "US dollars" → "usd"` for each changed field of an input correction, values as
+ * canonical JSON cut short. Read from the entry's own before and after (what it hashed, as it
+ * was redacted), never from anywhere else.
+ */
+function correctionText(d: Obj): string | null {
+  if (!("before" in d) || !("after" in d)) return null;
+  const side = (v: string | null) => (v === null ? "(none)" : (text(v, VALUE_MAX) ?? ""));
+  return listed(
+    changedRows(diffJson(d.before, d.after)).map(
+      (r) =>
+        `${r.path === "" ? "(whole input)" : text(r.path, VALUE_MAX)} ${side(r.before)} → ${side(r.after)}`,
+    ),
+  );
+}
+
+/**
+ * A correction names both people: who proposed it and, when money needed a second reviewer,
+ * who confirmed it (the entry's actor). Entries before issue 19 have only `twoPerson`.
+ */
+function correctionSummary(actor: string, d: Obj): string {
+  const two = isObj(d.twoPerson) ? d.twoPerson : {};
+  const proposed = d.proposedBy ?? two.requestedBy ?? actor;
+  const confirmed = d.confirmedBy ?? two.confirmedBy ?? null;
+  const name = (v: JsonValue | undefined) =>
+    typeof v === "string" ? actorName(v) : (v ?? undefined);
+  // Each pair is already cut short; the list is not cut again, so every named field shows.
+  return [
+    correctionText(d),
+    fields([
+      [confirmed === null ? "by" : "proposed by", name(proposed)],
+      ["confirmed by", name(confirmed)],
+      ["from step", d.fromStep],
+      ["why", d.note],
+    ]),
+  ]
+    .filter((p) => p !== null && p !== "")
+    .join(" · ");
+}
+
+/** `Max attempts 6 (agent code) → 5` for each field a policy change set differently. */
+function policyText(d: Obj): string | null {
+  const changes = policyFieldChanges(d.before, d.after, d.inForce);
+  if (changes === null) return null;
+  if (changes.length === 0) return "no field changed";
+  const scope = typeof d.scope === "string" ? d.scope : null;
+  return listed(changes.map((c) => describePolicyChange(scope, c)));
 }
 
 /** Checkpoints: what they cover, never their lists of heads. */

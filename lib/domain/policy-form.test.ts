@@ -73,7 +73,7 @@ describe("policyFormSchema", () => {
       backoffFactor: "must be at least 1",
       backoffMaxSeconds: "must be at most 604,800 s",
       attemptTimeoutSeconds: "must be at least 0.001 s",
-      budget: "must be a number",
+      budget: "must be a number, such as 2 or 0.5",
     });
     expect(errors({ scope: "agent:refund", backoffInitialSeconds: "1.2345" })).toEqual({
       backoffInitialSeconds: "must have at most 3 decimals (whole milliseconds)",
@@ -81,5 +81,64 @@ describe("policyFormSchema", () => {
     expect(errors({ scope: "agent:Refund!" })).toEqual({
       scope: 'must be "global" or "agent:<name>"',
     });
+  });
+
+  it("refuses numbers too large to hold in each field's own words, never as an empty field", () => {
+    const digits400 = `1${"0".repeat(399)}`;
+    expect(
+      errors({
+        scope: "agent:refund",
+        maxAttempts: digits400,
+        backoffInitialSeconds: "1e309",
+        backoffFactor: "1e309",
+        backoffMaxSeconds: "-1e309",
+        attemptTimeoutSeconds: digits400,
+        budget: "1e309",
+      }),
+    ).toEqual({
+      maxAttempts: "must be at most 1,000",
+      backoffInitialSeconds: "must be at most 86,400 s",
+      backoffFactor: "must be at most 100",
+      backoffMaxSeconds: "must be at least 0 s",
+      attemptTimeoutSeconds: "must be at most 86,400 s",
+      budget: "must be at most 1,000,000",
+    });
+    // The attempt timeout is a setTimeout: past 2^31-1 ms it would fire at once.
+    expect(errors({ scope: "agent:refund", attemptTimeoutSeconds: "2147484" })).toEqual({
+      attemptTimeoutSeconds: "must be at most 86,400 s",
+    });
+  });
+
+  it("refuses negatives, NaN, Infinity and what is not decimal notation", () => {
+    expect(
+      errors({
+        scope: "agent:refund",
+        maxAttempts: "-3",
+        backoffInitialSeconds: "NaN",
+        backoffFactor: "Infinity",
+        backoffMaxSeconds: "0x10",
+        attemptTimeoutSeconds: "-0.5",
+        budget: "-1",
+      }),
+    ).toEqual({
+      maxAttempts: "must be at least 1",
+      backoffInitialSeconds: "must be a number, such as 2 or 0.5",
+      backoffFactor: "must be a number, such as 2 or 0.5",
+      backoffMaxSeconds: "must be a number, such as 2 or 0.5",
+      attemptTimeoutSeconds: "must be at least 0.001 s",
+      budget: "must be at least 0",
+    });
+    expect(errors({ scope: "agent:refund", budget: Number.NaN } as PolicyFormInput)).toEqual({
+      budget: "must be a number, such as 2 or 0.5",
+    });
+  });
+
+  it("takes exponent notation within bounds", () => {
+    const r = parse({
+      scope: "agent:refund",
+      backoffFactor: "1.5e1",
+      attemptTimeoutSeconds: "1e3",
+    });
+    expect(r.success && r.data.policy).toEqual({ backoffFactor: 15, attemptTimeoutMs: 1_000_000 });
   });
 });

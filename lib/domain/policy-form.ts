@@ -26,27 +26,67 @@ const blank = (value: unknown) =>
     ? undefined
     : value;
 
-const number = z.coerce.number({ message: "must be a number" }).finite("must be a number");
+const NOT_A_NUMBER = "must be a number, such as 2 or 0.5";
+
+/** Decimal notation, as people type numbers (no hex, no "Infinity", no "NaN"). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/**
+ * The field's text as a number, then `schema`'s bounds. Text that is a number too large for a
+ * double (1e309, a 400-digit timeout) parses to ±Infinity; it is handed on as the largest
+ * double of its sign, so the field's own bound refuses it in the field's own words ("must be at
+ * most 86,400 s") instead of letting it through or calling it "not a number".
+ */
+const number = <T extends z.ZodType<unknown, number>>(schema: T) =>
+  z
+    .union([z.number(), z.string()], { error: NOT_A_NUMBER })
+    .transform((v, ctx) => {
+      const text = typeof v === "number" ? String(v) : v.trim();
+      const n = Number(text);
+      if (Number.isNaN(n) || (typeof v === "string" && !DECIMAL.test(text))) {
+        ctx.addIssue({ code: "custom", message: NOT_A_NUMBER });
+        return z.NEVER;
+      }
+      return Number.isFinite(n) ? n : Math.sign(n) * Number.MAX_VALUE;
+    })
+    .pipe(schema);
 
 const grouped = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
 
 const whole = (field: "maxAttempts") =>
-  number
-    .int("must be a whole number")
-    .min(POLICY_BOUNDS[field].min, `must be at least ${POLICY_BOUNDS[field].min}`)
-    .max(POLICY_BOUNDS[field].max, `must be at most ${grouped.format(POLICY_BOUNDS[field].max)}`);
+  number(
+    z
+      .number()
+      .int("must be a whole number")
+      .min(POLICY_BOUNDS[field].min, `must be at least ${POLICY_BOUNDS[field].min}`)
+      .max(POLICY_BOUNDS[field].max, `must be at most ${grouped.format(POLICY_BOUNDS[field].max)}`),
+  );
+
+const plain = (field: "backoffFactor" | "budget") => {
+  const { min, max } = POLICY_BOUNDS[field];
+  return number(
+    z
+      .number()
+      .min(min, `must be at least ${grouped.format(min)}`)
+      .max(max, `must be at most ${grouped.format(max)}`),
+  );
+};
 
 /** Seconds in, milliseconds out; precise to the millisecond, like the column. */
 const seconds = (field: (typeof DURATION_FIELDS)[number]) => {
   const { min, max } = POLICY_BOUNDS[field];
-  return number
-    .min(min / 1_000, `must be at least ${grouped.format(min / 1_000)} s`)
-    .max(max / 1_000, `must be at most ${grouped.format(max / 1_000)} s`)
-    .refine(
-      (s) => Math.abs(s * 1_000 - Math.round(s * 1_000)) < 1e-6,
-      "must have at most 3 decimals (whole milliseconds)",
-    )
-    .transform((s) => Math.round(s * 1_000));
+  return number(
+    z
+      .number()
+      // A bound that fails is the whole answer: the decimals of 1e308 s are beside the point.
+      .min(min / 1_000, { error: `must be at least ${grouped.format(min / 1_000)} s`, abort: true })
+      .max(max / 1_000, { error: `must be at most ${grouped.format(max / 1_000)} s`, abort: true })
+      .refine(
+        (s) => Math.abs(s * 1_000 - Math.round(s * 1_000)) < 1e-6,
+        "must have at most 3 decimals (whole milliseconds)",
+      )
+      .transform((s) => Math.round(s * 1_000)),
+  );
 };
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blank, schema.optional());
@@ -69,18 +109,16 @@ export const policyFormSchema = z
     /** The version the admin loaded; blank when there was no row for this scope. */
     version: z.preprocess(
       blank,
-      number.int("must be a whole number").min(1, "must be at least 1").nullable().default(null),
+      number(z.number().int("must be a whole number").min(1, "must be at least 1"))
+        .nullable()
+        .default(null),
     ),
     [FORM_FIELD.maxAttempts]: optional(whole("maxAttempts")),
     [FORM_FIELD.backoffInitialMs]: optional(seconds("backoffInitialMs")),
-    [FORM_FIELD.backoffFactor]: optional(
-      number
-        .min(POLICY_BOUNDS.backoffFactor.min, `must be at least ${POLICY_BOUNDS.backoffFactor.min}`)
-        .max(POLICY_BOUNDS.backoffFactor.max, `must be at most ${POLICY_BOUNDS.backoffFactor.max}`),
-    ),
+    [FORM_FIELD.backoffFactor]: optional(plain("backoffFactor")),
     [FORM_FIELD.backoffMaxMs]: optional(seconds("backoffMaxMs")),
     [FORM_FIELD.attemptTimeoutMs]: optional(seconds("attemptTimeoutMs")),
-    [FORM_FIELD.budget]: optional(number.min(0, "must be 0 or more")),
+    [FORM_FIELD.budget]: optional(plain("budget")),
   })
   .superRefine((v, ctx) => {
     if (v.scope !== "global") return;

@@ -7,7 +7,9 @@ import {
   POLICY_FIELDS,
   POLICY_LEVELS,
   type PolicyLevels,
+  partialRetryPolicySchema,
   policyFieldChanges,
+  policyInForceChanges,
   type RetryPolicy,
   resolvePolicy,
   resolvePolicyWithSources,
@@ -133,19 +135,110 @@ describe("policyFieldChanges", () => {
         { maxAttempts: 3, backoffInitialMs: 500, budget: 2 },
       ),
     ).toEqual([
-      { field: "maxAttempts", before: 6, after: 3 },
-      { field: "budget", before: null, after: 2 },
+      { field: "maxAttempts", before: 6, after: 3, inForce: null },
+      { field: "budget", before: null, after: 2, inForce: null },
     ]);
     expect(policyFieldChanges(null, { maxAttempts: 4 })).toEqual([
-      { field: "maxAttempts", before: null, after: 4 },
+      { field: "maxAttempts", before: null, after: 4, inForce: null },
     ]);
     expect(policyFieldChanges({ maxAttempts: 4 }, { maxAttempts: 4 })).toEqual([]);
+  });
+
+  it("reads what was in force where the entry recorded it, and entries past a later bound", () => {
+    const inForce = {
+      maxAttempts: {
+        before: { value: 6, source: "code" },
+        after: { value: 5, source: "agent" },
+      },
+    };
+    expect(policyFieldChanges({}, { maxAttempts: 5 }, inForce)).toEqual([
+      { field: "maxAttempts", before: null, after: 5, inForce: inForce.maxAttempts },
+    ]);
+    // A shape it does not know is no record of what was in force, not an unreadable entry.
+    expect(policyFieldChanges({}, { maxAttempts: 5 }, { maxAttempts: "six" })).toEqual([
+      { field: "maxAttempts", before: null, after: 5, inForce: null },
+    ]);
+    expect(policyFieldChanges({ budget: 5e6 }, { budget: 1 })).toEqual([
+      { field: "budget", before: 5e6, after: 1, inForce: null },
+    ]);
   });
 
   it("cannot read entries of another shape", () => {
     expect(policyFieldChanges(null, null)).toBeNull();
     expect(policyFieldChanges({ maxAttempts: "many" }, { maxAttempts: 4 })).toBeNull();
     expect(policyFieldChanges(null, [1, 2])).toBeNull();
+  });
+});
+
+describe("policyInForceChanges", () => {
+  const below = { code: { maxAttempts: 6, backoffInitialMs: 500 }, global: { maxAttempts: 3 } };
+
+  it("says an agent row's change replaced the value its code set, and what a cleared field falls to", () => {
+    expect(policyInForceChanges("agent:refund", null, { maxAttempts: 5 }, below)).toEqual({
+      maxAttempts: { before: { value: 6, source: "code" }, after: { value: 5, source: "agent" } },
+    });
+    expect(
+      policyInForceChanges("agent:refund", { maxAttempts: 5, budget: 2 }, { budget: 2 }, below),
+    ).toEqual({
+      maxAttempts: { before: { value: 5, source: "agent" }, after: { value: 6, source: "code" } },
+    });
+    expect(
+      policyInForceChanges("agent:refund", null, { attemptTimeoutMs: 9_000 }, { global: null }),
+    ).toEqual({
+      attemptTimeoutMs: {
+        before: { value: BUILT_IN_POLICY.attemptTimeoutMs, source: "built-in" },
+        after: { value: 9_000, source: "agent" },
+      },
+    });
+  });
+
+  it("resolves the global row over the built-in defaults only, and lists only changed fields", () => {
+    expect(
+      policyInForceChanges("global", null, { ...BUILT_IN_POLICY, maxAttempts: 8 }, below),
+    ).toEqual({
+      maxAttempts: {
+        before: { value: 5, source: "built-in" },
+        after: { value: 8, source: "global" },
+      },
+      backoffInitialMs: {
+        before: { value: 1_000, source: "built-in" },
+        after: { value: 1_000, source: "global" },
+      },
+      backoffFactor: {
+        before: { value: 2, source: "built-in" },
+        after: { value: 2, source: "global" },
+      },
+      backoffMaxMs: {
+        before: { value: 60_000, source: "built-in" },
+        after: { value: 60_000, source: "global" },
+      },
+      attemptTimeoutMs: {
+        before: { value: 60_000, source: "built-in" },
+        after: { value: 60_000, source: "global" },
+      },
+    });
+    expect(policyInForceChanges("global", { maxAttempts: 8 }, { maxAttempts: 8 }, below)).toEqual(
+      {},
+    );
+  });
+});
+
+describe("retryPolicySchema bounds", () => {
+  it("refuses what the runtime cannot honour, naming the bound", () => {
+    const r = partialRetryPolicySchema.safeParse({
+      attemptTimeoutMs: 2 ** 31,
+      backoffFactor: Number.POSITIVE_INFINITY,
+      budget: 1e300,
+      maxAttempts: -1,
+    });
+    expect(r.success).toBe(false);
+    if (r.success) return;
+    expect(Object.fromEntries(r.error.issues.map((i) => [i.path.join("."), i.message]))).toEqual({
+      attemptTimeoutMs: "must be at most 86400000",
+      backoffFactor: "must be a finite number",
+      budget: "must be at most 1000000",
+      maxAttempts: "must be at least 1",
+    });
   });
 });
 

@@ -4,26 +4,43 @@
 // function, so what the screen says is in force is what the worker applies.
 import { z } from "zod";
 
-/** Bounds in milliseconds; forms that take seconds word their errors from these. */
+/**
+ * Bounds in milliseconds; forms that take seconds word their errors from these. Each is what
+ * the runtime can honour: the millisecond fields are int4 columns and the attempt timeout is a
+ * setTimeout (both cap at 2^31-1 ms, about 24.8 days), and every bound is finite, so a value
+ * like 1e309 (Infinity once parsed) or a 400-digit number is refused rather than stored.
+ */
 export const POLICY_BOUNDS = {
   maxAttempts: { min: 1, max: 1000 },
   backoffInitialMs: { min: 0, max: 86_400_000 },
   backoffFactor: { min: 1, max: 100 },
   backoffMaxMs: { min: 0, max: 7 * 86_400_000 },
   attemptTimeoutMs: { min: 1, max: 86_400_000 },
-  budget: { min: 0, max: Number.POSITIVE_INFINITY },
+  /** A model budget per task of a million cost units is no limit a person means to set. */
+  budget: { min: 0, max: 1_000_000 },
 } as const;
 
 const B = POLICY_BOUNDS;
 
+type PolicyFieldName = keyof typeof POLICY_BOUNDS;
+
+/** A number within a field's bounds, the refusal naming them (API callers read these too). */
+function bounded(field: PolicyFieldName, int: boolean) {
+  const { min, max } = B[field];
+  const base = z.number({ error: "must be a finite number" });
+  return (int ? base.int({ error: "must be a whole number" }) : base)
+    .min(min, { error: `must be at least ${min}` })
+    .max(max, { error: `must be at most ${max}` });
+}
+
 export const retryPolicySchema = z.object({
-  maxAttempts: z.number().int().min(B.maxAttempts.min).max(B.maxAttempts.max),
-  backoffInitialMs: z.number().int().min(B.backoffInitialMs.min).max(B.backoffInitialMs.max),
-  backoffFactor: z.number().min(B.backoffFactor.min).max(B.backoffFactor.max),
-  backoffMaxMs: z.number().int().min(B.backoffMaxMs.min).max(B.backoffMaxMs.max),
-  attemptTimeoutMs: z.number().int().min(B.attemptTimeoutMs.min).max(B.attemptTimeoutMs.max),
+  maxAttempts: bounded("maxAttempts", true),
+  backoffInitialMs: bounded("backoffInitialMs", true),
+  backoffFactor: bounded("backoffFactor", false),
+  backoffMaxMs: bounded("backoffMaxMs", true),
+  attemptTimeoutMs: bounded("attemptTimeoutMs", true),
   /** Model cost allowed per task, in the provider's cost units; null means unlimited. */
-  budget: z.number().min(B.budget.min).nullable(),
+  budget: bounded("budget", false).nullable(),
 });
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 
@@ -139,28 +156,88 @@ export function inheritedBy(level: SetLevel, levels: PolicyLevels): ResolvedPoli
   return resolvePolicyWithSources(Object.fromEntries(below.map((l) => [l, levels[l]])));
 }
 
+/** A value in force at a scope and the level it comes from (a null budget is unlimited). */
+export type PolicyCell = { value: number | null; source: PolicyLevel };
+
 /** One field of a policy.changed entry: null where the row did not set it (before or after). */
 export type PolicyFieldChange = {
   field: PolicyField;
   before: number | null;
   after: number | null;
+  /**
+   * What was in force at the scope before and after the change, and where it came from (the
+   * agent's code, the global row, built-in). Null for entries written before set-policy
+   * recorded it: those only know what the row itself held.
+   */
+  inForce: { before: PolicyCell; after: PolicyCell } | null;
 };
 
-const changeSideSchema = partialRetryPolicySchema.nullable();
+/** The level a scope's own row is in the resolution chain. */
+export function levelOfScope(scope: string): PolicyLevel {
+  return scope === "global" ? "global" : "agent";
+}
 
 /**
- * The fields a policy.changed entry's before and after differ in, in screen order; null when
- * either side is not a policy (an entry some other writer shaped differently).
+ * For each field whose row value the change sets differently, the value in force at the scope
+ * before and after it with its level: an agent row over the agent's code over the global row,
+ * or the global row over the built-in defaults. `below` is what the scope's row falls through
+ * to (for an agent: its code and the global row; nothing for the global row).
  */
-export function policyFieldChanges(before: unknown, after: unknown): PolicyFieldChange[] | null {
+export function policyInForceChanges(
+  scope: string,
+  before: PartialRetryPolicy | null,
+  after: PartialRetryPolicy,
+  below: Pick<PolicyLevels, "code" | "global">,
+): Partial<Record<PolicyField, { before: PolicyCell; after: PolicyCell }>> {
+  const own = scope === "global" ? "global" : "agent";
+  const levels = (row: PartialRetryPolicy | null): PolicyLevels =>
+    own === "global" ? { global: row } : { ...below, agent: row };
+  const was = resolvePolicyWithSources(levels(before));
+  const now = resolvePolicyWithSources(levels(after));
+  const out: Partial<Record<PolicyField, { before: PolicyCell; after: PolicyCell }>> = {};
+  for (const f of POLICY_FIELDS) {
+    if ((before?.[f] ?? null) === (after[f] ?? null)) continue;
+    out[f] = {
+      before: { value: was.policy[f], source: was.sources[f] },
+      after: { value: now.policy[f], source: now.sources[f] },
+    };
+  }
+  return out;
+}
+
+// Entries are read as they were written: no bounds (a bound tightened later must not make an
+// old entry unreadable), only the shape.
+const recordedNumber = z.number().nullable().optional();
+const changeSideSchema = z
+  .object(Object.fromEntries(POLICY_FIELDS.map((f) => [f, recordedNumber])))
+  .nullable();
+const cellSchema = z.object({ value: z.number().nullable(), source: z.enum(POLICY_LEVELS) });
+const inForceSchema = z
+  .record(z.string(), z.object({ before: cellSchema, after: cellSchema }))
+  .nullable()
+  .catch(null);
+
+/**
+ * The fields a policy.changed entry's before and after differ in, in screen order, with what
+ * was in force before and after where the entry recorded it (`inForce`); null when either side
+ * is not a policy (an entry some other writer shaped differently).
+ */
+export function policyFieldChanges(
+  before: unknown,
+  after: unknown,
+  inForce?: unknown,
+): PolicyFieldChange[] | null {
   const b = changeSideSchema.safeParse(before ?? null);
   const a = changeSideSchema.safeParse(after ?? null);
   if (!b.success || !a.success || a.data === null) return null;
-  const value = (p: PartialRetryPolicy | null, f: PolicyField) => p?.[f] ?? null;
+  const forced = inForceSchema.parse(inForce ?? null);
+  const value = (p: Record<string, number | null | undefined> | null, f: PolicyField) =>
+    p?.[f] ?? null;
   return POLICY_FIELDS.filter((f) => value(b.data, f) !== value(a.data, f)).map((field) => ({
     field,
     before: value(b.data, field),
     after: value(a.data, field),
+    inForce: forced?.[field] ?? null,
   }));
 }
 

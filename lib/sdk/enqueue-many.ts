@@ -8,7 +8,7 @@ import { operator } from "../domain/access";
 import { describeIssues } from "../domain/zod-issues";
 import { enqueueTasks } from "../server/commands/enqueue-tasks";
 import type { EnqueueOptions } from "./enqueue";
-import { InvalidTaskInputError } from "./enqueue";
+import { InvalidTaskInputError, policyProblem } from "./enqueue";
 
 export type EnqueueManyItem = Omit<EnqueueOptions, "actor">;
 
@@ -39,6 +39,8 @@ export async function enqueueMany(
 ): Promise<{ taskId: string; created: boolean }[]> {
   const bad: { index: number; message: string }[] = [];
   for (const [index, item] of items.entries()) {
+    const wrongPolicy = policyProblem(agentName(item), item.policy);
+    if (wrongPolicy) bad.push({ index, message: wrongPolicy });
     if (typeof item.agent === "string") continue;
     const parsed = item.agent.input.safeParse(item.input);
     if (!parsed.success) {

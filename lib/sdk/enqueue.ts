@@ -5,7 +5,7 @@
 // that names it deploys it. A key makes enqueueing idempotent: the same key returns the first task.
 import type pg from "pg";
 import { operator } from "../domain/access";
-import type { PartialRetryPolicy } from "../domain/retry-policy";
+import { type PartialRetryPolicy, partialRetryPolicySchema } from "../domain/retry-policy";
 import { describeIssues } from "../domain/zod-issues";
 import { enqueueTask } from "../server/commands/enqueue-task";
 import type { Agent } from "./define";
@@ -24,6 +24,19 @@ export class InvalidTaskInputError extends Error {
   override name = "InvalidTaskInputError";
 }
 
+/**
+ * What is wrong with a task's own retry policy, or null. The worker would ignore a policy it
+ * cannot apply (a timeout past setTimeout's cap, Infinity, a negative); the caller hears it here,
+ * as the HTTP API's caller and the policy form do.
+ */
+export function policyProblem(agent: string, policy: unknown): string | null {
+  if (policy === undefined) return null;
+  const parsed = partialRetryPolicySchema.safeParse(policy);
+  return parsed.success
+    ? null
+    : `invalid retry policy for ${agent}: ${describeIssues(parsed.error)}`;
+}
+
 export async function enqueue(
   pool: pg.Pool,
   opts: EnqueueOptions,
@@ -37,6 +50,8 @@ export async function enqueue(
     }
   }
   const agent = typeof opts.agent === "string" ? opts.agent : opts.agent.name;
+  const wrongPolicy = policyProblem(agent, opts.policy);
+  if (wrongPolicy) throw new InvalidTaskInputError(wrongPolicy);
   const result = await enqueueTask(pool, operator(opts.actor ?? "library"), {
     agent,
     input: opts.input,

@@ -159,6 +159,13 @@ export const replayPreviewSchema: z.ZodType<ReplayPreview> = z.object({
   ),
 });
 
+const diffRowSchema = z.object({
+  path: z.string(),
+  change: z.enum(["same", "changed", "added", "removed"]),
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+});
+
 export const taskDetailSchema: z.ZodType<TaskDetailDto> = z.object({
   task: taskHeaderSchema,
   steps: z.array(stepSchema),
@@ -183,16 +190,25 @@ export const taskDetailSchema: z.ZodType<TaskDetailDto> = z.object({
       policy: z.string(),
       first: z.object({ fingerprint: z.string(), args: json }),
       second: z.object({ fingerprint: z.string(), args: json }),
-      rows: z.array(
-        z.object({
-          path: z.string(),
-          change: z.enum(["same", "changed", "added", "removed"]),
-          before: z.string().nullable(),
-          after: z.string().nullable(),
-        }),
-      ),
+      rows: z.array(diffRowSchema),
     }),
   ),
+  inputHistory: z
+    .object({
+      enqueued: json.describe("The input as the task.enqueued entry recorded it"),
+      corrections: z.array(
+        z.object({
+          seq: z.number().int(),
+          at: iso,
+          proposedBy: z.string(),
+          confirmedBy: z.string().nullable(),
+          fromStep: z.number().int().nullable(),
+          note: z.string().nullable(),
+          rows: z.array(diffRowSchema),
+        }),
+      ),
+    })
+    .describe("The input as enqueued and each correction after it, before → after, oldest first"),
   replay: replayPreviewSchema.nullable(),
   asOf: iso,
 });

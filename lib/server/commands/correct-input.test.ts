@@ -5,10 +5,14 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
-import { testViewer } from "../../auth/testing";
+import { testTokenViewer, testViewer } from "../../auth/testing";
 import { operator, principalOf } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
 import type { JsonValue } from "../../domain/json";
+import { verifyLedger } from "../ledger/verify-ledger";
+import { readReviewState } from "../queries/get-review-state";
+import { getTaskDetail } from "../queries/get-task-detail";
+import { HIDDEN_PAYLOAD } from "../queries/payloads";
 import { correctInput } from "./correct-input";
 import { insertTask } from "./enqueue-task";
 import { replayTask } from "./replay-task";
@@ -154,7 +158,25 @@ describe("correctInput", () => {
         fromStep: 1,
         note: "typed by hand",
         changes: [{ path: "currency", before: '"US dollars"', after: '"usd"' }],
+        proposedBy: A.actor,
+        confirmedBy: null,
       },
+    });
+    // The task page: the input as enqueued, then the correction field by field, with who.
+    const detail = await getTaskDetail(t.db, testViewer("reviewer"), task.id);
+    expect(detail?.inputHistory).toEqual({
+      enqueued: bad,
+      corrections: [
+        {
+          seq: 2,
+          at: expect.any(String),
+          proposedBy: A.actor,
+          confirmedBy: null,
+          fromStep: 1,
+          note: "typed by hand",
+          rows: [{ path: "currency", change: "changed", before: '"US dollars"', after: '"usd"' }],
+        },
+      ],
     });
     // The task moved on: the same correction on the old version is a stale conflict.
     const again = await correctInput(t.pool, A, {
@@ -191,7 +213,11 @@ describe("correctInput", () => {
     const task = await deadTask(name, "refund");
     const fixed = { ...bad, currency: "usd", to: "b@example.com" };
     const target = { taskId: task.id, version: task.version };
-    const first = await correctInput(t.pool, A, { ...target, input: fixed });
+    const first = await correctInput(t.pool, A, {
+      ...target,
+      input: fixed,
+      note: "a name, not a code",
+    });
     expect(first).toMatchObject({
       ok: true,
       value: { status: "dead", waitingFor: { kind: "request", requestedBy: A.actor } },
@@ -216,6 +242,18 @@ describe("correctInput", () => {
     });
     expect(other).toMatchObject({ ok: false, code: "conflict" });
 
+    // The second reviewer sees the correction field by field before confirming it.
+    const state = await readReviewState(t.pool, testViewer("reviewer"), task.id);
+    expect(state?.pending).toMatchObject({
+      requestedBy: A.actor,
+      input: fixed,
+      note: "a name, not a code",
+      changes: [
+        { path: "currency", change: "changed", before: '"US dollars"', after: '"usd"' },
+        { path: "to", change: "changed", before: '"a@example.com"', after: '"b@example.com"' },
+      ],
+    });
+
     const confirmed = await correctInput(t.pool, B, { ...target, input: fixed });
     expect(confirmed).toMatchObject({ ok: true, value: { status: "queued", waitingFor: null } });
     expect(await row(task.id)).toMatchObject({ status: "queued", input: fixed });
@@ -227,10 +265,34 @@ describe("correctInput", () => {
       "replay.requested",
     ]);
     expect(entries[1]?.data).toMatchObject({ correction: { before: bad, after: fixed } });
+    // Two people, two names: the entry's actor is the confirmer (their action made it happen);
+    // the proposer's own act is the review.requested entry above, filed under their name.
+    expect(entries[1]).toMatchObject({ kind: "review.requested", actor: A.actor });
     expect(entries[2]).toMatchObject({
       actor: B.actor,
-      data: { twoPerson: { requestedBy: A.actor, confirmedBy: B.actor } },
+      data: {
+        // The why is the proposer's: the confirmation carries none of its own.
+        note: "a name, not a code",
+        proposedBy: A.actor,
+        confirmedBy: B.actor,
+        twoPerson: { requestedBy: A.actor, confirmedBy: B.actor },
+      },
     });
+    const detail = await getTaskDetail(t.db, testViewer("reviewer"), task.id);
+    expect(detail?.inputHistory.corrections).toEqual([
+      expect.objectContaining({ proposedBy: A.actor, confirmedBy: B.actor }),
+    ]);
+    // Without payloads:read, who corrected it but not the values.
+    const token = await getTaskDetail(
+      t.db,
+      testTokenViewer(["tasks:read", "ledger:read"]),
+      task.id,
+    );
+    expect(token?.inputHistory).toEqual({
+      enqueued: HIDDEN_PAYLOAD,
+      corrections: [expect.objectContaining({ proposedBy: A.actor, rows: [] })],
+    });
+    expect((await verifyLedger(t.pool)).problems).toEqual([]);
   });
 
   it("a role without deadLetters:review is refused under the lock and nothing is written", async () => {

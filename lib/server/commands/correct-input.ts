@@ -11,7 +11,7 @@ import { type CommandResult, invalid } from "../../domain/command-result";
 import { canonicalJson, type JsonValue, JsonValueError, toJsonValue } from "../../domain/json";
 import { stepOutOfRange } from "../../domain/replay-plan";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
-import { type CorrectionPreview, correctionPreview } from "../review/correction";
+import { type CorrectionPreview, correctionPreview, requestNote } from "../review/correction";
 import { lastStepOf } from "../review/preview";
 import { checkAgentInput } from "./enqueue-task";
 import { lockTaskFor, notifyWorkers, requeueReviewed, taskTransaction, theRow } from "./task-guard";
@@ -100,12 +100,25 @@ export async function correctInput(
     );
     const version = await requeueReviewed(client, task, true);
     const twoPerson = gate.confirms ? { twoPerson: { ...gate.confirms, confirmedBy: actor } } : {};
+    // The why is the proposer's (the confirmer's button sends none): from their request entry.
+    const note =
+      input.note ??
+      (gate.confirms ? await requestNote(client, task.id, gate.confirms.requestId) : null);
+    // The entry's actor is whose action made the correction take effect: the confirmer when
+    // two people were needed (the proposer's own act is their review.requested entry, which
+    // carries the same correction), otherwise the one reviewer. Both names are in its data.
     await appendLedger(client, taskStream(task.id), [
       {
         kind: "task.input_corrected",
         actor,
         taskId: task.id,
-        data: { ...recorded, ...twoPerson },
+        data: {
+          ...recorded,
+          note,
+          proposedBy: gate.confirms?.requestedBy ?? actor,
+          confirmedBy: gate.confirms ? actor : null,
+          ...twoPerson,
+        },
       },
       {
         kind: "replay.requested",

@@ -6,6 +6,7 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { operator } from "../../domain/access";
+import { policyInForceChanges } from "../../domain/retry-policy";
 import { DEMO_WEBHOOK_SECRET, DEMO_WEBHOOK_URL } from "../../env";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 import { insertAlertRule } from "./create-alert-rule";
@@ -120,7 +121,13 @@ export async function seedDemo(pool: pg.Pool): Promise<{ seeded: boolean }> {
       await appendLedger(client, SYSTEM_STREAM, {
         kind: "policy.changed",
         actor: SEED_ACTOR,
-        data: { scope: "global", before: null, after: DEFAULT_POLICY },
+        data: {
+          scope: "global",
+          before: null,
+          after: DEFAULT_POLICY,
+          // As set-policy records it: the built-in value each field replaced.
+          inForce: policyInForceChanges("global", null, DEFAULT_POLICY, {}),
+        },
       });
     }
     // Dead letters reach the demo webhook sink, signed with the secret it knows.

@@ -1,7 +1,9 @@
 // set a retry policy (global or per agent). Applies to later failures of existing tasks; the
-// system stream records before, after and who.
+// system stream records before, after and who, and for each changed field the value that was in
+// force at the scope and where it came from (the agent's code, the global row, built-in), so
+// lowering a limit the code set reads "6 (agent code) → 5" rather than "inherited → 5".
 import type pg from "pg";
-import { withTransaction } from "../../../db/client";
+import { type SqlClient, withTransaction } from "../../../db/client";
 import type { Principal } from "../../domain/access";
 import { type CommandResult, conflict, refuseWithout } from "../../domain/command-result";
 import {
@@ -11,6 +13,7 @@ import {
   type PolicyColumns,
   partialRetryPolicySchema,
   policyFromColumns,
+  policyInForceChanges,
 } from "../../domain/retry-policy";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 
@@ -88,14 +91,45 @@ export async function setPolicy(
     if (saved.rowCount !== 1 || version === undefined) {
       return conflict(`the ${input.scope} policy changed since you loaded it`);
     }
+    const inForce = policyInForceChanges(
+      input.scope,
+      before,
+      after,
+      input.scope === "global" ? {} : await levelsBelowAgent(client, input.scope),
+    );
     await appendLedger(client, SYSTEM_STREAM, {
       kind: "policy.changed",
       actor: principal.actor,
-      data: { scope: input.scope, before, after },
+      data: { scope: input.scope, before, after, inForce },
     });
     return {
       ok: true as const,
       value: { scope: input.scope, version },
     };
   });
+}
+
+/**
+ * What an `agent:<name>` row falls through to, read as the worker resolves it: the defaults the
+ * agent's code declares (as its workers published them) and the global row. A published
+ * policy the schema refuses is not applied by the worker either, so it counts as none.
+ */
+async function levelsBelowAgent(
+  client: SqlClient,
+  scope: string,
+): Promise<{ code: PartialRetryPolicy | null; global: PartialRetryPolicy | null }> {
+  const agent = scope.slice("agent:".length);
+  const code = await client.query<{ policy: unknown }>(
+    "select policy from agent_catalog where name = $1",
+    [agent],
+  );
+  const parsed = partialRetryPolicySchema.safeParse(code.rows[0]?.policy ?? null);
+  const global = await client.query<PolicyColumns>(
+    "select * from retry_policies where scope = 'global'",
+  );
+  const globalRow = global.rows[0];
+  return {
+    code: parsed.success ? parsed.data : null,
+    global: globalRow ? policyFromColumns(globalRow) : null,
+  };
 }

@@ -4,10 +4,11 @@ import type pg from "pg";
 import { principalOf, requireScope, type Viewer } from "../../domain/access";
 import { type CommandResult, notFound } from "../../domain/command-result";
 import type { JsonValue } from "../../domain/json";
+import { changedRows, type DiffRow, diffJson } from "../../domain/json-diff";
 import { type ReviewAction, type ReviewPreview, stepOutOfRange } from "../../domain/replay-plan";
 import { type AllowedActions, allowedActions, appliesTo } from "../../domain/task-actions";
 import type { TaskStatus } from "../../domain/task-states";
-import { type CorrectionPreview, correctionPreview } from "../review/correction";
+import { type CorrectionPreview, correctionPreview, requestNote } from "../review/correction";
 import {
   lastStepOf,
   moneyToolsOf,
@@ -30,6 +31,14 @@ export type ReviewStateDto = {
     taskVersion: number;
     /** The corrected input the request replays with (fix the input and replay); null otherwise. */
     input: JsonValue | null;
+    /**
+     * The correction field by field, the task's input now → `input` (the request is bound to
+     * this version, so "now" is what its proposer corrected): what the second reviewer checks
+     * before confirming. Empty for other requests, or without payloads:read.
+     */
+    changes: DiffRow[];
+    /** Why the first reviewer corrected it, as they wrote it; null when they gave no note. */
+    note: string | null;
   } | null;
   /** Pending money approvals and who gave the first yes, if anyone has. */
   moneyApprovals: {
@@ -69,7 +78,8 @@ export async function readReviewState(
       agent: string;
       status: TaskStatus;
       version: number;
-    }>("select id, agent, status, version from tasks where id = $1", [taskId]);
+      input: JsonValue;
+    }>("select id, agent, status, version, input from tasks where id = $1", [taskId]);
     const task = rows[0];
     if (!task) return null;
     const pending = await pendingRequestOf(client, task.id);
@@ -97,6 +107,11 @@ export async function readReviewState(
               requestedAt: pending.requestedAt.toISOString(),
               taskVersion: pending.taskVersion,
               input: pending.input,
+              changes:
+                pending.input !== null && seesPayloads(reader)
+                  ? changedRows(diffJson(task.input, pending.input))
+                  : [],
+              note: pending.input === null ? null : await requestNote(client, task.id, pending.id),
             }
           : null,
       moneyApprovals: approvals.rows

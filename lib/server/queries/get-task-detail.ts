@@ -14,6 +14,7 @@ import { appliesTo } from "../../domain/task-actions";
 import type { DeadReason, StepKind, TaskStatus } from "../../domain/task-states";
 import { env } from "../../env";
 import { taskStream } from "../ledger/append-ledger";
+import { type InputHistoryDto, readInputHistory } from "./input-history";
 import { listTaskTimeline, type TaskTimelineDto, type TimelineSearch } from "./list-task-timeline";
 import { payload, seesPayloads } from "./payloads";
 
@@ -150,6 +151,13 @@ export type TaskDetailDto = {
     /** Empty when the viewer may not see payloads. */
     rows: DiffRow[];
   }[];
+  /**
+   * The input as enqueued and each correction after it (fix the input and replay), oldest
+   * first, read from the task's ledger entries. Who corrected what is review history anyone who
+   * reads the task may know; the values are payloads (HIDDEN_PAYLOAD, and no rows, without
+   * payloads:read).
+   */
+  inputHistory: InputHistoryDto;
   /** A replay from step 1, for tasks a reviewer can replay; null otherwise. */
   replay: ReplayPreview | null;
   /** The database clock when the snapshot was taken, ISO 8601. */
@@ -313,6 +321,8 @@ export async function getTaskDetail(
         });
       }
 
+      const inputHistory = await readInputHistory(tx, stream, t.input as JsonValue, visible);
+
       return {
         task: {
           id: t.id,
@@ -379,6 +389,7 @@ export async function getTaskDetail(
               }
             : null,
         payloadMismatches,
+        inputHistory,
         ledgerHidden: !readsLedger,
         payloadsHidden: !visible,
         replay: appliesTo("replay", t.status)

@@ -91,6 +91,8 @@ const changeDataSchema = z.object({
   scope: z.string(),
   before: z.unknown(),
   after: z.unknown(),
+  /** What was in force before and after, per changed field (entries since issue 19). */
+  inForce: z.unknown().optional(),
 });
 
 type PolicyRow = typeof retryPolicies.$inferSelect;
@@ -218,7 +220,7 @@ export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<
         changes: changeRows.map((c): PolicyChangeDto => {
           const data = changeDataSchema.safeParse(c.data);
           const fields = data.success
-            ? policyFieldChanges(data.data.before, data.data.after)
+            ? policyFieldChanges(data.data.before, data.data.after, data.data.inForce)
             : null;
           return {
             id: c.id,

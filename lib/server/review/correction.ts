@@ -6,6 +6,7 @@ import type { SqlClient } from "../../../db/client";
 import { type CorrectionPlan, planCorrection } from "../../domain/correction-plan";
 import type { JsonValue } from "../../domain/json";
 import type { ReviewPreview } from "../../domain/replay-plan";
+import { taskStream } from "../ledger/append-ledger";
 import { reviewPreview } from "./preview";
 
 export type CorrectionPreview = ReviewPreview & { correction: CorrectionPlan };
@@ -51,4 +52,22 @@ export async function correctionPreview(
     twoPerson: reasons.length > 0,
     correction,
   };
+}
+
+/**
+ * The note a first reviewer gave with the correction they asked a second one to confirm, from
+ * their review.requested entry: the confirmer reads it, and the correction entry keeps it.
+ */
+export async function requestNote(
+  client: SqlClient,
+  taskId: string,
+  requestId: number,
+): Promise<string | null> {
+  const { rows } = await client.query<{ note: string | null }>(
+    `select data -> 'correction' ->> 'note' as note from ledger_entries
+     where stream = $1 and kind = 'review.requested' and data ->> 'requestId' = $2
+     order by seq desc limit 1`,
+    [taskStream(taskId), String(requestId)],
+  );
+  return rows[0]?.note ?? null;
 }
