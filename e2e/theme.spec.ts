@@ -91,7 +91,7 @@ test.describe("signed out", () => {
   });
 });
 
-test("screenshots of the dark theme for the README", async ({ page, baseURL }) => {
+test("screenshots of the dark theme for the docs", async ({ page, baseURL }) => {
   if (!baseURL) throw new Error("no baseURL");
   await page.context().addCookies([{ name: THEME_COOKIE, value: "dark", url: baseURL }]);
   await page.setViewportSize({ width: 1280, height: 860 });

@@ -182,7 +182,7 @@ async function main(): Promise<number> {
     }
     if (stop.reason !== undefined) return 0;
     // The database and the demo receivers come up while the dashboard builds: on a first start
-    // that takes them off the critical path (measured in README "Quick start").
+    // that takes them off the critical path (measured in docs/benchmarks.md, "First start").
     const build = startBuildIfNeeded(stop);
     const { settled, failure } = await alongsideBuild(build, [
       prepareDatabase(stop),

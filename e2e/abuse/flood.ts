@@ -1,5 +1,5 @@
 // A body flood: many connections at once, each streaming a big body as fast as the server takes
-// it. Used by body-flood.spec.ts, and runnable against any server to compare (see the README).
+// it. Used by body-flood.spec.ts, and runnable against any server to compare.
 import http from "node:http";
 
 export type FloodResult = { statuses: Record<string, number>; bytesSent: number };

@@ -1,5 +1,5 @@
 // What the role journeys share: staging rows as the runtime leaves them, the demo agents on the
-// demo receivers, driving the ledger filter, and saving screenshots at the README's size. (What
+// demo receivers, driving the ledger filter, and saving screenshots at the docs' size. (What
 // the top-level specs share with them lives in ../fixtures: journeys import e2e, never back.)
 import { mkdirSync } from "node:fs";
 import type { Page } from "@playwright/test";
@@ -17,7 +17,7 @@ export const REVIEWER = "user:reviewer@example.com";
 export const OPS = "user:ops@example.com";
 export const ADMIN = "user:admin@example.com";
 
-/** The README's screenshot size. */
+/** The size of the screenshots in docs/screenshots. */
 export const JOURNEY_VIEWPORT = { width: 1280, height: 800 };
 
 /** docs/screenshots/journey-<role>-<n>-<what>.png, of what is on screen (not the whole page). */

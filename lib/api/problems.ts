@@ -1,6 +1,6 @@
 // Errors over HTTP are RFC 9457 problem details: `application/problem+json` with a `type` URI
 // that names the error and never changes, so clients branch on `type`, not on wording. This
-// table is the list of types; the OpenAPI document and the README are generated from it.
+// table is the list of types; the OpenAPI document is generated from it (docs/api.md describes them).
 export const PROBLEM_BASE = "https://agent-ledger.dev/problems/";
 
 export const PROBLEMS = {

@@ -1,5 +1,5 @@
 // Prometheus metrics for operators, for a scraper holding an API token with `metrics:read`
-// (or a signed-in person with that scope). Names and labels are documented in the README.
+// (or a signed-in person with that scope). Names and labels are documented in docs/api.md (Metrics).
 
 import { guardRoute } from "../../../lib/api/guard-route";
 import {
