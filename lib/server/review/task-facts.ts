@@ -5,13 +5,16 @@
 import type { SqlClient } from "../../../db/client";
 import type { TaskFact } from "../../domain/task-actions";
 
-/** SQL that is true when the task aliased `t` holds the fact. Same rule as the runtime. */
-export const TASK_FACT_SQL: Record<TaskFact, (t: string) => string> = {
-  unknownOutcome: (t) =>
-    `exists (select 1 from effects e where e.task_id = ${t}.id and e.status = 'started'
+/**
+ * SQL that is true when the task whose id is the expression `taskId` holds the fact. An unknown
+ * outcome is the runtime's rule: a started effect without a live lease.
+ */
+export const TASK_FACT_SQL: Record<TaskFact, (taskId: string) => string> = {
+  unknownOutcome: (taskId) =>
+    `exists (select 1 from effects e where e.task_id = ${taskId} and e.status = 'started'
               and not coalesce(e.lease_expires_at > now(), false))`,
-  pendingRequest: (t) =>
-    `exists (select 1 from review_requests rr where rr.task_id = ${t}.id and rr.status = 'pending')`,
+  pendingRequest: (taskId) =>
+    `exists (select 1 from review_requests rr where rr.task_id = ${taskId} and rr.status = 'pending')`,
 };
 
 export async function readTaskFact(
@@ -20,8 +23,8 @@ export async function readTaskFact(
   fact: TaskFact,
 ): Promise<boolean> {
   const { rows } = await client.query<{ holds: boolean }>(
-    `select ${TASK_FACT_SQL[fact]("t")} as holds from tasks t where t.id = $1`,
+    `select ${TASK_FACT_SQL[fact]("$1::uuid")} as holds`,
     [taskId],
   );
-  return rows[0]?.holds ?? false;
+  return rows[0]?.holds === true;
 }
