@@ -12,13 +12,21 @@ export const REFUND_ERROR = "refund failed: card_declined (402)";
 
 export async function stageAlertOutage(
   pool: pg.Pool,
-  opts: { deliveries: number; refunds: number; name?: string },
+  opts: {
+    deliveries: number;
+    refunds: number;
+    name?: string;
+    /** The refunds' error (a spec on a shared database makes its group its own). */
+    refundError?: string;
+    /** Off: a running evaluator sends nothing new to the dead receiver (for shared databases). */
+    enabled?: boolean;
+  },
 ): Promise<{ ruleId: string; deliveryIds: string[]; refundIds: string[] }> {
   const rule = await pool.query<{ id: string }>(
-    `insert into alert_rules (name, kind, destination, url, secret, created_by)
-     values ($1, 'dead_letter', 'webhook', $2, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'test')
+    `insert into alert_rules (name, kind, destination, url, secret, enabled, created_by)
+     values ($1, 'dead_letter', 'webhook', $2, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', $3, 'test')
      returning id`,
-    [opts.name ?? "demo dead letters", OUTAGE_URL],
+    [opts.name ?? "demo dead letters", OUTAGE_URL, opts.enabled ?? true],
   );
   const ruleId = rule.rows[0]?.id;
   if (!ruleId) throw new Error("no rule");
@@ -54,7 +62,7 @@ export async function stageAlertOutage(
     "refund",
     opts.refunds,
     (i) => ({ orderId: `ord_${i}`, amount: 1_000 + i }),
-    REFUND_ERROR,
+    opts.refundError ?? REFUND_ERROR,
   );
   return { ruleId, deliveryIds, refundIds };
 }

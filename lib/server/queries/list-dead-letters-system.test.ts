@@ -13,6 +13,7 @@ import { setUpTestDatabase } from "../../../db/testing/database";
 import { testViewer } from "../../auth/testing";
 import { deadLetterSearchSchema } from "../review/dead-letter-filter";
 import { readDeadLettersScreen } from "./dead-letters-screen";
+import { getOverview } from "./get-overview";
 import { listDeadLetters } from "./list-dead-letters";
 
 const t = await setUpTestDatabase("dead-letters-system");
@@ -39,6 +40,12 @@ describe("dead letters with the alert sink unreachable", () => {
         lastError: UNREACHABLE,
       }),
     ]);
+    // The overview counts the same: the agents' dead letters, the alerts apart.
+    const overview = await getOverview(t.pool, reviewer);
+    expect(overview.deadByReason.find((r) => r.reason === "exhausted")?.count).toBe(60);
+    expect(overview.undeliveredAlerts).toBe(300);
+    const waiting = overview.waiting.find((w) => w.kind === "dead_letter");
+    expect(waiting).toMatchObject({ count: 60, oldest: { agent: "refund" } });
     const text = JSON.stringify(screen);
     expect(text).not.toContain("s3cret");
     expect(text).not.toContain("T0KEN");

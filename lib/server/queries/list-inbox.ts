@@ -26,7 +26,7 @@ import type { DeadReason, TaskStatus } from "../../domain/task-states";
 import { TASK_FACT_SQL } from "../review/task-facts";
 import { listDeadLetters } from "./list-dead-letters";
 import { type FailingDestinationsDto, listFailingDestinations } from "./list-failing-destinations";
-import { countTasks } from "./table-counts";
+import { countSystemDead, countTasks } from "./table-counts";
 
 export { AGENT_INBOX_KINDS, INBOX_KINDS, type InboxKind };
 
@@ -419,21 +419,16 @@ async function readCounts(client: pg.PoolClient, principal: Principal): Promise<
      where t.status in ('dead', 'awaiting_approval')`,
   );
 
-  // The product's own dead tasks, from tasks_dead_agent_idx: taken out of the kinds they would
-  // otherwise be counted under (the counters know statuses and reasons, not agents).
-  const system = await client.query<{ unknown: boolean; n: number }>(
-    `select dead_reason = 'outcome_unknown' as unknown, count(*)::int as n from tasks
-     where status = 'dead' and agent = $1 group by 1`,
-    [ALERT_DELIVERY_AGENT],
-  );
+  // The product's own dead tasks: taken out of the kinds they would otherwise be counted under.
+  const system = await countSystemDead(client);
 
   const waiting = zero();
   waiting.unknown_outcome = tasks.deadByReason.outcome_unknown;
   waiting.dead_letter = tasks.byStatus.dead.count - waiting.unknown_outcome;
   waiting.approval = tasks.byStatus.awaiting_approval.count;
-  for (const r of system.rows) {
-    waiting[r.unknown ? "unknown_outcome" : "dead_letter"] -= r.n;
-    waiting.system += r.n;
+  for (const [reason, n] of Object.entries(system)) {
+    waiting[reason === "outcome_unknown" ? "unknown_outcome" : "dead_letter"] -= n;
+    waiting.system += n;
   }
   const forYou = zero();
   for (const r of confirmations.rows) {
