@@ -113,7 +113,7 @@ export function LiveDeadLetters({
           of retrying forever.
         </EmptyState>
       ) : (
-        <DeadLetterGroups groups={groups} />
+        <DeadLetterGroups groups={groups} system={filter.system} />
       )}
       <section
         id="dead-letter-list"
