@@ -6,6 +6,7 @@
 // query (never the URL: a path or query string may be a token); everything is rendered as text.
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
 import { retryAlertDeliveriesAction } from "../../lib/actions/alerts-retry";
 import type {
   FailingDestinationDto,
@@ -22,9 +23,26 @@ function destinationName(d: FailingDestinationDto): string {
   return d.host;
 }
 
-function Line({ d, canRetry }: { d: FailingDestinationDto; canRetry: boolean }) {
-  const retry = useAdminAction(retryAlertDeliveriesAction);
+type Retry = ReturnType<typeof useRetry>;
+
+/**
+ * One "Retry all" for the section: its outcome is said below the lines, so it stays when the
+ * destination's line leaves (nothing undelivered is left after a retry that requeued it all).
+ */
+function useRetry() {
+  const action = useAdminAction(retryAlertDeliveriesAction);
   const client = useQueryClient();
+  const [host, setHost] = useState<string | null>(null);
+  const run = (d: FailingDestinationDto) => {
+    setHost(destinationName(d));
+    action.run({ ruleId: d.ruleId }, () => {
+      void client.invalidateQueries({ queryKey: ["screen"] });
+    });
+  };
+  return { ...action, run, host };
+}
+
+function Line({ d, retry }: { d: FailingDestinationDto; retry: Retry | null }) {
   return (
     <li
       data-testid="failing-destination"
@@ -41,30 +59,15 @@ function Line({ d, canRetry }: { d: FailingDestinationDto; canRetry: boolean }) 
           {d.lastError ? <>Last error: {d.lastError}</> : null}
         </p>
       </div>
-      {canRetry ? (
-        <div className="flex shrink-0 flex-col items-start gap-1 sm:items-end">
+      {retry ? (
+        <div className="shrink-0">
           <ConfirmButton
             label={`Retry all ${n(d.undelivered)}`}
             question={`Replay the ${n(d.undelivered)} undelivered alerts to ${destinationName(d)}? Each keeps its webhook-id, so a receiver that already got one deduplicates it.`}
             confirmLabel="Yes, retry all"
             danger={false}
             pending={retry.pending}
-            onConfirm={() =>
-              retry.run({ ruleId: d.ruleId }, () => {
-                void client.invalidateQueries({ queryKey: ["screen"] });
-              })
-            }
-          />
-          <ActionMessage
-            result={retry.result}
-            className="max-w-xs text-xs"
-            success={(v) => (
-              <>
-                {n(v.retried)} queued again
-                {v.skipped > 0 ? ` (${n(v.skipped)} already were)` : ""}.{" "}
-                <LedgerNote kind="replay.requested" />
-              </>
-            )}
+            onConfirm={() => retry.run(d)}
           />
         </div>
       ) : null}
@@ -85,7 +88,8 @@ export function FailingDestinations({
   listHref: string;
   headingLevel?: 2 | 3;
 }) {
-  if (alerts.destinations.length === 0) return null;
+  const retry = useRetry();
+  if (alerts.destinations.length === 0 && retry.result === null) return null;
   const Heading = headingLevel === 2 ? "h2" : "h3";
   return (
     <section
@@ -108,11 +112,24 @@ export function FailingDestinations({
         </Link>
         .{canRetry ? null : " An admin can retry them."}
       </p>
-      <ol className="divide-y divide-slate-100 rounded-lg border border-amber-200 bg-white shadow-sm">
-        {alerts.destinations.map((d) => (
-          <Line key={d.ruleId} d={d} canRetry={canRetry} />
-        ))}
-      </ol>
+      {alerts.destinations.length > 0 ? (
+        <ol className="divide-y divide-slate-100 rounded-lg border border-amber-200 bg-white shadow-sm">
+          {alerts.destinations.map((d) => (
+            <Line key={d.ruleId} d={d} retry={canRetry ? retry : null} />
+          ))}
+        </ol>
+      ) : null}
+      <ActionMessage
+        result={retry.result}
+        className="mt-2 text-sm"
+        success={(v) => (
+          <>
+            {n(v.retried)} alerts to {retry.host ?? "the destination"} queued again
+            {v.skipped > 0 ? ` (${n(v.skipped)} already were)` : ""}.{" "}
+            <LedgerNote kind="replay.requested" />
+          </>
+        )}
+      />
     </section>
   );
 }
