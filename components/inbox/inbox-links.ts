@@ -30,9 +30,14 @@ export function inboxHref(kind: InboxKind | null, after?: string | null): string
   return text ? `/inbox?${text}` : "/inbox";
 }
 
-/** The task page, remembering which inbox list it was reached from (for "Next in inbox"). */
-export function itemHref(taskId: string, filter: InboxKind | null): string {
-  return `/tasks/${taskId}?${INBOX_FROM_PARAM}=${filter ?? "all"}`;
+/** The task page's `inboxAfter` parameter: the inbox page it was reached from (past the first). */
+export const INBOX_AFTER_PARAM = "inboxAfter";
+
+/** The task page, remembering which inbox list and page it was reached from ("Next in inbox"). */
+export function itemHref(taskId: string, filter: InboxKind | null, after?: string | null): string {
+  const query = new URLSearchParams({ [INBOX_FROM_PARAM]: filter ?? "all" });
+  if (after) query.set(INBOX_AFTER_PARAM, after);
+  return `/tasks/${taskId}?${query.toString()}`;
 }
 
 /** One line on what the item waits for; ledger text goes through React, never as HTML. */

@@ -111,7 +111,15 @@ function Paging({ data }: { data: InboxDto }) {
   );
 }
 
-function Item({ item, filter }: { item: InboxItemDto; filter: InboxKind | null }) {
+function Item({
+  item,
+  filter,
+  after,
+}: {
+  item: InboxItemDto;
+  filter: InboxKind | null;
+  after: string | null;
+}) {
   const short = item.taskId.slice(0, 8);
   return (
     <li
@@ -130,7 +138,7 @@ function Item({ item, filter }: { item: InboxItemDto; filter: InboxKind | null }
             </span>
           ) : null}
           <Link
-            href={itemHref(item.taskId, filter)}
+            href={itemHref(item.taskId, filter, after)}
             className="font-mono text-sm font-medium text-sky-800 underline-offset-2 hover:underline"
           >
             Open task {short}
@@ -223,7 +231,7 @@ export function InboxList({
           </h2>
           <ol className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white shadow-sm">
             {data.items.map((item) => (
-              <Item key={item.taskId} item={item} filter={filter} />
+              <Item key={item.taskId} item={item} filter={filter} after={data.after} />
             ))}
           </ol>
           <Paging data={data} />
