@@ -1,6 +1,6 @@
 // Creates the two roles and the database on a server where we hold a superuser connection:
 // the embedded default and throwaway test clusters. Against your own Postgres you do this once
-// by hand (see README) and hand us DATABASE_URL and DATABASE_OWNER_URL.
+// by hand (see docs/configuration.md) and hand us DATABASE_URL and DATABASE_OWNER_URL.
 import { connectClient } from "./client";
 
 export const OWNER_ROLE = "agent_ledger_owner";

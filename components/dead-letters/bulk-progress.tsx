@@ -1,16 +1,31 @@
 "use client";
-// A bulk action's progress and per-task outcome, live (GET /api/screens/dead-letters-bulk). A
-// money bulk action waiting for a second reviewer offers that reviewer the confirmation, and
-// the one who froze it (or an admin) the withdrawal; a withdrawn or stopped one says who and why.
+// A bulk action's progress and per-task outcome, live (GET /api/screens/dead-letters-bulk). While
+// a money bulk action waits, its one count says what it counts and for whom ("120 waiting for
+// your confirmation"); a second, different reviewer confirms or declines it (with a reason),
+// the one who froze it (or an admin) may withdraw it; once it ended, who and why. `children`
+// (the bulk's page: what it would do, the money) shows above the decision.
 import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { confirmBulkActionAction } from "../../lib/actions/bulk-confirm";
+import { declineBulkActionAction } from "../../lib/actions/bulk-decline";
 import { withdrawBulkActionAction } from "../../lib/actions/bulk-withdraw";
+import { bulkCountLines } from "../../lib/domain/bulk-counts";
 import type { BulkActionDto } from "../../lib/server/queries/get-bulk-action";
 import { useLiveQuery } from "../live/use-live-query";
-import { primaryButton, ReviewFeedback, secondaryButton, useReview } from "../review/review-kit";
+import {
+  dangerButton,
+  inputClass,
+  primaryButton,
+  ReviewDialog,
+  ReviewFeedback,
+  secondaryButton,
+  useReview,
+} from "../review/review-kit";
 import { bulkHref } from "../tasks/bulk-href";
 import { TaskLink } from "../tasks/task-link";
 import { Table, Td, Th } from "../ui/table";
+import { Timestamp } from "../ui/timestamp";
 
 const ACTION_WORD: Record<BulkActionDto["action"], string> = {
   resume: "Resume",
@@ -21,12 +36,14 @@ const ACTION_WORD: Record<BulkActionDto["action"], string> = {
 
 const OUTCOME_WORD = {
   done: "Done",
-  waiting: "Waits for a second reviewer",
+  waiting: "Waits for a second reviewer of its own",
   taken: "Taken by another reviewer",
   refused: "Refused",
   failed: "Failed",
   skipped: "Skipped",
 } as const;
+
+const ENDED_WORD = { withdrawn: "withdrawn", declined: "declined", stopped: "stopped" } as const;
 
 function StatusLine({ bulk }: { bulk: BulkActionDto }) {
   const finished = bulk.memberCount - bulk.counts.pending;
@@ -34,10 +51,11 @@ function StatusLine({ bulk }: { bulk: BulkActionDto }) {
     case "awaiting_second":
       return <span>waits for a second, different reviewer to confirm the whole set</span>;
     case "withdrawn":
+    case "declined":
     case "stopped":
       return (
         <span data-testid="bulk-ended">
-          {bulk.status === "withdrawn" ? "withdrawn" : "stopped"}: {bulk.endReason ?? ""}
+          {ENDED_WORD[bulk.status]}: {bulk.endReason ?? ""}
         </span>
       );
     default:
@@ -50,18 +68,82 @@ function StatusLine({ bulk }: { bulk: BulkActionDto }) {
   }
 }
 
+function DeclineForm({
+  bulk,
+  close,
+  onDone,
+}: {
+  bulk: BulkActionDto;
+  close: () => void;
+  onDone: () => void;
+}) {
+  const review = useReview();
+  const [reason, setReason] = useState("");
+  const n = bulk.memberCount.toLocaleString("en-US");
+  return (
+    <form
+      className="space-y-3"
+      onSubmit={(e) => {
+        e.preventDefault();
+        review.run(
+          declineBulkActionAction,
+          { bulkId: bulk.id, reason },
+          () => `Declined: none of the ${n} tasks will be acted on by this bulk action.`,
+          () => {
+            onDone();
+            close();
+          },
+        );
+      }}
+    >
+      <p className="text-sm text-slate-700">
+        Nothing is done to the {n} tasks: they stay dead for another decision, and{" "}
+        {bulk.requestedBy} reads your reason on this page and in the ledger.
+      </p>
+      <div>
+        <label htmlFor={`decline-${bulk.id}`} className="block text-sm font-medium">
+          Reason (required)
+        </label>
+        <textarea
+          id={`decline-${bulk.id}`}
+          className={inputClass}
+          required
+          maxLength={1000}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+        />
+      </div>
+      <ReviewFeedback feedback={review.feedback} />
+      <div className="flex gap-2">
+        <button
+          type="submit"
+          className={dangerButton}
+          disabled={review.pending || reason.trim() === ""}
+          data-testid="bulk-decline-confirm"
+        >
+          Decline these {n} tasks
+        </button>
+        <button type="button" className={secondaryButton} onClick={close}>
+          Keep it waiting
+        </button>
+      </div>
+    </form>
+  );
+}
+
 export function BulkProgress({
   initial,
   me,
-  canConfirm,
   linkToPage = true,
+  children,
 }: {
   initial: BulkActionDto;
   /** The signed-in reviewer as the ledger names them. */
   me: string;
-  canConfirm: boolean;
   /** Offer a link to the bulk action's own page (not on that page). */
   linkToPage?: boolean;
+  /** What the reviewer reads before deciding (the bulk's page: its preview and money). */
+  children?: ReactNode;
 }) {
   const live = useLiveQuery<BulkActionDto>({
     screen: "dead-letters-bulk",
@@ -72,8 +154,19 @@ export function BulkProgress({
   });
   const bulk = live.data;
   const review = useReview();
-  const confirmable = bulk.status === "awaiting_second" && canConfirm && bulk.requestedBy !== me;
-  const withdrawable = bulk.status === "awaiting_second" && bulk.mayWithdraw;
+  // The page around it (a bulk's list of still-dead tasks, the dead-letter list) is read on the
+  // server: when the bulk moves on (confirmed, finished, ended), read it again.
+  const router = useRouter();
+  const seen = useRef(bulk.status);
+  useEffect(() => {
+    if (seen.current === bulk.status) return;
+    seen.current = bulk.status;
+    router.refresh();
+  }, [bulk.status, router]);
+  const waiting = bulk.status === "awaiting_second";
+  const confirmable = waiting && bulk.mayConfirm;
+  const withdrawable = waiting && bulk.mayWithdraw;
+  const n = bulk.memberCount.toLocaleString("en-US");
   return (
     <section
       aria-label={`Bulk ${bulk.action} of ${bulk.memberCount} tasks`}
@@ -84,10 +177,21 @@ export function BulkProgress({
     >
       <p className="text-sm text-slate-800">
         <strong>
-          {ACTION_WORD[bulk.action]} {bulk.memberCount.toLocaleString("en-US")} tasks
+          {ACTION_WORD[bulk.action]} {n} tasks
         </strong>{" "}
-        · frozen by {bulk.requestedBy}
-        {bulk.confirmedBy ? `, confirmed by ${bulk.confirmedBy}` : ""} · <StatusLine bulk={bulk} />
+        · frozen by {bulk.requestedBy} <Timestamp iso={bulk.createdAt} />
+        {bulk.confirmedBy ? (
+          <>
+            , confirmed by {bulk.confirmedBy}
+            {bulk.confirmedAt ? (
+              <>
+                {" "}
+                <Timestamp iso={bulk.confirmedAt} />
+              </>
+            ) : null}
+          </>
+        ) : null}{" "}
+        · <StatusLine bulk={bulk} />
         {linkToPage ? (
           <>
             {" "}
@@ -101,13 +205,20 @@ export function BulkProgress({
           </>
         ) : null}
       </p>
-      <ul className="flex flex-wrap gap-3 text-sm" aria-label="Outcomes">
-        {(Object.keys(OUTCOME_WORD) as (keyof typeof OUTCOME_WORD)[]).map((o) => (
-          <li key={o} data-testid={`bulk-count-${o}`}>
-            {OUTCOME_WORD[o]}: {bulk.counts[o].toLocaleString("en-US")}
-          </li>
-        ))}
+      <ul className="flex flex-wrap gap-x-4 gap-y-1 text-sm" aria-label="Counts">
+        {bulkCountLines(bulk, { mayConfirm: bulk.mayConfirm, froze: bulk.requestedBy === me }).map(
+          (line) => (
+            <li
+              key={line.key}
+              data-testid={`bulk-count-${line.key}`}
+              className={line.key === "awaiting" ? "font-medium text-amber-900" : undefined}
+            >
+              {line.text}
+            </li>
+          ),
+        )}
       </ul>
+      {children}
       {confirmable || withdrawable ? (
         <div>
           <div className="flex flex-wrap gap-2">
@@ -120,13 +231,24 @@ export function BulkProgress({
                   review.run(
                     confirmBulkActionAction,
                     { bulkId: bulk.id },
-                    () => `Confirmed: the ${bulk.memberCount} tasks are being acted on.`,
+                    () => `Confirmed: the ${n} tasks are being acted on.`,
                     () => void live.refetch(),
                   )
                 }
               >
                 Confirm as second reviewer
               </button>
+            ) : null}
+            {confirmable ? (
+              <ReviewDialog
+                label="Decline…"
+                title={`Decline the ${ACTION_WORD[bulk.action].toLowerCase()} of ${n} tasks`}
+                testId="bulk-decline"
+              >
+                {(close) => (
+                  <DeclineForm bulk={bulk} close={close} onDone={() => void live.refetch()} />
+                )}
+              </ReviewDialog>
             ) : null}
             {withdrawable ? (
               <button
@@ -138,8 +260,7 @@ export function BulkProgress({
                   review.run(
                     withdrawBulkActionAction,
                     { bulkId: bulk.id },
-                    () =>
-                      `Withdrawn: none of the ${bulk.memberCount} tasks will be acted on by this bulk action.`,
+                    () => `Withdrawn: none of the ${n} tasks will be acted on by this bulk action.`,
                     () => void live.refetch(),
                   )
                 }

@@ -24,6 +24,8 @@ import {
   secondaryButton,
   useReview,
 } from "../review/review-kit";
+import { Timestamp } from "../ui/timestamp";
+import { BulkPreviewSummary } from "./bulk-preview-summary";
 import { BulkProgress } from "./bulk-progress";
 import { DeadTaskTable } from "./dead-task-table";
 
@@ -56,11 +58,15 @@ function startedDto(
     requestedBy: me,
     confirmedBy: null,
     createdAt: new Date().toISOString(),
+    asOf: new Date().toISOString(),
+    confirmedAt: null,
     finishedAt: null,
     endedBy: null,
     endReason: null,
     // The one who froze it may withdraw it while it waits; the live read says so from the table.
     mayWithdraw: status === "awaiting_second",
+    // The one who froze it never confirms it.
+    mayConfirm: false,
     counts: {
       pending: memberCount,
       done: 0,
@@ -134,7 +140,9 @@ function Confirm({
             action,
             selection: frozen,
             asOf: openedAt ?? preview.asOf,
-            ...(action === "reject" || action === "cancel" ? { reason } : {}),
+            ...(action === "reject" || action === "cancel" || reason.trim() !== ""
+              ? { reason }
+              : {}),
             ...(action === "replay" ? { stepName: stepName === "" ? null : stepName } : {}),
           },
           (v) =>
@@ -150,7 +158,8 @@ function Confirm({
     >
       <p className="text-sm" data-testid="bulk-count">
         <strong>{preview.count.toLocaleString("en-US")}</strong> dead tasks, as of{" "}
-        {openedAt ?? preview.asOf}. Tasks that dead-letter after this moment are not included.
+        <Timestamp iso={openedAt ?? preview.asOf} />. Tasks that dead-letter after this moment are
+        not included.
       </p>
       {preview.tooMany ? (
         <p role="alert">Too many tasks for one bulk action: narrow the filter.</p>
@@ -175,30 +184,13 @@ function Confirm({
           </select>
         </div>
       ) : null}
-      {p ? (
-        <div className="rounded-md border border-slate-200 p-3 text-sm" data-testid="bulk-preview">
-          <p className="font-medium">What this would do</p>
-          <ul className="mt-1 list-disc pl-5">
-            <li>{p.effects.act} effects would act</li>
-            <li>{p.effects.dedupe} would be deduplicated (their stored result returns)</li>
-            <li>{p.effects.unknown} have an unknown outcome</li>
-            <li>{p.effects.money} move money</li>
-            {p.skipped > 0 ? (
-              <li>{p.skipped} tasks cannot take this action and will be refused</li>
-            ) : null}
-          </ul>
-          {p.twoPerson ? (
-            <p className="mt-2 font-medium text-amber-900">
-              {p.twoPersonTasks} tasks need two people: the whole set waits for a second, different
-              reviewer to confirm.
-            </p>
-          ) : null}
-        </div>
-      ) : null}
-      {action === "reject" || action === "cancel" ? (
+      {p ? <BulkPreviewSummary preview={p} /> : null}
+      {action === "reject" || action === "cancel" || p?.twoPerson ? (
         <div>
           <label htmlFor="bulk-reason" className="block text-sm font-medium">
-            Reason{action === "reject" ? " (required)" : ""}
+            {action === "reject" || action === "cancel"
+              ? `Reason${action === "reject" ? " (required)" : ""}`
+              : "Why (optional: the second reviewer reads it before confirming)"}
           </label>
           <textarea
             id="bulk-reason"
@@ -330,12 +322,7 @@ export function BulkTriage({
       {started.length > 0 ? (
         <div className="space-y-2" data-testid="started-bulks">
           {started.map((b) => (
-            <BulkProgress
-              key={b.id}
-              initial={b}
-              me={me}
-              canConfirm={allowed.resume || allowed.replay}
-            />
+            <BulkProgress key={b.id} initial={b} me={me} />
           ))}
         </div>
       ) : null}

@@ -31,12 +31,19 @@ export type DeadLetterFilterValues = Partial<
   Record<(typeof DEAD_LETTER_FILTER_FIELDS)[number], string>
 >;
 
-export function DeadLetterFilterForm({ values }: { values: DeadLetterFilterValues }) {
+export function DeadLetterFilterForm({
+  values,
+  action = "/dead-letters",
+}: {
+  values: DeadLetterFilterValues;
+  /** Where it filters: the dead-letter list, or a bulk action's own page (its frozen set). */
+  action?: string;
+}) {
   const filtered = Object.values(values).some((v) => v !== undefined && v !== "");
   return (
     <FilterForm
       label="Filter dead letters"
-      action="/dead-letters"
+      action={action}
       values={values}
       className="mb-6 flex flex-wrap items-end gap-3"
     >
@@ -77,7 +84,7 @@ export function DeadLetterFilterForm({ values }: { values: DeadLetterFilterValue
       />
       <FilterSubmit />
       {filtered ? (
-        <Link href="/dead-letters" className={linkClass}>
+        <Link href={action} className={linkClass}>
           Clear filter
         </Link>
       ) : null}

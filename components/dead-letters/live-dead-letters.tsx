@@ -97,12 +97,7 @@ export function LiveDeadLetters({
             Bulk actions waiting for a second reviewer
           </h2>
           {pendingBulks.map((b) => (
-            <BulkProgress
-              key={b.id}
-              initial={b}
-              me={me}
-              canConfirm={allowed.resume || allowed.replay}
-            />
+            <BulkProgress key={b.id} initial={b} me={me} />
           ))}
         </section>
       ) : null}

@@ -1,8 +1,10 @@
 // Money bulk actions waiting for a second reviewer, as the inbox lists them: each one is a
-// confirmation a person owes, of a whole frozen set; it opens the bulk's page, where a different
-// reviewer confirms it and its requester (or an admin) may withdraw it. A withdrawn or confirmed
-// one no longer waits and is not listed.
+// confirmation a person owes, of a whole frozen set, counted in words that say for whom it waits;
+// it opens the bulk's page, where a different reviewer reads it and confirms or declines it and
+// its requester (or an admin) may withdraw it. A withdrawn, declined or confirmed one no longer
+// waits and is not listed.
 import Link from "next/link";
+import { waitingText } from "../../lib/domain/bulk-counts";
 import type { InboxBulkDto } from "../../lib/server/queries/list-inbox";
 import { bulkHref } from "../tasks/bulk-href";
 import { Badge } from "../ui/badge";
@@ -41,8 +43,11 @@ export function PendingBulks({ bulks }: { bulks: InboxBulkDto[] }) {
               </Link>
               <span className="text-slate-700">
                 frozen by <span className="break-all">{b.requestedBy}</span>{" "}
-                <Timestamp iso={b.createdAt} />
-                {b.mine ? " · you froze it: someone else confirms it, or you withdraw it" : ""}
+                <Timestamp iso={b.createdAt} /> ·{" "}
+                <span data-testid="inbox-bulk-waiting">
+                  {waitingText(b.memberCount, { mayConfirm: b.needsYou, froze: b.mine })}
+                </span>
+                {b.mine ? ": you may withdraw it" : b.needsYou ? ": read them and decide" : ""}
               </span>
             </li>
           );

@@ -91,6 +91,11 @@ export type MatrixRow = {
 
 /** A bulk action over one dead task, frozen by someone else and waiting for a second reviewer. */
 async function pendingBulk(ctx: MatrixContext): Promise<string> {
+  return (await pendingBulkOf(ctx)).bulkId;
+}
+
+/** The same, with the task it holds. */
+async function pendingBulkOf(ctx: MatrixContext): Promise<{ bulkId: string; taskId: string }> {
   const task = await ctx.deadTask();
   const id = crypto.randomUUID();
   await ctx.db.query(
@@ -105,7 +110,7 @@ async function pendingBulk(ctx: MatrixContext): Promise<string> {
     `insert into bulk_action_members (bulk_id, task_id, position, task_version) values ($1, $2, 1, $3)`,
     [id, task.taskId, task.version],
   );
-  return id;
+  return { bulkId: id, taskId: task.taskId };
 }
 
 /** A dead task of an agent whose published schema takes any input (a correction must pass it). */
@@ -275,6 +280,22 @@ export const MATRIX: readonly MatrixRow[] = [
     does: "confirms another reviewer's money bulk action",
     call: { kind: "action", args: async (ctx) => [{ bulkId: await pendingBulk(ctx) }] },
     scope: "deadLetters:review",
+  },
+  {
+    target: "action:declineBulkActionAction",
+    does: "declines another reviewer's money bulk action, with a reason",
+    call: {
+      kind: "action",
+      args: async (ctx) => [{ bulkId: await pendingBulk(ctx), reason: "amounts look doubled" }],
+    },
+    scope: "deadLetters:review",
+  },
+  {
+    target: "action:previewBulkMemberAction",
+    does: "previews what a bulk action would do to one of its tasks",
+    call: { kind: "action", args: async (ctx) => [await pendingBulkOf(ctx)] },
+    scope: "tasks:read",
+    readOnly: true,
   },
   {
     target: "action:withdrawBulkActionAction",

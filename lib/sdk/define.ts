@@ -2,6 +2,7 @@
 // Every ctx call is a durable step: journaled, and replayed from the journal on a later attempt.
 import type { z } from "zod";
 import type { JsonValue } from "../domain/json";
+import type { MoneyArgs } from "../domain/money";
 import type { PartialRetryPolicy } from "../domain/retry-policy";
 import type { ModelResponse } from "./model";
 
@@ -39,8 +40,14 @@ export type ToolDefinition<S extends z.ZodType, R extends JsonValue> = {
   sensitive?: readonly string[];
   requiresApproval?(args: z.output<S>): boolean;
   onPayloadMismatch?: "return-first" | "dead-letter";
-  /** Moves money: approving or replaying it needs two different reviewers. */
-  money?: boolean;
+  /**
+   * Moves money: approving or replaying it needs two different reviewers. Say which arguments
+   * are the amount (in the currency's minor units, e.g. cents) and the ISO 4217 currency, as
+   * dotted paths (`{ amount: "amountCents", currency: "currency" }`), and the reviewers of a
+   * replay or a bulk action see the amounts it would move, summed per currency; `true` alone
+   * marks it without amounts.
+   */
+  money?: boolean | MoneyArgs;
 };
 
 export type Tool<S extends z.ZodType = z.ZodType, R extends JsonValue = JsonValue> = ToolDefinition<

@@ -1,5 +1,5 @@
 // The published entry point: `import { … } from "agent-ledger"` resolves to lib/sdk/index.ts
-// (package.json "exports"), and the README's example runs against a real database.
+// (package.json "exports"), and the library example of docs/writing-agents.md runs against a real database.
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { announce } from "../../examples/library";
@@ -21,7 +21,7 @@ describe('import from "agent-ledger"', () => {
     ]);
   });
 
-  it("the README example enqueues once per key, and refuses bad input before the database", async () => {
+  it("the docs example enqueues once per key, and refuses bad input before the database", async () => {
     const first = await announce(t.appUrl, "deploy done");
     const again = await announce(t.appUrl, "deploy done");
     expect(first.created).toBe(true);

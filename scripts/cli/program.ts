@@ -7,6 +7,7 @@ import { approveCommand } from "./approve";
 import { checkOutcomeCommand } from "./check-outcome";
 import { checkpointCommand } from "./checkpoint";
 import { deadLettersCommand } from "./dead-letters";
+import { demoCommand } from "./demo";
 import { enqueueCommand } from "./enqueue";
 import { exportCommand } from "./export";
 import { migrateCommand } from "./migrate";
@@ -37,6 +38,7 @@ export const commands: Command[] = [
   usersCommand,
   tokensCommand,
   alertsCommand,
+  demoCommand,
 ];
 
 export function mainUsage(): string {

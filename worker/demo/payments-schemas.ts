@@ -40,6 +40,23 @@ export type StripeErrorBody = z.infer<typeof stripeErrorSchema>;
 const rate = z.number().min(0).max(1);
 const millis = z.number().int().min(0).max(600_000);
 
+/**
+ * An outage scoped to some payments: a refund whose payment_intent starts with the prefix is
+ * answered with this error before it reaches the API (nothing happens, the key stays unused),
+ * every time, whatever the rates say. `agent-ledger demo outage` stages its outage with these,
+ * so the rest of the demo keeps working meanwhile.
+ */
+export const paymentsOutageSchema = z.strictObject({
+  paymentIntentPrefix: z
+    .string()
+    .regex(/^pi_[A-Za-z0-9_]+$/, "must start with pi_ followed by letters, digits or _"),
+  status: z.number().int().min(400).max(599),
+  /** Stripe's error type; api_error when absent. */
+  type: z.string().min(1).max(100).optional(),
+  message: z.string().min(1).max(500),
+});
+export type PaymentsOutage = z.infer<typeof paymentsOutageSchema>;
+
 export const paymentsFaultsSchema = z
   .strictObject({
     /** Makes the fault sequence repeatable; setting faults restarts it. */
@@ -55,13 +72,15 @@ export const paymentsFaultsSchema = z
     dropAfterActRate: rate.optional(),
     /** Wait this long before answering; a new idempotency key stays in flight meanwhile. */
     delayMs: millis.optional(),
+    /** Scoped outages, the first whose prefix matches answering; see paymentsOutageSchema. */
+    outages: z.array(paymentsOutageSchema).max(100).optional(),
   })
   .refine((f) => (f.status502Rate ?? 0) + (f.timeoutRate ?? 0) + (f.dropAfterActRate ?? 0) <= 1, {
     message: "status502Rate + timeoutRate + dropAfterActRate must not exceed 1",
   });
 export type PaymentsFaults = z.infer<typeof paymentsFaultsSchema>;
 
-export const paymentsFaultKinds = ["status502", "timeout", "dropAfterAct"] as const;
+export const paymentsFaultKinds = ["status502", "timeout", "dropAfterAct", "outage"] as const;
 export type PaymentsFaultKind = (typeof paymentsFaultKinds)[number];
 
 export const recordedRequestSchema = z.object({

@@ -199,6 +199,16 @@ export async function createRefund(
   record: RecordedRequest,
 ): Promise<void> {
   const { faults } = state;
+  // A scoped outage decides by the payment, not by the dice: the seeded sequence of the other
+  // faults stays what it would have been without it.
+  const paymentIntent = record.params.payment_intent ?? "";
+  const outage = faults.outages?.find((o) => paymentIntent.startsWith(o.paymentIntentPrefix));
+  if (outage !== undefined) {
+    record.fault = "outage";
+    const body = { error: { type: outage.type ?? "api_error", message: outage.message } };
+    respond(res, record, plain(outage.status, body));
+    return;
+  }
   const fault = pickFault(state.dice, [
     ["status502", faults.status502Rate],
     ["timeout", faults.timeoutRate],

@@ -17,12 +17,17 @@ const paid: number[] = [];
 const pay = defineTool({
   name: "pay",
   description: "Pays out",
-  input: z.object({ orderId: z.string(), cents: z.number().int(), card: z.string() }),
+  input: z.object({
+    orderId: z.string(),
+    cents: z.number().int(),
+    currency: z.string(),
+    card: z.string(),
+  }),
   intent: (a) => ({ orderId: a.orderId }),
   requiresApproval: (a) => a.cents > 100,
   sensitive: ["card"],
   providerIdempotent: true,
-  money: true,
+  money: { amount: "cents", currency: "currency" },
   execute: async (a) => {
     paid.push(a.cents);
     return { ok: true };
@@ -39,7 +44,7 @@ const payer = defineAgent({
   input: z.object({ orderId: z.string().min(1), cents: z.number().int().positive() }),
   tools: { pay, note },
   policy: { maxAttempts: 2 },
-  run: async (ctx, input) => ctx.tool("pay", { ...input, card: "4242" }),
+  run: async (ctx, input) => ctx.tool("pay", { ...input, currency: "eur", card: "4242" }),
 });
 
 const worker = workerForFile(t.pool, { agents: [payer], concurrency: 2 });
@@ -63,6 +68,7 @@ describe("agent catalog", () => {
         name: "pay",
         description: "Pays out",
         money: true,
+        moneyArgs: { amount: "cents", currency: "currency" },
         providerIdempotent: true,
         reconcile: false,
         requiresApproval: true,
@@ -72,6 +78,7 @@ describe("agent catalog", () => {
         name: "note",
         description: null,
         money: false,
+        moneyArgs: null,
         providerIdempotent: false,
         reconcile: false,
         requiresApproval: false,

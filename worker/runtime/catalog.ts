@@ -4,6 +4,7 @@
 // money and show which retry policy is in force (the code's sits under the admin's agent row).
 import { z } from "zod";
 import type { SqlClient } from "../../db/client";
+import { type MoneyArgs, moneyArgsOf, movesMoney } from "../../lib/domain/money";
 import { type PartialRetryPolicy, partialRetryPolicySchema } from "../../lib/domain/retry-policy";
 import type { Agent } from "../../lib/sdk/define";
 
@@ -11,6 +12,8 @@ export type CatalogTool = {
   name: string;
   description: string | null;
   money: boolean;
+  /** Which arguments are the amount and the currency, when the tool says (reviewers sum them). */
+  moneyArgs: MoneyArgs | null;
   providerIdempotent: boolean;
   /** The tool can ask its provider whether an effect happened ("check with the provider"). */
   reconcile: boolean;
@@ -58,7 +61,8 @@ export function catalogEntry(agent: Agent): CatalogEntry {
     tools: Object.values(agent.tools).map((t) => ({
       name: t.name,
       description: t.description ?? null,
-      money: t.money === true,
+      money: movesMoney(t.money),
+      moneyArgs: moneyArgsOf(t.money),
       providerIdempotent: t.providerIdempotent === true,
       reconcile: typeof t.reconcile === "function",
       requiresApproval: typeof t.requiresApproval === "function",

@@ -11,6 +11,7 @@ import { type SqlClient, withTransaction } from "../../db/client";
 import { retryOnConnectionError } from "../../db/retry";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
+import { movesMoney } from "../../lib/domain/money";
 import { holdsRedacted, redact } from "../../lib/domain/redact";
 import type { ReconcileOutcome, Tool } from "../../lib/sdk/define";
 import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
@@ -195,7 +196,7 @@ export async function performEffect(
       tool: tool.name,
       args: redacted,
       step: stepSeq,
-      money: tool.money === true,
+      money: movesMoney(tool.money),
     });
   }
   if (claim.action === "return") {

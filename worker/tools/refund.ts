@@ -38,7 +38,7 @@ export function refundTool(config: RefundConfig) {
     intent: (a) => ({ orderId: a.orderId, paymentIntent: a.paymentIntent }),
     providerIdempotent: true,
     dedupWindowMs: 24 * 60 * 60 * 1000,
-    money: true,
+    money: { amount: "amountCents", currency: "currency" },
     requiresApproval: (a) => a.amountCents > config.approvalThresholdCents,
     execute: async (a, { idempotencyKey, signal }) => {
       const body = new URLSearchParams({

@@ -4,7 +4,12 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import type { Principal } from "../../domain/access";
-import { BULK_TASK_ACTION, type BulkAction, type BulkStatus } from "../../domain/bulk-actions";
+import {
+  BULK_TASK_ACTION,
+  type BulkAction,
+  type BulkStatus,
+  confirmRefusal,
+} from "../../domain/bulk-actions";
 import { type CommandResult, conflict, notFound } from "../../domain/command-result";
 import { refusalOf } from "../../domain/task-actions";
 import { appendLedger, bulkStream } from "../ledger/append-ledger";
@@ -37,6 +42,9 @@ export async function confirmBulkAction(
     if (bulk.status === "withdrawn") {
       return conflict(`${bulk.ended_by ?? "its requester"} withdrew this bulk action`);
     }
+    if (bulk.status === "declined") {
+      return conflict(`${bulk.ended_by ?? "another reviewer"} declined this bulk action`);
+    }
     if (bulk.status !== "awaiting_second") {
       // A retried confirmation by the one who confirmed answers the same result.
       if (bulk.confirmed_by === principal.actor) {
@@ -51,11 +59,17 @@ export async function confirmBulkAction(
           : "this bulk action does not wait for a second reviewer",
       );
     }
-    if (bulk.requested_by === principal.actor) {
-      return conflict(
-        `a second, different reviewer must confirm: you froze this set of ${bulk.member_count} tasks`,
-      );
-    }
+    // Who may confirm it now: the same rule the page asks before offering the button.
+    const refused = confirmRefusal(
+      {
+        action: bulk.action,
+        status: bulk.status,
+        requestedBy: bulk.requested_by,
+        memberCount: bulk.member_count,
+      },
+      principal,
+    );
+    if (refused) return refused;
     await client.query(
       `update bulk_actions set status = 'running', confirmed_by = $2, confirmed_principal = $3,
          confirmed_at = now()

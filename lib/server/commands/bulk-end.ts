@@ -1,7 +1,8 @@
 // Ends a bulk action before every member was acted on: withdrawn (its requester or an admin took
-// it back while it waited for a second reviewer) or stopped (the runner found that a person it
-// acts for may no longer do this). Members not yet run are marked skipped with the reason, and
-// the bulk's own stream records it (`bulk.withdrawn`, `bulk.stopped`) with the skipped tasks.
+// it back while it waited for a second reviewer), declined (a second reviewer said no) or
+// stopped (the runner found that a person it acts for may no longer do this). Members not yet
+// run are marked skipped with the reason, and the bulk's own stream records it
+// (`bulk.withdrawn`, `bulk.declined`, `bulk.stopped`) with the skipped tasks.
 import type { SqlClient } from "../../../db/client";
 import type { BulkAction, BulkStatus } from "../../domain/bulk-actions";
 import { appendLedger, bulkStream } from "../ledger/append-ledger";
@@ -26,7 +27,7 @@ export async function endBulk(
   input: {
     bulkId: string;
     from: BulkStatus;
-    to: "withdrawn" | "stopped";
+    to: "withdrawn" | "declined" | "stopped";
     actor: string;
     reason: string;
     /** More for the ledger entry (whose rights lapsed, …). */

@@ -15,12 +15,19 @@ export async function dbNow(pool: pg.Pool): Promise<string> {
   return rows[0]?.now ?? "";
 }
 
-/** `n` dead tasks of `agent`, each with a failed refund effect at step 1 when `refund`. */
+/**
+ * `n` dead tasks of `agent`, each with a failed refund effect at step 1 when `refund`; with
+ * `money`, the refund's recorded arguments carry the i-th task's amount and currency.
+ */
 export async function stageDead(
   pool: pg.Pool,
   agent: string,
   n: number,
-  opts: { refund?: boolean; message?: string } = {},
+  opts: {
+    refund?: boolean;
+    message?: string;
+    money?: (i: number) => { amountCents: number; currency: string };
+  } = {},
 ): Promise<string[]> {
   const { rows } = await pool.query<{ id: string }>(
     `insert into tasks (agent, input, status, dead_reason, last_error, attempts, created_by)
@@ -30,20 +37,22 @@ export async function stageDead(
   );
   const ids = rows.map((r) => r.id);
   if (opts.refund) {
-    for (const id of ids) {
+    for (const [i, id] of ids.entries()) {
       const intent = { order: id };
+      const args = { ...intent, ...opts.money?.(i) };
       await pool.query(
         `insert into steps (task_id, seq, kind, name, status, attempt) values ($1, 1, 'tool', 'refund', 'started', 3)`,
         [id],
       );
       await pool.query(
         `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status)
-         values ($1, $2, 1, 'refund', $3, $3, $4, 'failed')`,
+         values ($1, $2, 1, 'refund', $3, $4, $5, 'failed')`,
         [
           deriveEffectKey(id, "refund", intent),
           id,
           JSON.stringify(intent),
-          payloadFingerprint(intent),
+          JSON.stringify(args),
+          payloadFingerprint(args),
         ],
       );
     }
@@ -51,12 +60,24 @@ export async function stageDead(
   return ids;
 }
 
-/** An agent whose refund tool moves money, as the workers publish it. */
-export async function publishMoneyAgent(pool: pg.Pool, agent: string): Promise<void> {
+/**
+ * An agent whose refund tool moves money, as the workers publish it; `declared`: the tool says
+ * its amount is `amountCents` and its currency `currency` (refund's own declaration).
+ */
+export async function publishMoneyAgent(
+  pool: pg.Pool,
+  agent: string,
+  opts: { declared?: boolean } = {},
+): Promise<void> {
+  const tool = {
+    name: "refund",
+    money: true,
+    ...(opts.declared ? { moneyArgs: { amount: "amountCents", currency: "currency" } } : {}),
+  };
   await pool.query(
     `insert into agent_catalog (name, input_schema, tools, published_by)
-     values ($1, '{}', '[{"name":"refund","money":true}]', 'test')`,
-    [agent],
+     values ($1, '{}', $2, 'test')`,
+    [agent, JSON.stringify([tool])],
   );
 }
 

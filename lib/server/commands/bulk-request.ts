@@ -25,7 +25,7 @@ export type BulkRequestInput = {
   /** The client's key for this bulk action (a UUID). */
   bulkId: string;
   action: BulkAction;
-  /** Reject: required; cancel: optional. */
+  /** Reject: required; the others: optional (a second reviewer reads it). */
   reason?: string;
   /** Replay: the name of the step to replay from in each task's journal; null from step 1. */
   stepName?: string | null;
@@ -117,8 +117,11 @@ export async function requestBulkAction(
     const preview = previews.length > 0 ? aggregatePreviews(previews) : null;
     const twoPerson = preview?.twoPerson ?? false;
     const status: BulkStatus = twoPerson ? "awaiting_second" : "running";
+    // Replay and resume may say why too: the second reviewer reads it before confirming.
     const params = {
-      ...(input.action === "reject" || input.action === "cancel" ? { reason } : {}),
+      ...(input.action === "reject" || input.action === "cancel" || reason !== ""
+        ? { reason }
+        : {}),
       ...(input.action === "replay" ? { stepName } : {}),
     };
     const selection =

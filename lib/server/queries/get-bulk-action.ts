@@ -13,6 +13,7 @@ import { type Principal, principalOf, requireScope, type Viewer } from "../../do
 import {
   type BulkAction,
   type BulkStatus,
+  confirmRefusal,
   type MemberOutcome,
   withdrawRefusal,
 } from "../../domain/bulk-actions";
@@ -41,13 +42,18 @@ export type BulkActionDto = {
   memberCount: number;
   requestedBy: string;
   confirmedBy: string | null;
+  /** When it was frozen (requested), and the db-clock instant its set was read as of. */
   createdAt: string;
+  asOf: string;
+  confirmedAt: string | null;
   finishedAt: string | null;
-  /** Who withdrew it (or the runner that stopped it) and why, once withdrawn or stopped. */
+  /** Who withdrew, declined (or the runner that stopped it) and why, once it ended so. */
   endedBy: string | null;
   endReason: string | null;
   /** The viewer may withdraw it now (withdrawRefusal: its requester, or an admin, while it waits). */
   mayWithdraw: boolean;
+  /** The viewer may confirm or decline it now (confirmRefusal: a different reviewer, while it waits). */
+  mayConfirm: boolean;
   counts: Record<MemberOutcome | "pending", number>;
   members: BulkMemberDto[];
 };
@@ -158,10 +164,13 @@ async function bulkActionDtos(
       requestedBy: bulk.requestedBy,
       confirmedBy: bulk.confirmedBy,
       createdAt: bulk.createdAt.toISOString(),
+      asOf: bulk.asOf.toISOString(),
+      confirmedAt: bulk.confirmedAt?.toISOString() ?? null,
       finishedAt: bulk.finishedAt?.toISOString() ?? null,
       endedBy: bulk.endedBy,
       endReason: bulk.endReason,
       mayWithdraw: withdrawRefusal(bulk, principal) === null,
+      mayConfirm: confirmRefusal(bulk, principal) === null,
       counts: counts.get(bulk.id) ?? noCounts(),
       members: members.get(bulk.id) ?? [],
     };
@@ -173,7 +182,8 @@ export const BULK_ENTRIES_SHOWN = 100;
 
 /**
  * The bulk action's own ledger stream, oldest first (`bulk.requested` with its members, then
- * `bulk.confirmed`, each `bulk.member_finished`, and `bulk.finished`, `.withdrawn` or `.stopped`),
+ * `bulk.confirmed`, each `bulk.member_finished`, and `bulk.finished`, `.withdrawn`, `.declined`
+ * or `.stopped`),
  * the first BULK_ENTRIES_SHOWN of them and how many there are.
  */
 export async function listBulkEntries(

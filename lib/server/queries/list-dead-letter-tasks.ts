@@ -2,7 +2,7 @@
 // agent, tool, age), newest dead first, keyset-paginated on (status_changed_at, id), with how
 // many match in all (what "select all N matching this filter" acts on) and the db-clock instant
 // the page was read at.
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import type { DeadReason } from "../../domain/task-states";
@@ -62,9 +62,11 @@ export async function listDeadLetterTasks(
   viewer: Viewer | null,
   search: DeadLetterSearch,
   pageSize = DEAD_LETTERS_PAGE_SIZE,
+  /** A further condition on tasks: a bulk action's page lists only its frozen set. */
+  within?: SQL,
 ): Promise<DeadTaskPageDto> {
   requireScope(viewer, "tasks:read");
-  const where = deadLetterWhere(search);
+  const where = within ? sql`${deadLetterWhere(search)} and ${within}` : deadLetterWhere(search);
   const after = search.before
     ? sql` and (${tasks.statusChangedAt}, ${tasks.id}) < (${search.before.at}::timestamptz, ${search.before.id}::uuid)`
     : sql``;

@@ -2,8 +2,12 @@
 // confirmation dialog's preview and the freezing command read the same way, so the reviewer
 // confirms the set and the preview the command then records.
 import { PgDialect } from "drizzle-orm/pg-core";
+import { z } from "zod";
 import type { SqlClient } from "../../../db/client";
 import type { BulkAction } from "../../domain/bulk-actions";
+import { type MemberPreview, withAmounts } from "../../domain/bulk-preview";
+import type { JsonValue } from "../../domain/json";
+import type { MoneyArgs } from "../../domain/money";
 import type { ReviewPreview } from "../../domain/replay-plan";
 import type { TaskStatus } from "../../domain/task-states";
 import { type DeadLetterFilter, deadLetterWhere } from "./dead-letter-filter";
@@ -71,9 +75,18 @@ export async function readBulkSet(
 
 /**
  * Each member's preview for a replay or resume (null where it cannot be made: no step of the
- * name, or a task no longer dead); reject and cancel have none.
+ * name, or a task no longer dead), with the money it would move; reject and cancel have none.
  */
 export async function previewsOf(
+  client: SqlClient,
+  action: BulkAction,
+  members: readonly BulkSetMember[],
+): Promise<(MemberPreview | null)[]> {
+  const previews = await reviewPreviewsOf(client, action, members);
+  return withMoney(client, members, previews);
+}
+
+async function reviewPreviewsOf(
   client: SqlClient,
   action: BulkAction,
   members: readonly BulkSetMember[],
@@ -103,4 +116,52 @@ export async function previewsOf(
     }
   }
   return out;
+}
+
+const declaredSchema = z.array(
+  z.looseObject({
+    name: z.string(),
+    moneyArgs: z.object({ amount: z.string(), currency: z.string() }).nullish(),
+  }),
+);
+
+/**
+ * The amounts the previews' acting money effects would move: two reads for the whole set (the
+ * effects' recorded arguments, the agents' money declarations from the catalog).
+ */
+async function withMoney(
+  client: SqlClient,
+  members: readonly BulkSetMember[],
+  previews: readonly (ReviewPreview | null)[],
+): Promise<(MemberPreview | null)[]> {
+  const keys = previews.flatMap((p) =>
+    p ? p.effects.filter((e) => e.money && e.acts).map((e) => e.key) : [],
+  );
+  const args = new Map<string, JsonValue>();
+  const declared = new Map<string, Map<string, MoneyArgs>>();
+  if (keys.length > 0) {
+    const recorded = await client.query<{ key: string; args: JsonValue }>(
+      "select key, args from effects where key = any($1::text[])",
+      [keys],
+    );
+    for (const r of recorded.rows) args.set(r.key, r.args);
+    const agents = [...new Set(members.map((m) => m.agent))];
+    const catalog = await client.query<{ name: string; tools: unknown }>(
+      "select name, tools from agent_catalog where name = any($1::text[])",
+      [agents],
+    );
+    for (const row of catalog.rows) {
+      const tools = declaredSchema.safeParse(row.tools);
+      const byTool = new Map<string, MoneyArgs>();
+      for (const t of tools.success ? tools.data : []) {
+        if (t.moneyArgs) byTool.set(t.name, t.moneyArgs);
+      }
+      declared.set(row.name, byTool);
+    }
+  }
+  return previews.map((p, i) => {
+    if (!p) return null;
+    const agent = members[i]?.agent ?? "";
+    return withAmounts(p, args, declared.get(agent) ?? new Map());
+  });
 }

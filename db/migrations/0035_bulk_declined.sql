@@ -1,0 +1,2 @@
+ALTER TABLE "bulk_actions" DROP CONSTRAINT "bulk_actions_status_check";--> statement-breakpoint
+ALTER TABLE "bulk_actions" ADD CONSTRAINT "bulk_actions_status_check" CHECK ("bulk_actions"."status" in ('awaiting_second', 'running', 'done', 'withdrawn', 'declined', 'stopped'));
