@@ -4,6 +4,7 @@
 // dead state disappears from its place without moving the reviewer's scroll. Every count on the
 // screen (the cards per reason, the group headings, the list's heading, the undelivered alerts)
 // comes from the same live read, which is one database snapshot.
+import Link from "next/link";
 import type { DeadLettersScreenDto } from "../../lib/server/queries/dead-letters-screen";
 import type { BulkActionDto } from "../../lib/server/queries/get-bulk-action";
 import type { DeadLetterFilter } from "../../lib/server/review/dead-letter-filter";
@@ -77,12 +78,12 @@ export function LiveDeadLetters({
           {includesSystem
             ? "The counts below include the product’s own alert deliveries. "
             : `The counts below are the agents’ dead letters; the ${alerts.undelivered.toLocaleString("en-US")} undelivered alerts above are not among them. `}
-          <a
+          <Link
             className="font-medium text-sky-800 underline-offset-2 hover:underline"
             href={deadLettersHref(includesSystem ? { ...filter, system: undefined } : withSystem)}
           >
             {includesSystem ? "Show the agents’ only" : "Count them in"}
-          </a>
+          </Link>
         </p>
       ) : null}
       <LiveStatus
