@@ -16,7 +16,16 @@ const AGES = (Object.keys(DEAD_AGES) as DeadAge[]).map((a) => ({
   label: DEAD_AGES[a].label,
 }));
 
-export const DEAD_LETTER_FILTER_FIELDS = ["reason", "fingerprint", "agent", "tool", "age"] as const;
+const WHOSE = [{ value: "include", label: "Agents’ and alert deliveries" }];
+
+export const DEAD_LETTER_FILTER_FIELDS = [
+  "reason",
+  "fingerprint",
+  "agent",
+  "tool",
+  "age",
+  "system",
+] as const;
 
 export type DeadLetterFilterValues = Partial<
   Record<(typeof DEAD_LETTER_FILTER_FIELDS)[number], string>
@@ -64,6 +73,14 @@ export function DeadLetterFilterForm({
         value={values.age}
         any="Any time"
         options={AGES}
+      />
+      <FilterSelect
+        id="dl-system"
+        name="system"
+        label="Whose"
+        value={values.system}
+        any="Agents’ tasks"
+        options={WHOSE}
       />
       <FilterSubmit />
       {filtered ? (

@@ -9,7 +9,14 @@ import { Table, Td, Th } from "../ui/table";
 import { Timestamp } from "../ui/timestamp";
 import { deadLettersHref } from "./href";
 
-export function DeadLetterGroups({ groups }: { groups: DeadLettersDto }) {
+export function DeadLetterGroups({
+  groups,
+  system,
+}: {
+  groups: DeadLettersDto;
+  /** The screen's own toggle ("include": alert deliveries counted in), kept by every link. */
+  system?: string;
+}) {
   const open = groups.groups.filter((g) => g.count > 0);
   return (
     <div className="space-y-6">
@@ -27,7 +34,7 @@ export function DeadLetterGroups({ groups }: { groups: DeadLettersDto }) {
                 </span>
               ) : null}
               <Link
-                href={deadLettersHref({ reason: g.reason })}
+                href={deadLettersHref({ reason: g.reason, system })}
                 className="font-medium text-sky-800 underline"
               >
                 List all {g.count.toLocaleString("en-US")}
@@ -49,7 +56,11 @@ export function DeadLetterGroups({ groups }: { groups: DeadLettersDto }) {
                 <tr key={e.fingerprint} data-fingerprint={e.fingerprint}>
                   <Td>
                     <Link
-                      href={deadLettersHref({ reason: g.reason, fingerprint: e.fingerprint })}
+                      href={deadLettersHref({
+                        reason: g.reason,
+                        fingerprint: e.fingerprint,
+                        system,
+                      })}
                       className="block font-medium text-sky-800 underline-offset-2 hover:underline"
                     >
                       <span className="line-clamp-3 break-words">
@@ -75,7 +86,7 @@ export function DeadLetterGroups({ groups }: { groups: DeadLettersDto }) {
                 <tr>
                   <Td>
                     <Link
-                      href={deadLettersHref({ reason: g.reason })}
+                      href={deadLettersHref({ reason: g.reason, system })}
                       className="text-sky-800 underline"
                     >
                       Other errors

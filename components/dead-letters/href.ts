@@ -5,6 +5,8 @@ export type DeadLetterLink = {
   agent?: string;
   tool?: string;
   age?: string;
+  /** "include": the product's own alert deliveries are listed and counted too. */
+  system?: string;
   before?: string;
 };
 

@@ -10,7 +10,14 @@ import { z } from "zod";
 import { INBOX_KINDS, type InboxKind } from "../../lib/domain/inbox-kinds";
 import type { InboxDto, InboxItemDto } from "../../lib/server/queries/list-inbox";
 import { useLiveQuery } from "../live/use-live-query";
-import { INBOX_FROM_PARAM, inboxHref, itemHref, KIND_LABEL, KIND_PLURAL } from "./inbox-links";
+import {
+  INBOX_AFTER_PARAM,
+  INBOX_FROM_PARAM,
+  inboxHref,
+  itemHref,
+  KIND_LABEL,
+  KIND_PLURAL,
+} from "./inbox-links";
 
 const fromSchema = z.enum([...INBOX_KINDS, "all"]);
 
@@ -24,17 +31,33 @@ function nextItem(items: readonly InboxItemDto[], index: number): InboxItemDto |
 }
 
 function Bar({ taskId }: { taskId: string }) {
-  const from = fromSchema.safeParse(useSearchParams().get(INBOX_FROM_PARAM));
+  const params = useSearchParams();
+  const from = fromSchema.safeParse(params.get(INBOX_FROM_PARAM));
   // Without it the page polls nothing for the inbox.
   if (!from.success) return null;
-  return <Position taskId={taskId} kind={from.data === "all" ? null : from.data} />;
+  return (
+    <Position
+      taskId={taskId}
+      kind={from.data === "all" ? null : from.data}
+      after={params.get(INBOX_AFTER_PARAM)}
+    />
+  );
 }
 
-function Position({ taskId, kind }: { taskId: string; kind: InboxKind | null }) {
+function Position({
+  taskId,
+  kind,
+  after,
+}: {
+  taskId: string;
+  kind: InboxKind | null;
+  /** The inbox page it was reached from (null: the first); the live route checks it. */
+  after: string | null;
+}) {
   // Seeded empty: the inbox list's cached read when reached from it, else read on mount.
   const live = useLiveQuery<InboxDto | null>({
     screen: "inbox",
-    params: { kind },
+    params: { kind, after },
     initialData: null,
   });
   const data = live.data;
@@ -51,19 +74,19 @@ function Position({ taskId, kind }: { taskId: string; kind: InboxKind | null }) 
         {data === null
           ? `From your inbox (${listName}).`
           : index >= 0
-            ? `Item ${index + 1} of ${data.matching.toLocaleString("en-US")} in your inbox (${listName}).`
+            ? `Item ${index + 1}${after === null ? "" : " on this page"} of ${data.matching.toLocaleString("en-US")} in your inbox (${listName}).`
             : "Done here: this task no longer waits in your inbox."}
       </p>
       <p className="flex flex-wrap items-center gap-3">
         <Link
-          href={inboxHref(kind)}
+          href={inboxHref(kind, after)}
           className="font-medium text-sky-800 underline-offset-2 hover:underline"
         >
           Back to inbox
         </Link>
         {next ? (
           <Link
-            href={itemHref(next.taskId, kind)}
+            href={itemHref(next.taskId, kind, after)}
             className="rounded-md bg-sky-700 px-3 py-1.5 font-medium text-white shadow-xs hover:bg-sky-800"
           >
             Next in inbox: {KIND_LABEL[next.kind].toLowerCase()}, task {next.taskId.slice(0, 8)}

@@ -133,11 +133,15 @@ export function LiveOverview({ initial }: { initial: OverviewDto }) {
         <Card
           id="dead-letters"
           title="Dead letters by reason"
-          description={
+          description={`${
             deadTotal === 0
               ? "No task is waiting for triage."
               : `${numberFormat.format(deadTotal)} dead tasks wait for a reviewer.`
-          }
+          }${
+            overview.undeliveredAlerts > 0
+              ? ` Apart from them: ${numberFormat.format(overview.undeliveredAlerts)} undelivered alerts (the product’s own deliveries).`
+              : ""
+          }`}
           action={
             <Link href="/dead-letters" className={linkClass}>
               Triage

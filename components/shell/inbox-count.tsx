@@ -1,9 +1,16 @@
 "use client";
 // The inbox's number beside its link, on every page: what the viewer can move on now ("waiting
 // for you"), or, for a role that only reads, everything waiting. Polled while the tab is visible
-// and re-read at once after an action; the counts are indexed, never a list.
+// and re-read at once after an action; the counts are indexed, never a list. On the inbox itself
+// the inbox list's own read feeds it (one count per screen), so it does not poll there. The
+// product's own undelivered alerts are not in it: they are the inbox's "Alert deliveries".
+import { usePathname } from "next/navigation";
 import type { InboxCountsDto } from "../../lib/server/queries/list-inbox";
-import { useLiveQuery } from "../live/use-live-query";
+import { LIVE_INTERVAL_MS, screenUrl, useLiveQuery } from "../live/use-live-query";
+
+const SCREEN = "inbox-counts";
+/** The live query's key: the inbox list writes its counts here while it shows. */
+export const INBOX_COUNTS_KEY = ["screen", screenUrl(SCREEN)] as const;
 
 export function InboxCount({
   initial,
@@ -16,11 +23,17 @@ export function InboxCount({
    */
   placement?: "beside-link" | "in-link";
 }) {
-  const live = useLiveQuery<InboxCountsDto>({ screen: "inbox-counts", initialData: initial });
+  const onInbox = usePathname() === "/inbox";
+  const live = useLiveQuery<InboxCountsDto>({
+    screen: SCREEN,
+    initialData: initial,
+    // 0: no polling (react-query); the inbox list sets these counts from its own read.
+    intervalMs: onInbox ? 0 : LIVE_INTERVAL_MS,
+  });
   const counts = live.data;
   const mine = counts.forYouTotal > 0 || counts.total === 0;
   const n = mine ? counts.forYouTotal : counts.total;
-  const title = `${counts.total} waiting in all: ${counts.waiting.dead_letter} dead letters, ${counts.waiting.unknown_outcome} unknown outcomes, ${counts.waiting.approval} approvals, ${counts.waiting.confirmation} second-reviewer confirmations`;
+  const title = `${counts.total} waiting in all: ${counts.waiting.dead_letter} dead letters, ${counts.waiting.unknown_outcome} unknown outcomes, ${counts.waiting.approval} approvals, ${counts.waiting.confirmation} second-reviewer confirmations (alert deliveries apart: ${counts.waiting.system})`;
   return (
     <span
       data-testid={placement === "beside-link" ? "inbox-count" : "inbox-count-bar"}

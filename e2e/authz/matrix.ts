@@ -150,6 +150,23 @@ async function freshAlertRule(ctx: MatrixContext): Promise<{ id: string; version
   return { id, version: 1 };
 }
 
+/** A disabled rule with one dead delivery to retry (no worker runs in e2e: it stays queued). */
+async function undeliveredAlert(ctx: MatrixContext): Promise<string> {
+  const { id } = await freshAlertRule(ctx);
+  await ctx.db.query(
+    `insert into tasks (agent, input, status, dead_reason, last_error, attempts, created_by)
+     values ('alert-delivery', $1, 'dead', 'exhausted', '{"message": "receiver unreachable (ECONNREFUSED)"}', 8, 'authz')`,
+    [
+      JSON.stringify({
+        ruleId: id,
+        destination: "slack",
+        event: { id: ctx.unique("authz-event") },
+      }),
+    ],
+  );
+  return id;
+}
+
 export const MATRIX: readonly MatrixRow[] = [
   // Sessions: the way in is public; the way out ends only the caller's own session.
   {
@@ -396,6 +413,15 @@ export const MATRIX: readonly MatrixRow[] = [
     target: "action:deleteAlertRuleAction",
     does: "deletes an alert rule",
     call: { kind: "action", args: async (ctx) => [await freshAlertRule(ctx)] },
+    scope: "alerts:write",
+  },
+  {
+    target: "action:retryAlertDeliveriesAction",
+    does: "replays a destination's undelivered alerts",
+    call: {
+      kind: "action",
+      args: async (ctx) => [{ ruleId: await undeliveredAlert(ctx) }],
+    },
     scope: "alerts:write",
   },
 

@@ -5,6 +5,7 @@ import {
   allowedNames,
   appliesTo,
   awaitsReview,
+  factNeeded,
   refusalOf,
   statusesFor,
   TASK_ACTION_RULES,
@@ -115,6 +116,42 @@ describe("the task-actions table", () => {
       "withdraw",
     ]);
     expect(allowedNames(allowedActions({ status: "succeeded" }, op))).toEqual([]);
+  });
+
+  it("given a task's facts, resolve and reconcile need an unknown outcome, withdraw a pending request", () => {
+    const reviewer = role("reviewer");
+    const plain = allowedNames(
+      allowedActions({ status: "dead", unknownOutcome: false, pendingRequest: false }, reviewer),
+    );
+    expect(plain).toEqual(["resume", "reject", "replay", "correct"]);
+    expect(
+      allowedNames(
+        allowedActions({ status: "dead", unknownOutcome: true, pendingRequest: true }, reviewer),
+      ),
+    ).toEqual(["resume", "reject", "replay", "correct", "resolve", "reconcile", "withdraw"]);
+    expect(refusalOf("resolve", { status: "dead", unknownOutcome: false }, reviewer)).toEqual({
+      ok: false,
+      code: "conflict",
+      message: "cannot resolve an outcome of this task: it has no effect whose outcome is unknown",
+    });
+    expect(
+      refusalOf("withdraw", { status: "dead", pendingRequest: false }, reviewer)?.message,
+    ).toBe("cannot withdraw a review request on this task: no review request on it is pending");
+    // The status and the scopes are judged first: a missing scope is still "forbidden".
+    expect(refusalOf("resolve", { status: "dead", unknownOutcome: false }, role("ops"))?.code).toBe(
+      "forbidden",
+    );
+    expect(factNeeded("resolve")).toBe("unknownOutcome");
+    expect(factNeeded("reconcile")).toBe("unknownOutcome");
+    expect(factNeeded("withdraw")).toBe("pendingRequest");
+    expect(TASK_ACTIONS.filter((a) => factNeeded(a) === null)).toEqual([
+      "approve",
+      "resume",
+      "reject",
+      "replay",
+      "correct",
+      "cancel",
+    ]);
   });
 
   it("a person is awaited exactly where a review action applies", () => {

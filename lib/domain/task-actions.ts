@@ -19,6 +19,21 @@ export const TASK_ACTIONS = [
 ] as const;
 export type TaskAction = (typeof TASK_ACTIONS)[number];
 
+/**
+ * What a task holds besides its status that an action needs: an effect whose outcome is
+ * unknown (resolve, reconcile), a pending two-person request (withdraw). Left out, a fact is
+ * not judged here: a caller that did not read it gets the status rule, and the command checks
+ * the thing itself (the effect, the request) under the row lock.
+ */
+export type TaskFacts = {
+  status: TaskStatus;
+  /** A `started` effect of the task whose lease ran out without a result. */
+  unknownOutcome?: boolean;
+  /** A review request waiting for a second reviewer. */
+  pendingRequest?: boolean;
+};
+export type TaskFact = Exclude<keyof TaskFacts, "status">;
+
 type Rule = {
   /** The action as a refusal says it: "cannot <verb> a task that is running". */
   verb: string;
@@ -26,6 +41,8 @@ type Rule = {
   needs: Partial<Record<TaskStatus, readonly Scope[]>>;
   /** Whether the two-person rule can apply (money); the command decides from the preview. */
   twoPerson: boolean;
+  /** A fact the task must hold, and how a refusal says it does not. */
+  requires?: { fact: TaskFact; absent: string };
 };
 
 const UNFINISHED = ["queued", "running", "retry_wait", "awaiting_approval", "dead"] as const;
@@ -68,6 +85,7 @@ export const TASK_ACTION_RULES: Readonly<Record<TaskAction, Rule>> = {
     verb: "resolve an outcome of",
     needs: { dead: ["outcomes:resolve"] },
     twoPerson: false,
+    requires: { fact: "unknownOutcome", absent: "it has no effect whose outcome is unknown" },
   },
   /**
    * A worker asks the provider (the tool's reconcile) whether such an effect happened; the
@@ -77,6 +95,7 @@ export const TASK_ACTION_RULES: Readonly<Record<TaskAction, Rule>> = {
     verb: "check with the provider about",
     needs: { dead: ["outcomes:resolve"] },
     twoPerson: false,
+    requires: { fact: "unknownOutcome", absent: "it has no effect whose outcome is unknown" },
   },
   /** Stops for good a task that has not finished. */
   cancel: {
@@ -89,6 +108,7 @@ export const TASK_ACTION_RULES: Readonly<Record<TaskAction, Rule>> = {
     verb: "withdraw a review request on",
     needs: { dead: ["deadLetters:review"], awaiting_approval: ["deadLetters:review"] },
     twoPerson: false,
+    requires: { fact: "pendingRequest", absent: "no review request on it is pending" },
   },
 };
 
@@ -113,12 +133,17 @@ export type ActionPermission =
 
 export type AllowedActions = Record<TaskAction, ActionPermission>;
 
-/** May `principal` do `action` to a task in `status`? Null when yes, the refusal when not. */
+/**
+ * May `principal` do `action` to a task in `status` (or with these facts)? Null when yes, the
+ * refusal when not: the status first, then the scopes, then a fact the action needs.
+ */
 export function refusalOf(
   action: TaskAction,
-  status: TaskStatus,
+  task: TaskStatus | TaskFacts,
   principal: Pick<Principal, "who" | "scopes">,
 ): CommandFailure | null {
+  const facts: TaskFacts = typeof task === "string" ? { status: task } : task;
+  const { status } = facts;
   const rule = TASK_ACTION_RULES[action];
   const needed = rule.needs[status];
   if (!needed) {
@@ -132,17 +157,32 @@ export function refusalOf(
       message: missingScope(principal.who, missing, `${rule.verb} a task that is ${status}`),
     };
   }
+  if (rule.requires && facts[rule.requires.fact] === false) {
+    return {
+      ok: false,
+      code: "conflict",
+      message: `cannot ${rule.verb} this task: ${rule.requires.absent}`,
+    };
+  }
   return null;
 }
 
-/** Every action for a task in `status`: what the screens show and what the commands allow. */
+/** The facts an action needs read before refusalOf can judge it (none: the status suffices). */
+export function factNeeded(action: TaskAction): TaskFact | null {
+  return TASK_ACTION_RULES[action].requires?.fact ?? null;
+}
+
+/**
+ * Every action for a task: what the screens show and what the commands allow. Given its facts,
+ * the actions that need one it lacks are refused too (no "resolve" without an unknown outcome).
+ */
 export function allowedActions(
-  task: { status: TaskStatus },
+  task: TaskFacts,
   principal: Pick<Principal, "who" | "scopes">,
 ): AllowedActions {
   const out = {} as AllowedActions;
   for (const action of TASK_ACTIONS) {
-    const refusal = refusalOf(action, task.status, principal);
+    const refusal = refusalOf(action, task, principal);
     out[action] = refusal
       ? { allowed: false, refusal }
       : { allowed: true, twoPerson: TASK_ACTION_RULES[action].twoPerson };

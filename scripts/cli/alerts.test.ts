@@ -1,6 +1,7 @@
 // `agent-ledger alerts` as scripts see it: a real process against a real database, judged by
 // exit code, output and the rows and ledger entries it leaves.
 import { describe, expect, it } from "vitest";
+import { stageAlertOutage } from "../../db/testing/alert-outage";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { isWebhookSecret } from "../../lib/domain/alerts-signature";
 import { ACTOR, cliOn } from "./testing";
@@ -63,6 +64,23 @@ describe("agent-ledger alerts", { timeout: 240_000 }, () => {
       { kind: "alert_rule.created", actor: ACTOR },
       { kind: "alert_rule.disabled", actor: ACTOR },
       { kind: "alert_rule.deleted", actor: ACTOR },
+    ]);
+  });
+
+  it("retries a failing destination's undelivered alerts once, then says there is nothing left", async () => {
+    const outage = await stageAlertOutage(t.pool, { deliveries: 4, refunds: 2, enabled: false });
+    const retried = cli(["retry", "--id", outage.ruleId, "--json"]);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(JSON.parse(retried.stdout)).toEqual({ ruleId: outage.ruleId, retried: 4, skipped: 0 });
+    const again = cli(["retry", "--id", outage.ruleId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("nothing to retry");
+    const { rows } = await t.pool.query<{ agent: string; status: string; n: number }>(
+      "select agent, status, count(*)::int as n from tasks group by 1, 2 order by 1",
+    );
+    expect(rows).toEqual([
+      { agent: "alert-delivery", status: "queued", n: 4 },
+      { agent: "refund", status: "dead", n: 2 },
     ]);
   });
 });

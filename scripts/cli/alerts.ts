@@ -13,6 +13,7 @@ import { DEAD_REASONS } from "../../lib/domain/task-states";
 import { createAlertRule } from "../../lib/server/commands/create-alert-rule";
 import { deleteAlertRule } from "../../lib/server/commands/delete-alert-rule";
 import { evaluateAlerts } from "../../lib/server/commands/evaluate-alerts";
+import { retryAlertDeliveries } from "../../lib/server/commands/retry-alert-deliveries";
 import { updateAlertRule } from "../../lib/server/commands/update-alert-rule";
 import { type AlertRuleDto, readAlertRules } from "../../lib/server/queries/list-alert-rules";
 import { cliPrincipal, failure, listSubcommand, withAppDatabase } from "./operator";
@@ -197,6 +198,24 @@ const remove: Sub = async (argv) => {
   });
 };
 
+const retry: Sub = async (argv) => {
+  const opts = parseOptions(argv, { ...helpOption, ...jsonOption, id: { type: "string" } });
+  if (opts.id === undefined) throw new UsageError("--id is required");
+  const ruleId = opts.id;
+  return withAppDatabase("alerts", async (pool) => {
+    const result = await retryAlertDeliveries(pool, cliPrincipal(), { ruleId });
+    if (!result.ok) return failure("alerts retry", result);
+    if (opts.json) printJson(result.value);
+    else {
+      const { retried, skipped } = result.value;
+      console.log(
+        `${retried} undelivered alert(s) of rule ${ruleId} queued again${skipped > 0 ? ` (${skipped} already were)` : ""}.`,
+      );
+    }
+    return EXIT.ok;
+  });
+};
+
 const evaluate: Sub = async (argv) => {
   const opts = parseOptions(argv, {
     ...helpOption,
@@ -229,7 +248,7 @@ const evaluate: Sub = async (argv) => {
 
 export const alertsCommand = commandGroup({
   name: "alerts",
-  summary: "Alert rules (create, list, update, enable, disable, delete) and the evaluator",
+  summary: "Alert rules (create, list, update, enable, disable, delete, retry) and the evaluator",
   notes: NOTES,
   subcommands: [
     {
@@ -265,6 +284,13 @@ export const alertsCommand = commandGroup({
       run: changeCommand("disable"),
     },
     { name: "delete", synopsis: "--id ID [--json]", description: "Deletes a rule.", run: remove },
+    {
+      name: "retry",
+      synopsis: "--id ID [--json]",
+      description: `Replays every dead alert-delivery task of the rule (its destination was down),
+each keeping its webhook-id; exits non-zero when nothing of the rule is undelivered.`,
+      run: retry,
+    },
     {
       name: "evaluate",
       synopsis: "[--watch] [--interval-ms N] [--json]",

@@ -212,10 +212,11 @@ describe("check with the provider", () => {
       "update effects set lease_owner = 'w9', lease_expires_at = now() + interval '1 minute' where key = $1",
       [staged.key],
     );
+    // The task-actions table refuses it first: no effect of the task has an unknown outcome.
     expect(await requestReconcile(t.pool, reviewer, input)).toMatchObject({
       ok: false,
       code: "conflict",
-      message: expect.stringContaining("in flight"),
+      message: expect.stringContaining("no effect whose outcome is unknown"),
     });
     await t.pool.query("update tasks set status = 'rejected', dead_reason = null where id = $1", [
       staged.taskId,

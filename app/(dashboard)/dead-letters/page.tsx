@@ -8,12 +8,10 @@ import { deadLettersHref } from "../../../components/dead-letters/href";
 import { LiveDeadLetters } from "../../../components/dead-letters/live-dead-letters";
 import { filterValues } from "../../../components/filters/filter-values";
 import { InvalidAddress } from "../../../components/filters/invalid-address";
-import { DEAD_REASON_LABEL } from "../../../components/ui/labels";
 import { PageHeader } from "../../../components/ui/page-header";
-import { Stat } from "../../../components/ui/stat";
 import { pageViewer } from "../../../lib/auth/page";
 import { pageReaders } from "../../../lib/auth/read-your-writes";
-import { principalOf } from "../../../lib/domain/access";
+import { can, principalOf } from "../../../lib/domain/access";
 import { BULK_ACTIONS, BULK_TASK_ACTION } from "../../../lib/domain/bulk-actions";
 import { refusalOf } from "../../../lib/domain/task-actions";
 import { readDeadLettersScreen } from "../../../lib/server/queries/dead-letters-screen";
@@ -44,7 +42,7 @@ export default async function DeadLettersPage({
   const header = (
     <PageHeader
       title="Dead letters"
-      description="Tasks that stopped retrying and wait for a person: grouped by why they stopped, then by error. Pick a group to list its tasks and act on them together."
+      description="Agents’ tasks that stopped retrying and wait for a person: grouped by why they stopped, then by error. Pick a group to list its tasks and act on them together. The product’s own undelivered alerts are one line per destination, counted apart unless you ask for them."
     />
   );
   if (!parsed.ok) {
@@ -76,20 +74,6 @@ export default async function DeadLettersPage({
   return (
     <>
       {header}
-      <ul className="mb-6 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6">
-        {screen.groups.groups.map((g) => (
-          <li key={g.reason}>
-            <Stat
-              label={DEAD_REASON_LABEL[g.reason]}
-              value={g.count}
-              tone="bad"
-              href={g.count > 0 ? deadLettersHref({ reason: g.reason }) : undefined}
-              testId={`dead-letters-${g.reason}`}
-            />
-          </li>
-        ))}
-      </ul>
-
       <DeadLetterFilterForm values={filter} />
 
       <LiveDeadLetters
@@ -100,6 +84,7 @@ export default async function DeadLettersPage({
         allowed={allowed}
         me={principal.actor}
         pendingBulks={pendingBulks}
+        canRetryAlerts={can(viewer, "alerts:write")}
       />
       <nav aria-label="Dead-letter pages" className="mt-4 flex flex-wrap gap-2">
         {before ? (

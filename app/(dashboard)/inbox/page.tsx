@@ -4,6 +4,7 @@ import { InboxList } from "../../../components/inbox/inbox-list";
 import { PageHeader } from "../../../components/ui/page-header";
 import { pageViewer } from "../../../lib/auth/page";
 import { pageReaders } from "../../../lib/auth/read-your-writes";
+import { can } from "../../../lib/domain/access";
 import { inboxSearchSchema, listInbox } from "../../../lib/server/queries/list-inbox";
 import {
   parseSearchParams,
@@ -19,7 +20,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const header = (
     <PageHeader
       title="Inbox"
-      description="Everything waiting for a person, oldest first: dead letters, approval requests, money actions waiting for a second reviewer, and effects whose outcome is unknown. Open an item to act on it; “Next in inbox” on the task page takes you on to the next."
+      description="Everything the agents left waiting for a person, oldest first: dead letters, approval requests, money actions waiting for a second reviewer, and effects whose outcome is unknown. Open an item to act on it; “Next in inbox” on the task page takes you on to the next. The product’s own undelivered alerts are counted apart, one line per destination."
     />
   );
   if (!parsed.ok) {
@@ -37,7 +38,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   return (
     <>
       {header}
-      <InboxList initial={inbox} />
+      <InboxList initial={inbox} canRetryAlerts={can(viewer, "alerts:write")} />
     </>
   );
 }

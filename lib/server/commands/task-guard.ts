@@ -5,8 +5,9 @@ import type pg from "pg";
 import { type SqlClient, withTransaction } from "../../../db/client";
 import type { Principal } from "../../domain/access";
 import { type CommandResult, conflict, notFound } from "../../domain/command-result";
-import { refusalOf, type TaskAction } from "../../domain/task-actions";
+import { factNeeded, refusalOf, type TaskAction } from "../../domain/task-actions";
 import type { TaskStatus } from "../../domain/task-states";
+import { readTaskFact } from "../review/task-facts";
 import { TASKS_CHANNEL } from "./enqueue-task";
 
 export type LockedTask = {
@@ -86,11 +87,14 @@ export async function lockTaskFor(
       },
     };
   }
-  const refusal = refusalOf(
-    typeof action === "function" ? action(task.status) : action,
-    task.status,
-    principal,
-  );
+  const name = typeof action === "function" ? action(task.status) : action;
+  // The table's own facts (an unknown outcome to resolve, a request to withdraw), read under the
+  // lock, so the command refuses exactly what the screens do not offer.
+  const fact = factNeeded(name);
+  const facts = fact
+    ? { status: task.status, [fact]: await readTaskFact(client, task.id, fact) }
+    : { status: task.status };
+  const refusal = refusalOf(name, facts, principal);
   return refusal ? { error: refusal } : { task };
 }
 

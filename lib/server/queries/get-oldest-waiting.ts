@@ -3,6 +3,7 @@
 // is one walk of the partial index that holds exactly the waiting rows, so the answer costs the
 // same with ten waiting or ten thousand.
 import type { SqlClient } from "../../../db/client";
+import { ALERT_DELIVERY_AGENT } from "../../domain/alerts";
 import { DEAD_REASONS } from "../../domain/task-states";
 
 export const WAITING_KINDS = [
@@ -42,11 +43,12 @@ export async function readOldestWaiting(
              from unnest($1::text[]) as r(reason)
             cross join lateral (
               select id, agent, status_changed_at, dead_reason from tasks
-               where status = 'dead' and dead_reason = r.reason
+               where status = 'dead' and dead_reason = r.reason and agent <> $2
                order by status_changed_at, id limit 1
             ) t
             order by t.status_changed_at, t.id limit 1`,
-    values: [[...DEAD_REASONS]],
+    // The agents' dead letters: the product's own (alert deliveries) are counted apart.
+    values: [[...DEAD_REASONS], ALERT_DELIVERY_AGENT],
   });
 
   // approvals_pending_idx: pending approvals by requested_at. A money approval with a first yes

@@ -25,7 +25,13 @@ import {
 import { readOldestWaiting, type WaitingDto } from "./get-oldest-waiting";
 import { type OverviewSeriesDto, readOverviewSeries } from "./get-overview-series";
 import { type LedgerEntryDto, listLedgerEntries } from "./list-ledger-entries";
-import { type Counted, countEffects, countLedger, countTasks } from "./table-counts";
+import {
+  type Counted,
+  countEffects,
+  countLedger,
+  countSystemDead,
+  countTasks,
+} from "./table-counts";
 
 export const OVERVIEW_LATEST_ENTRIES = 10;
 
@@ -41,8 +47,14 @@ export type OverviewDto = {
   /** Every status, in lifecycle order, zeros included; exact (the status counters). */
   tasksByStatus: ({ status: TaskStatus } & Counted)[];
   tasksTotal: Counted;
-  /** Every dead-letter reason, zeros included. Always exact. */
+  /**
+   * The agents' dead letters per reason, zeros included; exact. The product's own dead tasks
+   * (alert deliveries) are not among them: they are `undeliveredAlerts`, as on the dead-letter
+   * screen and in the inbox.
+   */
   deadByReason: { reason: DeadReason; count: number }[];
+  /** Dead alert deliveries (every destination). */
+  undeliveredAlerts: number;
   effectsByStatus: ({ status: EffectStatus } & Counted)[];
   /** `started` effects whose lease ran out without a result: someone must find out what happened. */
   effectsOutcomeUnknown: number;
@@ -78,6 +90,8 @@ export async function getOverview(
     const asOf = clock.rows[0]?.now ?? new Date();
 
     const taskCounts = await countTasks(client);
+    const systemDead = await countSystemDead(client);
+    const undeliveredAlerts = DEAD_REASONS.reduce((n, r) => n + systemDead[r], 0);
     const effectCounts = await countEffects(client);
     const ledger = await countLedger(client);
     const series = await readOverviewSeries(
@@ -85,7 +99,7 @@ export async function getOverview(
       overviewWindow(opts.window ?? DEFAULT_OVERVIEW_WINDOW, asOf),
     );
     const waiting = await readOldestWaiting(client, {
-      dead: taskCounts.byStatus.dead.count,
+      dead: taskCounts.byStatus.dead.count - undeliveredAlerts,
       outcomeUnknown: effectCounts.outcomeUnknown,
     });
     const fleet = await client.query<{ live: number; last_seen_at: Date | null }>({
@@ -106,8 +120,9 @@ export async function getOverview(
       tasksTotal: taskCounts.total,
       deadByReason: DEAD_REASONS.map((reason) => ({
         reason,
-        count: taskCounts.deadByReason[reason],
+        count: taskCounts.deadByReason[reason] - systemDead[reason],
       })),
+      undeliveredAlerts,
       effectsByStatus: EFFECT_STATUSES.map((status) => ({
         status,
         ...effectCounts.byStatus[status],

@@ -1,9 +1,12 @@
 // The dead-letter triage screen's groups: dead tasks by reason, then by error fingerprint (the
 // message with ids, numbers and quoted values normalised, lib/domain/error-fingerprint), with
-// counts, the oldest and newest, and a sample message. Ages come from the database clock.
+// counts, the oldest and newest, and a sample message. Ages come from the database clock. The
+// product's own dead tasks (alert deliveries) are left out unless asked for: they are triaged
+// per destination (list-failing-destinations.ts), not as the agents' dead letters.
 import { type SQL, sql } from "drizzle-orm";
 import { tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
+import { ALERT_DELIVERY_AGENT } from "../../domain/alerts";
 import { DEAD_REASONS, type DeadReason } from "../../domain/task-states";
 import { errorMessageSql, fingerprintSql } from "../review/dead-letter-filter";
 import type { DbReader } from "./db-reader";
@@ -58,12 +61,17 @@ type ErrorRow = {
 export async function listDeadLetters(
   db: DbReader,
   viewer: Viewer | null,
+  opts: { includeSystem?: boolean } = {},
 ): Promise<DeadLettersDto> {
   requireScope(viewer, "tasks:read");
+  const skipSystem = !opts.includeSystem;
+  const own = skipSystem ? sql` and ${tasks.agent} <> ${ALERT_DELIVERY_AGENT}` : sql``;
   // Counts, oldest and newest come from tasks_dead_groups_idx alone (40k dead tasks at 10M read
   // their heap pages when the sample message was an aggregate); only the groups shown fetch one.
+  // The product's own dead tasks are counted from tasks_dead_agent_idx (few) and taken out; only
+  // a group that holds both kinds reads its oldest and newest again without them.
   const { rows } = await db.execute<ErrorRow>(sql`
-    with grouped as (
+    with every_group as (
       select ${tasks.deadReason} as reason,
              ${fingerprintSql} as fingerprint,
              count(*)::int as count,
@@ -72,6 +80,24 @@ export async function listDeadLetters(
       from ${tasks}
       where ${tasks.status} = 'dead'
       group by 1, 2
+    ), system_group as (
+      select ${tasks.deadReason} as reason, ${fingerprintSql} as fingerprint, count(*)::int as n
+      from ${tasks}
+      where ${skipSystem} and ${tasks.status} = 'dead' and ${tasks.agent} = ${ALERT_DELIVERY_AGENT}
+      group by 1, 2
+    ), grouped as (
+      select g.reason, g.fingerprint, g.count - coalesce(s.n, 0) as count,
+             case when s.n is null then g.oldest else (
+               select min(${tasks.statusChangedAt}) from ${tasks}
+               where ${tasks.status} = 'dead' and ${tasks.deadReason} = g.reason
+                 and ${fingerprintSql} = g.fingerprint${own}) end as oldest,
+             case when s.n is null then g.newest else (
+               select max(${tasks.statusChangedAt}) from ${tasks}
+               where ${tasks.status} = 'dead' and ${tasks.deadReason} = g.reason
+                 and ${fingerprintSql} = g.fingerprint${own}) end as newest
+      from every_group g
+      left join system_group s on s.reason = g.reason and s.fingerprint = g.fingerprint
+      where g.count > coalesce(s.n, 0)
     ), ranked as (
       select *, row_number() over (partition by reason order by count desc, oldest)::int as rank
       from grouped
@@ -80,7 +106,7 @@ export async function listDeadLetters(
            case when r.rank <= ${ERRORS_PER_REASON} then (
              select left(${errorMessageSql}, 300) from ${tasks}
              where ${tasks.status} = 'dead' and ${tasks.deadReason} = r.reason
-               and ${fingerprintSql} = r.fingerprint
+               and ${fingerprintSql} = r.fingerprint${own}
              order by ${tasks.statusChangedAt}
              limit 1
            ) end as message,

@@ -2,6 +2,12 @@
 // oldest first; "needs you" from the task-actions table and the two-person rule; counts that
 // agree with the list. Rows are staged directly, each case stating what it needs.
 import { beforeEach, describe, expect, it } from "vitest";
+import {
+  OUTAGE_URL,
+  REFUND_ERROR,
+  stageAlertOutage,
+  UNREACHABLE,
+} from "../../../db/testing/alert-outage";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { testTokenViewer, testViewer } from "../../auth/testing";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
@@ -110,7 +116,8 @@ describe("listInbox", () => {
     expect(inbox.items[0]).toMatchObject({
       lastError: "card declined",
       deadReason: "exhausted",
-      actions: expect.arrayContaining(["resume", "reject", "replay", "resolve"]),
+      // "You may" is the table's answer for this task: nothing to resolve or withdraw here.
+      actions: ["resume", "reject", "replay", "correct"],
       needsYou: true,
     });
     // Cancel is an admin's stop, not triage: the inbox never offers it.
@@ -134,9 +141,9 @@ describe("listInbox", () => {
       needsYou: true,
     });
     expect(inbox.counts).toEqual({
-      waiting: { confirmation: 2, approval: 1, unknown_outcome: 1, dead_letter: 1 },
+      waiting: { confirmation: 2, approval: 1, unknown_outcome: 1, dead_letter: 1, system: 0 },
       total: 5,
-      forYou: { confirmation: 2, approval: 1, unknown_outcome: 1, dead_letter: 1 },
+      forYou: { confirmation: 2, approval: 1, unknown_outcome: 1, dead_letter: 1, system: 0 },
       forYouTotal: 5,
       bulksWaiting: 0,
     });
@@ -223,6 +230,120 @@ describe("listInbox", () => {
     expect(only.kind).toBe("unknown_outcome");
     expect(only.counts.total).toBe(3);
     expect(inboxSearchSchema.safeParse({ kind: "everything" }).success).toBe(false);
+  });
+});
+
+describe("listInbox: what each task allows", () => {
+  it("offers resolve and reconcile only with an unknown outcome, withdraw only with a request", async () => {
+    const plain = await task("dead", 50);
+    const unknown = await task("dead", 40, "outcome_unknown");
+    const key = deriveEffectKey(unknown.id, "refund", { n: 1 });
+    await t.pool.query(
+      `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_expires_at)
+       values ($1, $2, 1, 'refund', '{"n":1}', '{"n":1}', $3, 'started', now() - interval '1 minute')`,
+      [key, unknown.id, payloadFingerprint({ n: 1 })],
+    );
+    const requested = await task("dead", 30);
+    await request(requested.id, requested.version, "user:alice@example.com", 20);
+
+    const inbox = await listInbox(t.pool, bob, {});
+    const actionsOf = (id: string) => inbox.items.find((i) => i.taskId === id)?.actions;
+    expect(actionsOf(plain.id)).toEqual(["resume", "reject", "replay", "correct"]);
+    expect(actionsOf(unknown.id)).toEqual([
+      "resume",
+      "reject",
+      "replay",
+      "correct",
+      "resolve",
+      "reconcile",
+    ]);
+    expect(actionsOf(requested.id)).toEqual(["resume", "reject", "replay", "correct", "withdraw"]);
+    // Ops read: the table gives them nothing, whatever the task holds.
+    const read = await listInbox(t.pool, ops, {});
+    expect(read.items.every((i) => i.actions.length === 0)).toBe(true);
+  });
+});
+
+describe("listInbox paging", () => {
+  it("pages past 100 by a cursor in the address, oldest first, each task once", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 250; i++) ids.push((await task("dead", 1_000 - i)).id);
+    const seen: string[] = [];
+    let after: string | null = null;
+    const pages: number[] = [];
+    do {
+      const search = inboxSearchSchema.parse(after ? { after } : {});
+      const page = await listInbox(t.pool, bob, search);
+      expect(page.matching).toBe(250);
+      expect(page.after).toBe(after);
+      pages.push(page.items.length);
+      seen.push(...page.items.map((i) => i.taskId));
+      after = page.nextAfter;
+    } while (after !== null && pages.length < 5);
+    expect(pages).toEqual([100, 100, 50]);
+    expect(seen).toEqual(ids);
+    // A page position under a filter keeps the filter.
+    const first = await listInbox(t.pool, bob, { kind: "dead_letter" });
+    const second = await listInbox(
+      t.pool,
+      bob,
+      inboxSearchSchema.parse({ kind: "dead_letter", after: first.nextAfter }),
+    );
+    expect(second.items[0]?.taskId).toBe(ids[100]);
+    expect(inboxSearchSchema.safeParse({ after: "2026-01-01_nope" }).success).toBe(false);
+  });
+});
+
+describe("listInbox: the product's own tasks apart", () => {
+  it("with the alert sink unreachable and 60 dead refunds, the counts and groups are the refunds'", async () => {
+    const outage = await stageAlertOutage(t.pool, { deliveries: 300, refunds: 60 });
+
+    const inbox = await listInbox(t.pool, bob, {});
+    expect(inbox.counts.total).toBe(60);
+    expect(inbox.counts.forYouTotal).toBe(60);
+    expect(inbox.counts.waiting).toMatchObject({ dead_letter: 60, system: 300 });
+    expect(inbox.matching).toBe(60);
+    expect(inbox.items).toHaveLength(60);
+    expect(new Set(inbox.items.map((i) => i.agent))).toEqual(new Set(["refund"]));
+    // The dead-letter groups: one group, the refunds'.
+    expect(inbox.errorGroups).toEqual([
+      expect.objectContaining({ reason: "exhausted", count: 60, message: REFUND_ERROR }),
+    ]);
+    // The failing destination is one line, its host only.
+    expect(inbox.alerts).toEqual({
+      undelivered: 300,
+      destinations: [
+        {
+          ruleId: outage.ruleId,
+          name: "demo dead letters",
+          destination: "webhook",
+          host: "127.0.0.1:4343",
+          undelivered: 300,
+          since: expect.any(String),
+          lastError: UNREACHABLE,
+        },
+      ],
+    });
+    expect(JSON.stringify(inbox)).not.toContain("s3cret");
+    expect(JSON.stringify(inbox)).not.toContain("T0KEN");
+    expect(JSON.stringify(inbox)).not.toContain(OUTAGE_URL);
+    // The sidebar counts the same.
+    expect(await countInbox(t.pool, bob)).toEqual(inbox.counts);
+
+    // Asked for, they are listed, paged like the rest.
+    const system = await listInbox(t.pool, bob, inboxSearchSchema.parse({ kind: "system" }));
+    expect(system.matching).toBe(300);
+    expect(system.items).toHaveLength(100);
+    expect(system.items.every((i) => i.kind === "system" && i.agent === "alert-delivery")).toBe(
+      true,
+    );
+    expect(system.items.map((i) => i.taskId)).toEqual(outage.deliveryIds.slice(0, 100));
+    expect(system.nextAfter).not.toBeNull();
+    expect(system.errorGroups).toEqual([]);
+    // And under the agents' kinds they never are.
+    const deadOnly = await listInbox(t.pool, bob, { kind: "dead_letter" });
+    expect(deadOnly.matching).toBe(60);
+    expect(deadOnly.items.some((i) => i.agent === "alert-delivery")).toBe(false);
   });
 });
 

@@ -3,28 +3,50 @@
 // with its first yes) and unknown outcomes — and the cheap counts the sidebar shows on every
 // page. Each task is in the inbox once, under the most specific kind: a dead task someone asked
 // to replay waits for a confirmation, not for triage. What the viewer may do comes from the
-// task-actions table; waits from the database clock.
+// task-actions table, given each task's facts; waits from the database clock. The product's own
+// dead tasks (alert deliveries) are apart: out of the total and the other kinds, counted as
+// `system`, listed only under ?kind=system and summed per destination. Pages of INBOX_LIMIT
+// follow each other by a cursor (?after=), oldest first.
 import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import { z } from "zod";
 import * as schema from "../../../db/schema";
 import { type Principal, principalOf, requireScope, type Viewer } from "../../domain/access";
+import { ALERT_DELIVERY_AGENT } from "../../domain/alerts";
 import { BULK_TASK_ACTION, type BulkAction } from "../../domain/bulk-actions";
-import { INBOX_KINDS, type InboxKind } from "../../domain/inbox-kinds";
+import { AGENT_INBOX_KINDS, INBOX_KINDS, type InboxKind } from "../../domain/inbox-kinds";
 import {
   allowedActions,
   allowedNames,
   refusalOf,
   type TaskAction,
+  type TaskFacts,
 } from "../../domain/task-actions";
 import type { DeadReason, TaskStatus } from "../../domain/task-states";
+import { TASK_FACT_SQL } from "../review/task-facts";
 import { listDeadLetters } from "./list-dead-letters";
-import { countTasks } from "./table-counts";
+import { type FailingDestinationsDto, listFailingDestinations } from "./list-failing-destinations";
+import { countSystemDead, countTasks } from "./table-counts";
 
-export { INBOX_KINDS, type InboxKind };
+export { AGENT_INBOX_KINDS, INBOX_KINDS, type InboxKind };
 
-/** The most items one read returns; the counts say how many more there are. */
+/** The most items one page holds; `nextAfter` leads to the next. */
 export const INBOX_LIMIT = 100;
+
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)_([0-9a-f-]{36})$/;
+
+/** A page position: (waiting since, to the microsecond, task id) of the last item shown. */
+const cursorSchema = z.string().transform((value, ctx) => {
+  const [, at, id] = CURSOR.exec(value) ?? [];
+  if (at === undefined || id === undefined || Number.isNaN(Date.parse(at))) {
+    ctx.addIssue({
+      code: "custom",
+      message: "is not a page position from the inbox; use the links below the list.",
+    });
+    return z.NEVER;
+  }
+  return { at, id };
+});
 
 export const inboxSearchSchema = z.object({
   kind: z
@@ -32,6 +54,8 @@ export const inboxSearchSchema = z.object({
       error: `must be one of ${INBOX_KINDS.join(", ")} (or left out for everything).`,
     })
     .optional(),
+  /** Items waiting since after this position (the previous page's last item). */
+  after: cursorSchema.optional(),
 });
 export type InboxSearch = z.output<typeof inboxSearchSchema>;
 
@@ -101,7 +125,14 @@ export type InboxCountsDto = {
 };
 
 export type InboxDto = {
+  /** One page, oldest first: INBOX_LIMIT at most. */
   items: InboxItemDto[];
+  /** The page's position (null: the first page). */
+  after: string | null;
+  /** Pass as `after` for the next page; null on the last. */
+  nextAfter: string | null;
+  /** The product's own undelivered alerts, one line per destination (same snapshot). */
+  alerts: FailingDestinationsDto;
   /** Bulk actions waiting for a second reviewer (confirmations too; listed before the tasks). */
   bulks: InboxBulkDto[];
   /**
@@ -110,7 +141,7 @@ export type InboxDto = {
    * under a filter other than dead letters.
    */
   errorGroups: InboxErrorGroupDto[];
-  /** How many tasks match the filter; more than items.length when past INBOX_LIMIT. */
+  /** How many tasks match the filter (all pages); more than items.length past INBOX_LIMIT. */
   matching: number;
   counts: InboxCountsDto;
   kind: InboxKind | null;
@@ -126,20 +157,21 @@ function confirmAction(
   return status === "dead" ? "resume" : "approve";
 }
 
-function reviewActions(status: TaskStatus, principal: Principal): TaskAction[] {
-  return allowedNames(allowedActions({ status }, principal)).filter((a) => a !== "cancel");
+/** What the table lets the viewer do to this task now (never cancel: that is not triage). */
+function reviewActions(task: TaskFacts, principal: Principal): TaskAction[] {
+  return allowedNames(allowedActions(task, principal)).filter((a) => a !== "cancel");
 }
 
 function needsYou(
   kind: InboxKind,
-  status: TaskStatus,
+  task: TaskFacts,
   firstBy: string | null,
   request: { action: "replay" | "approve" } | null,
   principal: Principal,
 ): boolean {
-  if (kind !== "confirmation") return reviewActions(status, principal).length > 0;
+  if (kind !== "confirmation") return reviewActions(task, principal).length > 0;
   if (firstBy === principal.actor) return false;
-  return allowedActions({ status }, principal)[confirmAction(request, status)].allowed;
+  return allowedActions(task, principal)[confirmAction(request, task.status)].allowed;
 }
 
 /**
@@ -154,13 +186,14 @@ const CONFIRMATIONS = `
                 then (r.params ->> 'fromStep')::int end as from_step,
            null::text as tool
     from review_requests r join tasks t on t.id = r.task_id and t.version = r.task_version
-    where r.status = 'pending'
+    where r.status = 'pending' and t.agent <> '${ALERT_DELIVERY_AGENT}'
   ),
   first_yes as (
     select distinct on (a.task_id) a.task_id, a.first_approved_by as first_by,
            a.first_approved_at as since, 'approve'::text as action, null::int as from_step, a.tool
-    from approvals a
+    from approvals a join tasks t on t.id = a.task_id
     where a.status = 'pending' and a.first_approved_by is not null
+      and t.agent <> '${ALERT_DELIVERY_AGENT}'
       and not exists (select 1 from requests q where q.task_id = a.task_id)
     order by a.task_id, a.first_approved_at, a.id
   ),
@@ -179,12 +212,19 @@ type ItemRow = {
   from_step: number | null;
   since: Date;
   waited: number;
+  cursor_at: string;
+  unknown_outcome: boolean;
+  pending_request: boolean;
 };
 
 // Each kind is its own page, oldest first on its index (tasks_dead_at_idx backwards, and
-// tasks_awaiting_at_idx), with the kind filter inside it, and the pages are merged: one union
-// sorted whole read every dead and waiting task per call (5k rows at 1M entries). Confirmations
-// are taken out of the others by an array, not an anti-join, so the index order holds.
+// tasks_awaiting_at_idx), with the kind filter and the page position inside it, and the pages are
+// merged: one union sorted whole read every dead and waiting task per call (5k rows at 1M
+// entries). Confirmations are taken out of the others by an array, not an anti-join, so the
+// index order holds. $1 kind, $2 page size + 1, $3/$4 the position (null: from the oldest).
+// The facts the task-actions table asks for are read for the page's items only.
+const AFTER = (since: string) =>
+  `($3::timestamptz is null or (${since}, t.id) > ($3::timestamptz, $4::uuid))`;
 const ITEMS = `
   with ${CONFIRMATIONS},
   items as (
@@ -193,7 +233,7 @@ const ITEMS = `
             c.tool, c.first_by, c.action, c.from_step, c.since
      from confirmations c join tasks t on t.id = c.task_id
      where t.status in ('dead', 'awaiting_approval')
-       and ($1::text is null or $1::text = 'confirmation')
+       and ($1::text is null or $1::text = 'confirmation') and ${AFTER("c.since")}
      order by c.since, t.id
      limit $2)
     union all
@@ -202,10 +242,12 @@ const ITEMS = `
             left(coalesce(t.last_error ->> 'message', t.last_error #>> '{}'), 300),
             null, null, null, null, t.status_changed_at
      from tasks t
-     where t.status = 'dead' and t.id <> all (array(select c.task_id from confirmations c))
+     where t.status = 'dead' and t.agent <> '${ALERT_DELIVERY_AGENT}'
+       and t.id <> all (array(select c.task_id from confirmations c))
        and ($1::text is null
             or ($1::text in ('unknown_outcome', 'dead_letter')
                 and $1::text = case when t.dead_reason = 'outcome_unknown' then 'unknown_outcome' else 'dead_letter' end))
+       and ${AFTER("t.status_changed_at")}
      order by t.status_changed_at, t.id
      limit $2)
     union all
@@ -216,13 +258,26 @@ const ITEMS = `
      from tasks t
      where t.status = 'awaiting_approval'
        and t.id <> all (array(select c.task_id from confirmations c))
-       and ($1::text is null or $1::text = 'approval')
+       and ($1::text is null or $1::text = 'approval') and ${AFTER("t.status_changed_at")}
      order by t.status_changed_at, t.id
      limit $2)
-  )
-  select *, extract(epoch from now() - since)::float8 as waited from items
-  order by since, task_id
-  limit $2`;
+    union all
+    (select 'system', t.id, t.agent, t.status, t.dead_reason,
+            left(coalesce(t.last_error ->> 'message', t.last_error #>> '{}'), 300),
+            null, null, null, null, t.status_changed_at
+     from tasks t
+     where t.status = 'dead' and t.agent = '${ALERT_DELIVERY_AGENT}' and $1::text = 'system'
+       and ${AFTER("t.status_changed_at")}
+     order by t.status_changed_at, t.id
+     limit $2)
+  ),
+  page as (select * from items order by since, task_id limit $2)
+  select p.*, extract(epoch from now() - p.since)::float8 as waited,
+         to_char(p.since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at,
+         ${TASK_FACT_SQL.unknownOutcome("p.task_id")} as unknown_outcome,
+         ${TASK_FACT_SQL.pendingRequest("p.task_id")} as pending_request
+  from page p
+  order by p.since, p.task_id`;
 
 /** Everything waiting, oldest first, with what the viewer may do about each. */
 export async function listInbox(
@@ -235,8 +290,14 @@ export async function listInbox(
   try {
     // One snapshot: the list and its counts agree.
     await client.query("begin isolation level repeatable read read only");
-    const { rows } = await client.query<ItemRow>(ITEMS, [search.kind ?? null, INBOX_LIMIT]);
+    const { rows } = await client.query<ItemRow>(ITEMS, [
+      search.kind ?? null,
+      INBOX_LIMIT + 1,
+      search.after?.at ?? null,
+      search.after?.id ?? null,
+    ]);
     const counts = await readCounts(client, principal);
+    const alerts = await listFailingDestinations(drizzle(client, { schema }), viewer);
     const bulks =
       search.kind === undefined || search.kind === "confirmation"
         ? (await readPendingBulks(client)).map((b) => bulkDto(b, principal))
@@ -246,7 +307,14 @@ export async function listInbox(
         ? await readErrorGroups(client, viewer)
         : [];
     const { rows: now } = await client.query<{ now: Date }>("select now()");
-    const items = rows.map((r): InboxItemDto => {
+    const page = rows.slice(0, INBOX_LIMIT);
+    const last = page.at(-1);
+    const items = page.map((r): InboxItemDto => {
+      const facts: TaskFacts = {
+        status: r.status,
+        unknownOutcome: r.unknown_outcome,
+        pendingRequest: r.pending_request,
+      };
       const request =
         r.kind === "confirmation" && r.action
           ? { action: r.action, fromStep: r.action === "replay" ? r.from_step : null }
@@ -263,19 +331,18 @@ export async function listInbox(
         request,
         since: r.since.toISOString(),
         waitedSeconds: Math.max(0, r.waited),
-        actions: reviewActions(r.status, principal),
-        needsYou: needsYou(r.kind, r.status, r.first_by, request, principal),
+        actions: reviewActions(facts, principal),
+        needsYou: needsYou(r.kind, facts, r.first_by, request, principal),
       };
     });
     const taskCount = search.kind ? counts.waiting[search.kind] : counts.total;
     const bulksCounted =
-      search.kind === "approval" ||
-      search.kind === "unknown_outcome" ||
-      search.kind === "dead_letter"
-        ? 0
-        : counts.bulksWaiting;
+      search.kind === undefined || search.kind === "confirmation" ? counts.bulksWaiting : 0;
     return {
       items,
+      after: search.after ? `${search.after.at}_${search.after.id}` : null,
+      nextAfter: rows.length > INBOX_LIMIT && last ? `${last.cursor_at}_${last.task_id}` : null,
+      alerts,
       bulks,
       errorGroups,
       matching: taskCount - bulksCounted,
@@ -329,6 +396,7 @@ const zero = (): Record<InboxKind, number> => ({
   approval: 0,
   unknown_outcome: 0,
   dead_letter: 0,
+  system: 0,
 });
 
 /**
@@ -351,17 +419,25 @@ async function readCounts(client: pg.PoolClient, principal: Principal): Promise<
      where t.status in ('dead', 'awaiting_approval')`,
   );
 
+  // The product's own dead tasks: taken out of the kinds they would otherwise be counted under.
+  const system = await countSystemDead(client);
+
   const waiting = zero();
   waiting.unknown_outcome = tasks.deadByReason.outcome_unknown;
   waiting.dead_letter = tasks.byStatus.dead.count - waiting.unknown_outcome;
   waiting.approval = tasks.byStatus.awaiting_approval.count;
+  for (const [reason, n] of Object.entries(system)) {
+    waiting[reason === "outcome_unknown" ? "unknown_outcome" : "dead_letter"] -= n;
+    waiting.system += n;
+  }
   const forYou = zero();
   for (const r of confirmations.rows) {
     const otherwise: InboxKind =
       r.status === "awaiting_approval" ? "approval" : r.unknown ? "unknown_outcome" : "dead_letter";
     waiting[otherwise] -= 1;
     waiting.confirmation += 1;
-    if (needsYou("confirmation", r.status, r.first_by, r, principal)) forYou.confirmation += 1;
+    if (needsYou("confirmation", { status: r.status }, r.first_by, r, principal))
+      forYou.confirmation += 1;
   }
   // A money bulk waiting for its second reviewer is one confirmation, however many tasks it holds.
   const bulks = await client.query<{ action: BulkAction; requested_by: string; n: number }>(
@@ -374,13 +450,16 @@ async function readCounts(client: pg.PoolClient, principal: Principal): Promise<
     waiting.confirmation += r.n;
     if (mayConfirmBulk(r.action, r.requested_by, principal)) forYou.confirmation += r.n;
   }
-  // Whether the viewer may act on a dead or parked task depends on the status alone.
+  // Whether the viewer may act on a dead or parked task: resume, reject and approve need no
+  // fact, so the status and the viewer's scopes decide it.
   for (const kind of ["dead_letter", "unknown_outcome"] as const) {
-    if (reviewActions("dead", principal).length > 0) forYou[kind] = waiting[kind];
+    if (reviewActions({ status: "dead" }, principal).length > 0) forYou[kind] = waiting[kind];
   }
-  if (reviewActions("awaiting_approval", principal).length > 0) forYou.approval = waiting.approval;
+  if (reviewActions({ status: "awaiting_approval" }, principal).length > 0)
+    forYou.approval = waiting.approval;
 
-  const sum = (r: Record<InboxKind, number>) => INBOX_KINDS.reduce((n, k) => n + r[k], 0);
+  // The total and the sidebar are the agents' work; `system` is its own count.
+  const sum = (r: Record<InboxKind, number>) => AGENT_INBOX_KINDS.reduce((n, k) => n + r[k], 0);
   return { waiting, total: sum(waiting), forYou, forYouTotal: sum(forYou), bulksWaiting };
 }
 

@@ -5,6 +5,7 @@
 // streams of a large ledger is the planner's estimate, flagged `approximate`, which the screens
 // word as "about".
 import type { SqlClient } from "../../../db/client";
+import { ALERT_DELIVERY_AGENT } from "../../domain/alerts";
 import {
   DEAD_REASONS,
   type DeadReason,
@@ -58,6 +59,22 @@ export async function countTasks(client: SqlClient): Promise<TaskCounts> {
     total += row.n;
   }
   return { byStatus, deadByReason, total: exact(total) };
+}
+
+/**
+ * The product's own dead tasks (alert deliveries) per reason: the counters know statuses and
+ * reasons, not agents, so the screens that count the agents' dead letters take these out. Read
+ * from tasks_dead_agent_idx: one alert per event, so few even in an outage.
+ */
+export async function countSystemDead(client: SqlClient): Promise<Record<DeadReason, number>> {
+  const out = Object.fromEntries(DEAD_REASONS.map((r) => [r, 0])) as Record<DeadReason, number>;
+  const { rows } = await client.query<{ reason: string; n: number }>(
+    `select dead_reason as reason, count(*)::int as n from tasks
+      where status = 'dead' and agent = $1 group by 1`,
+    [ALERT_DELIVERY_AGENT],
+  );
+  for (const r of rows) if (r.reason in out) out[r.reason as DeadReason] += r.n;
+  return out;
 }
 
 export type EffectCounts = {

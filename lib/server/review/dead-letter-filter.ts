@@ -5,6 +5,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { tasks } from "../../../db/schema";
+import { ALERT_DELIVERY_AGENT } from "../../domain/alerts";
 import { DEAD_REASONS } from "../../domain/task-states";
 
 /** Age bands on the database clock: how long the task has been dead. */
@@ -47,6 +48,11 @@ export const deadLetterFilterSchema = z.object({
   agent: name("an agent"),
   tool: name("a tool"),
   age: z.enum(AGE_NAMES, { error: `must be one of: ${AGE_NAMES.join(", ")}.` }).optional(),
+  /**
+   * The product's own dead tasks (alert deliveries) are triaged apart, per destination, and
+   * left out unless asked for: `include` lists them with the agents' (as does agent=alert-delivery).
+   */
+  system: z.enum(["include"], { error: "must be include (or left out)." }).optional(),
 });
 export type DeadLetterFilter = z.output<typeof deadLetterFilterSchema>;
 
@@ -82,10 +88,16 @@ export function deadLetterWhere(filter: DeadLetterFilter, asOf?: string): SQL {
   if (filter.reason) parts.push(sql`${tasks.deadReason} = ${filter.reason}`);
   if (filter.fingerprint !== undefined) parts.push(sql`${fingerprintSql} = ${filter.fingerprint}`);
   if (filter.agent) parts.push(sql`${tasks.agent} = ${filter.agent}`);
+  if (!includesSystem(filter)) parts.push(sql`${tasks.agent} <> ${ALERT_DELIVERY_AGENT}`);
   if (filter.tool) parts.push(sql`${lastToolSql} = ${filter.tool}`);
   if (filter.age) parts.push(sql`${tasks.statusChangedAt} ${DEAD_AGES[filter.age].sql}`);
   if (asOf) parts.push(sql`${tasks.statusChangedAt} <= ${asOf}::timestamptz`);
   return sql.join(parts, sql` and `);
+}
+
+/** The filter asks for the product's own dead tasks too (by the toggle, or by naming the agent). */
+export function includesSystem(filter: Pick<DeadLetterFilter, "system" | "agent">): boolean {
+  return filter.system === "include" || filter.agent === ALERT_DELIVERY_AGENT;
 }
 
 /** The filter as URL parameters (only set fields), for links and the live route. */

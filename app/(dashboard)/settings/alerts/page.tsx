@@ -3,6 +3,8 @@ import Link from "next/link";
 import { AlertRuleForm } from "../../../../components/alerts/alert-rule-form";
 import { AlertRulesTable } from "../../../../components/alerts/alert-rules-table";
 import { EditAlertRule } from "../../../../components/alerts/edit-alert-rule";
+import { FailingDestinations } from "../../../../components/alerts/failing-destinations";
+import { deadLettersHref } from "../../../../components/dead-letters/href";
 import { Card } from "../../../../components/ui/card";
 import { EmptyState } from "../../../../components/ui/empty-state";
 import { PageHeader } from "../../../../components/ui/page-header";
@@ -10,6 +12,7 @@ import { pageViewer } from "../../../../lib/auth/page";
 import { can } from "../../../../lib/domain/access";
 import { getDb } from "../../../../lib/server/db";
 import { listAlertRules } from "../../../../lib/server/queries/list-alert-rules";
+import { listFailingDestinations } from "../../../../lib/server/queries/list-failing-destinations";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Alerts" };
@@ -23,6 +26,7 @@ export default async function AlertsPage({
 }) {
   const viewer = await pageViewer("tasks:read");
   const rules = await listAlertRules(getDb(), viewer);
+  const failing = await listFailingDestinations(getDb(), viewer);
   const canWrite = can(viewer, "alerts:write");
   const { edit } = await searchParams;
   const editing = canWrite && typeof edit === "string" ? rules.find((r) => r.id === edit) : null;
@@ -34,6 +38,11 @@ export default async function AlertsPage({
         description="Rules that tell people when the runtime needs them: dead letters, unknown outcomes, approvals waiting. Each alert is delivered once per event by the built-in alert-delivery agent, with retries and its own dead letters."
       />
       <div className="space-y-6">
+        <FailingDestinations
+          alerts={failing}
+          canRetry={canWrite}
+          listHref={deadLettersHref({ agent: "alert-delivery" })}
+        />
         {editing ? (
           <Card
             id="edit-rule"
