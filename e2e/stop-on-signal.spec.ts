@@ -142,7 +142,10 @@ test("npm start stops the web server, the worker, the demo receivers and its dat
     !built && !process.env.CI,
     "the build is not marked as one of these sources (npm test's build stage or npm start marks it)",
   );
-  expect(built, "npm test's build stage marks the build of these very sources").toBe(true);
+  expect(
+    built,
+    ".next is not marked as a build of these sources, so npm start would build again: build through npm test's build stage",
+  ).toBe(true);
 
   // Its own data dir: a fresh embedded database and run file, removed afterwards.
   const dataDir = mkdtempSync(path.join(tmpdir(), "agent-ledger-stop-"));
