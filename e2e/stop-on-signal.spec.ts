@@ -1,11 +1,17 @@
-// `npm run web` stopped the way a process manager stops it: SIGTERM to the pid it started, which
-// is npm's. npm passes the signal to its child only, so the child must be the web server itself
-// (the script execs node); it stops, npm exits after it, the port is free and no process of
-// theirs is left. Here because it needs the dashboard build; `npm run worker` and `npm start`
-// are checked in scripts/stop-on-signal.test.ts.
+// `npm run web` and `npm start` stopped the way a process manager stops them: SIGTERM to the pid
+// it started, which is npm's. npm passes the signal to its child only, so the child must be our
+// process itself (the scripts exec node); it stops with everything it started, npm exits after
+// it, the ports are free and no process of theirs is left. Here because both need the dashboard
+// build (npm test's build stage marks it as npm start's own, so npm start serves it and does not
+// build again); `npm run worker` is checked in scripts/stop-on-signal.test.ts.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { isBuilt, sourceHash } from "../scripts/build-if-needed";
+import { readRunFile } from "../scripts/run-file";
 import { expect, test } from "./fixtures";
 import { descendants, type Proc, stillRunning } from "./process-tree";
 import { ROOT, readE2eDatabase } from "./settings";
@@ -43,8 +49,11 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-/** `npm run <script>` with its output kept, resolving once /api/health on `port` says 200. */
-async function npmRun(script: string, port: number, env: Record<string, string>) {
+/**
+ * `npm run <script>` with its output kept, resolving once /api/health on `port` says 200 and
+ * the output holds `ready`.
+ */
+async function npmRun(script: string, port: number, env: Record<string, string>, ready = "") {
   const npm = spawn("npm", ["run", "--silent", script], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
@@ -59,10 +68,11 @@ async function npmRun(script: string, port: number, env: Record<string, string>)
     .poll(
       async () => {
         if (npm.exitCode !== null) throw new Error(`npm run ${script} exited:\n${output}`);
-        return fetch(`http://127.0.0.1:${port}/api/health`).then(
+        const status = await fetch(`http://127.0.0.1:${port}/api/health`).then(
           (r) => r.status,
           () => 0,
         );
+        return output.includes(ready) ? status : 0;
       },
       { timeout: 150_000, intervals: [500] },
     )
@@ -115,4 +125,85 @@ test("npm run web stops, with everything it started, on SIGTERM to npm's pid", a
   expect(stopped.portInUse).toBe(false);
   expect(run.output()).toContain('"why":"SIGTERM"');
   expect(stopped.code).toBe(0);
+});
+
+const childrenOf = (pid: number) =>
+  descendants(pid)
+    .filter((p) => p.ppid === pid)
+    .map((p) => p.command);
+
+test("npm start stops the web server, the worker, the demo receivers and its database on SIGTERM to npm's pid", async () => {
+  test.setTimeout(120_000);
+  // Without the mark npm start would build into .next under the running e2e server. npm test's
+  // build stage writes it; a bare `next build` does not (then run `npm start` once, or
+  // `node --import tsx scripts/test.ts --only build,e2e`). CI always goes through npm test.
+  const built = isBuilt(ROOT, sourceHash(ROOT));
+  test.skip(
+    !built && !process.env.CI,
+    "the build is not marked as one of these sources (npm test's build stage or npm start marks it)",
+  );
+  expect(
+    built,
+    ".next is not marked as a build of these sources, so npm start would build again: build through npm test's build stage",
+  ).toBe(true);
+
+  // Its own data dir: a fresh embedded database and run file, removed afterwards.
+  const dataDir = mkdtempSync(path.join(tmpdir(), "agent-ledger-stop-"));
+  try {
+    const port = await freePort();
+    const run = await npmRun(
+      "start",
+      port,
+      {
+        // The zero-setup default a new user gets: embedded database, demo receivers.
+        AGENT_LEDGER_DATA_DIR: dataDir,
+        DATABASE_URL: "",
+        DATABASE_READ_URL: "",
+        SMTP_URL: "",
+        PAYMENTS_URL: "",
+        AUTH_BASE_URL: "",
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
+      "Press Ctrl-C to stop.",
+    );
+    const pid = run.npm.pid ?? 0;
+    expect(run.output()).not.toContain("Building the dashboard");
+    expect(childrenOf(pid)).toEqual([
+      expect.stringMatching(/^\S*node --import tsx \S*scripts\/start\.ts$/),
+    ]);
+    const commands = descendants(pid)
+      .map((p) => p.command)
+      .join("\n");
+    // What a stop must take down: the launcher's children and the embedded database.
+    for (const part of [
+      /web\/server\.ts/,
+      /worker\/main\.ts/,
+      /worker\/demo\/main\.ts/,
+      /postgres/,
+    ]) {
+      expect(commands).toMatch(part);
+    }
+    // Where the receivers listen, as the run file tells the `demo` commands.
+    const recorded = readRunFile(path.join(dataDir, "run.json"));
+    expect(recorded?.url).toBe(`http://localhost:${port}`);
+    const receiverPorts = [
+      recorded?.demo?.smtpUrl,
+      recorded?.demo?.paymentsUrl,
+      recorded?.demo?.webhooksUrl,
+    ].map((url) => Number(new URL(url ?? "http://invalid").port));
+    for (const p of receiverPorts) expect(await listening(p), `a receiver on ${p}`).toBe(true);
+    const postmaster = path.join(dataDir, "pg", "postmaster.pid");
+    expect(existsSync(postmaster)).toBe(true);
+
+    const stopped = await stopAsSupervisor(run, port, 30_000);
+    console.log(`npm start: npm exited (code ${stopped.code}) ${stopped.tookMs} ms after SIGTERM`);
+    expect(stopped.tree.filter(stillRunning).map((p) => `${p.pid} ${p.command}`)).toEqual([]);
+    expect(stopped.portInUse).toBe(false);
+    for (const p of receiverPorts) expect(await listening(p), `a receiver on ${p}`).toBe(false);
+    expect(existsSync(path.join(dataDir, "run.json"))).toBe(false);
+    expect(existsSync(postmaster)).toBe(false);
+    expect(stopped.code).toBe(0);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

@@ -80,6 +80,15 @@ export function sourceHash(root: string): string {
 
 const markerFile = (root: string) => path.join(root, ".next", "agent-ledger-source-hash");
 
+/**
+ * Records that .next holds a finished build of the sources whose hash is `hash` (taken before
+ * the build began, so an edit made meanwhile reads as a change). `npm start` marks its own
+ * builds; npm test's build stage marks its, so `npm start` in the e2e stage serves that one.
+ */
+export function markBuilt(root: string, hash: string): void {
+  writeFileSync(markerFile(root), `${hash}\n`);
+}
+
 /** Whether .next holds a finished build of exactly these sources. */
 export function isBuilt(root: string, hash: string): boolean {
   return (
@@ -178,7 +187,7 @@ export function startBuild(
             ),
           );
         }
-        writeFileSync(markerFile(root), `${hash}\n`);
+        markBuilt(root, hash);
         opts.say(`Dashboard built in ${Math.round(seconds())} s.`);
         resolve();
       });

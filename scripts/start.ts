@@ -25,11 +25,8 @@ import {
 } from "./build-if-needed";
 import { LAUNCHER_ACTOR, pointDemoRulesAt } from "./demo-alert-rule";
 import { type DemoReceiversProcess, startDemoReceiversProcess } from "./demo-receivers";
+import { type RunFile, readRunFile, runFilePath, writeRunFile } from "./run-file";
 import { supervise } from "./supervise";
-
-type RunFile = { launcher: number; web?: number; worker?: number; receivers?: number; url: string };
-
-const runFile = () => path.join(dataDir(), "run.json");
 
 /** The session-signing secret when AUTH_SECRET is unset: generated once, kept in the data dir. */
 function authSecret(): string {
@@ -41,14 +38,6 @@ function authSecret(): string {
   return readFileSync(file, "utf8").trim();
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function readRunFile(): RunFile | undefined {
-  try {
-    return JSON.parse(readFileSync(runFile(), "utf8")) as RunFile;
-  } catch {
-    return undefined;
-  }
-}
 
 async function stopProcess(pid: number, graceMs: number): Promise<void> {
   if (!isAlive(pid)) return;
@@ -88,7 +77,7 @@ async function takeOverRunFile(): Promise<void> {
       await stopProcess(pid, 5_000);
     }
   }
-  rmSync(runFile(), { force: true });
+  rmSync(runFilePath(), { force: true });
 }
 
 function parentOf(pid: number): number | undefined {
@@ -171,7 +160,7 @@ async function main(): Promise<number> {
 
   mkdirSync(dataDir(), { recursive: true });
   await takeOverRunFile();
-  writeFileSync(runFile(), JSON.stringify({ launcher: process.pid, url: "" }));
+  writeRunFile({ launcher: process.pid, url: "" });
   const children: ChildProcess[] = [];
   const receivers: ChildProcess[] = [];
   const stopAll = (list: ChildProcess[]) =>
@@ -203,7 +192,7 @@ async function main(): Promise<number> {
     }
   } finally {
     clearInterval(watchdog);
-    rmSync(runFile(), { force: true });
+    rmSync(runFilePath(), { force: true });
   }
 }
 
@@ -265,10 +254,7 @@ async function startReceivers(
   const demo = await startDemoReceiversProcess(PROJECT_ROOT);
   receivers.push(demo.child);
   // Recorded at once: a launcher killed during the build leaves them for the next start to stop.
-  writeFileSync(
-    runFile(),
-    JSON.stringify({ launcher: process.pid, receivers: demo.child.pid, url: "" } satisfies RunFile),
-  );
+  writeRunFile({ launcher: process.pid, receivers: demo.child.pid, url: "" });
   return demo;
 }
 
@@ -328,20 +314,35 @@ async function serve(
   const log = logger("launcher");
   const shownHost = host === "0.0.0.0" || host === "127.0.0.1" ? "localhost" : host;
   const url = `http://${shownHost}:${port}`;
-  const run: RunFile = { launcher: process.pid, receivers: demo?.child.pid, url };
+  // Where the worker sends (a receiver configured by SMTP_URL / PAYMENTS_URL over the demo's),
+  // so `agent-ledger demo` stages its outage where the worker will meet it.
+  const run: RunFile = {
+    launcher: process.pid,
+    receivers: demo?.child.pid,
+    url,
+    ...(demo
+      ? {
+          demo: {
+            smtpUrl: childEnv.SMTP_URL ?? demo.smtpUrl,
+            paymentsUrl: childEnv.PAYMENTS_URL ?? demo.paymentsUrl,
+            webhooksUrl: demo.webhooksUrl,
+          },
+        }
+      : {}),
+  };
   // run.json always holds the live children's pids, so a killed launcher's orphans are found.
   const track = (key: "web" | "worker") => ({
     onStart: (child: ChildProcess) => {
       children.push(child);
       run[key] = child.pid;
-      writeFileSync(runFile(), JSON.stringify(run));
+      writeRunFile(run);
     },
     onExit: (child: ChildProcess) => {
       // A dead child's pid may be reused by an unrelated process: never signal it later.
       const at = children.indexOf(child);
       if (at >= 0) children.splice(at, 1);
       if (run[key] === child.pid) run[key] = undefined;
-      writeFileSync(runFile(), JSON.stringify(run));
+      writeRunFile(run);
     },
   });
   const stopping = () => stop.reason !== undefined;

@@ -1,19 +1,14 @@
-// `npm run worker` and `npm start` stopped the way a process manager stops them: SIGTERM (or
-// SIGINT) to the pid it started, which is npm's. npm passes the signal to its child only, so the
-// child must be our process itself (the scripts exec node), not a shell that dies and leaves it
-// behind. It must stop cleanly with everything it started, npm exit after it, and nothing be
-// left running. (`npm run web` needs the dashboard build: e2e/stop-on-signal.spec.ts.)
+// `npm run worker` stopped the way a process manager stops it: SIGTERM (or SIGINT) to the pid it
+// started, which is npm's. npm passes the signal to its child only, so the child must be our
+// process itself (the script execs node), not a shell that dies and leaves it behind. It must
+// stop cleanly, npm exit after it, and nothing be left running. (`npm run web` and `npm start`
+// need the dashboard build: e2e/stop-on-signal.spec.ts, after npm test's build stage.)
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../db/open";
 import { setUpTestDatabase } from "../db/testing/database";
 import { descendants, type Proc, stillRunning } from "../e2e/process-tree";
-import { isBuilt, sourceHash } from "./build-if-needed";
 
 const db = await setUpTestDatabase("stop_on_signal");
 
@@ -104,71 +99,4 @@ describe.each(["SIGTERM", "SIGINT"] as const)("npm run worker and %s to npm's pi
     expect(run.output()).toContain("stopping; finishing in-flight work");
     expect(code).toBe(0);
   });
-});
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
-// The launcher builds the dashboard first unless .next holds a build it made of these very
-// sources: minutes on a CI box (where vitest runs before the build). So this runs where
-// `npm start` has built (a developer's checkout after one `npm start`) and is skipped elsewhere.
-describe.skipIf(!isBuilt(PROJECT_ROOT, sourceHash(PROJECT_ROOT)))("npm start", () => {
-  it("stops the web server, the worker, the demo receivers and its database on SIGTERM to npm's pid", async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), "agent-ledger-stop-"));
-    try {
-      const port = await freePort();
-      const run = await npmRun(
-        "start",
-        {
-          // The zero-setup default a new user gets: embedded database, demo receivers.
-          AGENT_LEDGER_DATA_DIR: dataDir,
-          DATABASE_URL: "",
-          SMTP_URL: "",
-          PAYMENTS_URL: "",
-          PORT: String(port),
-          HOST: "127.0.0.1",
-          NEXT_TELEMETRY_DISABLED: "1",
-        },
-        "Press Ctrl-C to stop.",
-      );
-      expect(childrenOf(run.npm.pid)).toEqual([
-        expect.stringMatching(/^\S*node --import tsx \S*scripts\/start\.ts$/),
-      ]);
-      const commands = descendants(run.npm.pid ?? 0)
-        .map((p) => p.command)
-        .join("\n");
-      // What a stop must take down: the launcher's children and the embedded database.
-      for (const part of [
-        /web\/server\.ts/,
-        /worker\/main\.ts/,
-        /worker\/demo\/main\.ts/,
-        /postgres/,
-      ]) {
-        expect(commands).toMatch(part);
-      }
-      const { tree, code } = await stopAsSupervisor(run, "SIGTERM", 30_000);
-      expect(tree.filter(stillRunning).map((p) => `${p.pid} ${p.command}`)).toEqual([]);
-      const portFree = await new Promise<boolean>((resolve) => {
-        const socket = net.connect(port, "127.0.0.1");
-        socket.once("connect", () => {
-          socket.destroy();
-          resolve(false);
-        });
-        socket.once("error", () => resolve(true));
-      });
-      expect(portFree).toBe(true);
-      expect(existsSync(path.join(dataDir, "run.json"))).toBe(false);
-      expect(code).toBe(0);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 240_000);
 });

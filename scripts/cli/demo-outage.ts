@@ -3,7 +3,7 @@
 // enqueued as any others, the worker retries each to its limit and dead-letters it, and the
 // outage ends before the command does, so the refunds can be replayed from the inbox.
 import { z } from "zod";
-import { DEMO_PAYMENTS_URL, env } from "../../lib/env";
+import { env } from "../../lib/env";
 import { stageDemoTasks } from "../../lib/server/commands/stage-demo-tasks";
 import {
   addOutages,
@@ -18,6 +18,7 @@ import {
   interruptible,
   liveWorkerFor,
   noLiveWorker,
+  paymentsTarget,
   statusCounts,
   waitUntilSettled,
 } from "./demo-shared";
@@ -65,7 +66,8 @@ the demo payments service answering, adds one scoped outage per error to the ser
 spread over E distinct provider errors (1 to ${OUTAGE_ERRORS.length}, default 1), waits until the worker has retried
 each to its limit and dead-lettered it, then removes the outages (also on Ctrl-C), prints the
 error groups and where to look. A demo.staged entry in the system stream records it.
-  --payments-url URL  the demo payments service (default PAYMENTS_URL, else ${DEMO_PAYMENTS_URL})
+  --payments-url URL  the demo payments service (default PAYMENTS_URL, else where a running
+                      npm start put it, as its .data/run.json says, else http://127.0.0.1:4242)
   --timeout S         how long to wait for the dead letters (default ${DEFAULT_TIMEOUT_S} s, or half a
                       second per refund when that is longer)
   --progress          progress on stderr even when it is not a terminal
@@ -102,11 +104,8 @@ refund, the payments service not answering): nothing is staged then.`,
         ? timeoutFor(count)
         : parseOption(wholeNumber(1, 3_600), opts.timeout, "--timeout");
     const config = env();
-    const paymentsUrl = parseOption(
-      urlSchema,
-      opts["payments-url"] ?? config.PAYMENTS_URL ?? DEMO_PAYMENTS_URL,
-      "--payments-url",
-    );
+    const payments = paymentsTarget(opts["payments-url"]);
+    const paymentsUrl = parseOption(urlSchema, payments.url, "--payments-url");
 
     return withAppDatabase("demo", async (pool) => {
       if (!(await liveWorkerFor(pool, agent))) {
@@ -118,7 +117,7 @@ refund, the payments service not answering): nothing is staged then.`,
       } catch (err) {
         if (!(err instanceof PaymentsControlError)) throw err;
         console.error(
-          `agent-ledger demo outage: ${err.message}. The outage is staged through it: start the demo (npm start) or pass --payments-url with the address npm start printed. Nothing was staged.`,
+          `agent-ledger demo outage: ${err.message}; that address is ${payments.from}. The outage is staged through it: start the demo (npm start) or pass --payments-url with the address npm start printed. Nothing was staged.`,
         );
         return EXIT.error;
       }

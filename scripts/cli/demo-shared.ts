@@ -1,8 +1,10 @@
 // What the `demo` subcommands share: a live worker for the agent before anything is staged,
 // waiting (with progress, interruptible) until the worker has settled every staged task, and
 // reading back how each one ended, grouped as the dead-letter screen groups them.
+import path from "node:path";
 import type pg from "pg";
-import { env } from "../../lib/env";
+import { DEMO_PAYMENTS_URL, env } from "../../lib/env";
+import { liveRun, runFilePath } from "../run-file";
 import type { Progress } from "./shared";
 
 /** A worker of the fleet running `agent`, seen within one lease: who will dead-letter the tasks. */
@@ -76,10 +78,35 @@ export async function interruptible<T>(fn: (signal: AbortSignal) => Promise<T>):
   }
 }
 
+/** The demo payments service, and whence its address, for the messages that name it. */
+export type PaymentsTarget = { url: string; from: string };
+
+/**
+ * Where the worker meets the payments service: --payments-url, else PAYMENTS_URL, else where a
+ * running `npm start` says it put the demo's (another port when 4242 was taken), else 4242.
+ */
+export function paymentsTarget(option: string | undefined): PaymentsTarget {
+  if (option !== undefined) return { url: option, from: "given by --payments-url" };
+  const configured = env().PAYMENTS_URL;
+  if (configured) return { url: configured, from: "set by PAYMENTS_URL" };
+  const run = liveRun();
+  if (run?.demo) {
+    const file = path.relative(process.cwd(), runFilePath()) || runFilePath();
+    return {
+      url: run.demo.paymentsUrl,
+      from: `recorded by npm start (pid ${run.launcher}) in ${file}`,
+    };
+  }
+  return { url: DEMO_PAYMENTS_URL, from: "the default, as no running npm start recorded another" };
+}
+
 /** Where people open the dashboard, for the links the commands print. */
 export function dashboardUrl(): string {
   const config = env();
   if (config.AUTH_BASE_URL) return config.AUTH_BASE_URL.replace(/\/$/, "");
+  // The address a running `npm start` printed, PORT and HOST included.
+  const running = liveRun()?.url;
+  if (running) return running;
   const host = ["127.0.0.1", "0.0.0.0", "::"].includes(config.HOST) ? "localhost" : config.HOST;
   return `http://${host}:${config.PORT}`;
 }

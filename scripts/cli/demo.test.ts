@@ -2,19 +2,26 @@
 // database, the demo receivers and a real worker running the demo agents (in this process), so
 // every dead letter it stages is one the worker wrote. Judged by exit code, output and rows.
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { readPaymentsFaults } from "../../worker/demo/payments-control";
 import { recordedRequestSchema } from "../../worker/demo/payments-schemas";
 import { OUTAGE_ERRORS } from "../../worker/demo/staging";
 import { demoWorker } from "../../worker/demo/testing";
+import { writeRunFile } from "../run-file";
 import { ACTOR, BIN, cliOn, SLOW } from "./testing";
 
 const t = await setUpTestDatabase("cli-demo");
 const idle = await setUpTestDatabase("cli-demo-idle");
 // A quick retry policy (4 attempts, 20 ms apart), so an outage's refunds reach their limit fast.
 const demo = demoWorker(t.pool, { quickRetries: true });
+// A data dir of its own: no run file of a developer's `npm start` in .data/ is read.
+const dataDir = mkdtempSync(path.join(tmpdir(), "agent-ledger-cli-demo-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Spawned without blocking this process, so the worker here can dead-letter meanwhile. */
 async function cli(
@@ -29,6 +36,7 @@ async function cli(
         DATABASE_URL: t.appUrl,
         DATABASE_OWNER_URL: t.ownerUrl,
         PAYMENTS_URL: demo.receivers.paymentsUrl,
+        AGENT_LEDGER_DATA_DIR: dataDir,
         ...env,
       },
       timeout: 180_000,
@@ -125,6 +133,56 @@ describe("agent-ledger demo", SLOW, () => {
       "  2  exhausted: payments gateway 503: The card network is not responding.",
     );
     expect(human.stdout).toContain("The outage is over");
+  });
+
+  it("outage: finds the payments service where a running npm start recorded it (another port than 4242)", async () => {
+    const paymentsUrl = demo.receivers.paymentsUrl;
+    expect(new URL(paymentsUrl).port).not.toBe("4242");
+    const runDir = mkdtempSync(path.join(tmpdir(), "agent-ledger-cli-run-"));
+    try {
+      // As npm start writes it; this test process stands in for the launcher, so it is live.
+      writeRunFile(
+        {
+          launcher: process.pid,
+          url: "http://localhost:3999",
+          demo: {
+            smtpUrl: "smtp://127.0.0.1:2526",
+            paymentsUrl,
+            webhooksUrl: "http://127.0.0.1:4344",
+          },
+        },
+        path.join(runDir, "run.json"),
+      );
+      const env = { PAYMENTS_URL: "", AGENT_LEDGER_DATA_DIR: runDir };
+      const r = await cli(["demo", "outage", "--agent", "refund", "--count", "2", "--json"], env);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout) as { dead: number; groups: { href: string }[] };
+      expect(out.dead).toBe(2);
+      // The links point at the dashboard npm start printed.
+      expect(out.groups[0]?.href).toMatch(/^http:\/\/localhost:3999\/dead-letters\?/);
+
+      // An explicit --payments-url still wins, and the refusal says where the address came from.
+      const given = await cli(
+        [
+          "demo",
+          "outage",
+          "--agent",
+          "refund",
+          "--count",
+          "2",
+          "--payments-url",
+          "http://127.0.0.1:2",
+        ],
+        env,
+      );
+      expect(given.code).toBe(2);
+      expect(given.stderr).toContain(
+        "does not answer at http://127.0.0.1:2 (ECONNREFUSED); that address is given by --payments-url.",
+      );
+    } finally {
+      rmSync(runDir, { recursive: true, force: true });
+    }
   });
 
   it("bad-input: N tasks dead on their input, one group per kind of mistake", async () => {
