@@ -421,6 +421,9 @@ describe("listInbox error groups", () => {
     // Under the dead-letter filter too; under any other, none.
     expect((await listInbox(t.pool, bob, { kind: "dead_letter" })).errorGroups).toHaveLength(1);
     expect((await listInbox(t.pool, bob, { kind: "approval" })).errorGroups).toEqual([]);
+    // A reviewer may select a whole group to act on it; ops reads it only.
+    expect(inbox.mayBulkTriage).toBe(true);
+    expect((await listInbox(t.pool, ops, {})).mayBulkTriage).toBe(false);
   });
 });
 

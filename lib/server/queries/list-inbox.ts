@@ -13,7 +13,7 @@ import { z } from "zod";
 import * as schema from "../../../db/schema";
 import { type Principal, principalOf, requireScope, type Viewer } from "../../domain/access";
 import { ALERT_DELIVERY_AGENT } from "../../domain/alerts";
-import { BULK_TASK_ACTION, type BulkAction } from "../../domain/bulk-actions";
+import { BULK_ACTIONS, BULK_TASK_ACTION, type BulkAction } from "../../domain/bulk-actions";
 import type { BulkPreview } from "../../domain/bulk-preview";
 import { AGENT_INBOX_KINDS, INBOX_KINDS, type InboxKind } from "../../domain/inbox-kinds";
 import type { MoneyTotals } from "../../domain/money";
@@ -150,6 +150,11 @@ export type InboxDto = {
    * under a filter other than dead letters.
    */
   errorGroups: InboxErrorGroupDto[];
+  /**
+   * The viewer may take a bulk action on dead tasks (the task-actions table): each error group
+   * then offers its whole set selected on the dead-letter list.
+   */
+  mayBulkTriage: boolean;
   /** How many tasks match the filter (all pages); more than items.length past INBOX_LIMIT. */
   matching: number;
   counts: InboxCountsDto;
@@ -354,6 +359,9 @@ export async function listInbox(
       alerts,
       bulks,
       errorGroups,
+      mayBulkTriage: BULK_ACTIONS.some(
+        (a) => refusalOf(BULK_TASK_ACTION[a], "dead", principal) === null,
+      ),
       matching: taskCount - bulksCounted,
       counts,
       kind: search.kind ?? null,
