@@ -53,7 +53,9 @@ export function ErrorGroups({
               ) : null}
             </div>
             <div className="flex shrink-0 flex-col gap-1 sm:items-end">
-              {mayAct ? (
+              {/* The address cannot name "no error recorded" (an empty fingerprint is no filter),
+                  so that group's "all" would be more than the group: it is opened, not selected. */}
+              {mayAct && g.fingerprint !== "" ? (
                 <Link
                   href={deadLettersHref({
                     reason: g.reason,
@@ -61,7 +63,7 @@ export function ErrorGroups({
                     select: "all",
                   })}
                   className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50"
-                  aria-label={`Select all ${g.count.toLocaleString("en-US")} to act on them: ${g.fingerprint || "no error recorded"}`}
+                  aria-label={`Select all ${g.count.toLocaleString("en-US")} to act on them: ${g.fingerprint}`}
                   data-testid="inbox-group-select-all"
                 >
                   Select all {g.count.toLocaleString("en-US")} to act on them
