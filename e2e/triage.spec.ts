@@ -76,6 +76,7 @@ async function drill(page: Page, db: pg.Pool, browser: Browser, baseURL: string)
   const report: string[] = [];
   try {
     for (const [gi, g] of groups.entries()) {
+      // Every click either reviewer makes on this group, counted together.
       let firstClicks = 0;
       let secondClicks = 0;
       const click = async (locator: Locator, who: "first" | "second") => {
@@ -94,22 +95,25 @@ async function drill(page: Page, db: pg.Pool, browser: Browser, baseURL: string)
       };
 
       // The first reviewer starts where everything waiting for a person is: the inbox offers
-      // the group.
+      // the group, and its whole set selected on the dead-letter list.
       await page.goto("/inbox");
-      // The group's link names it by its fingerprint (numbers and ids as placeholders).
+      // The group is named by its fingerprint (numbers and ids as placeholders).
       const group = errorFingerprint(`${g.message} (req_1x1)`).replace(
         /[.*+?^${}()|[\]\\]/g,
         "\\$&",
       );
+      const row = page
+        .getByTestId("inbox-group")
+        .filter({ has: page.getByRole("link", { name: new RegExp(`^${n} tasks: ${group}`) }) });
       await click(
-        page
-          .getByTestId("inbox-groups")
-          .getByRole("link", { name: new RegExp(`^${n} tasks: ${group}`) }),
+        row.getByRole("link", { name: new RegExp(`^Select all ${n} to act on them: ${group}`) }),
         "first",
       );
-      await expect(page).toHaveURL(/\/dead-letters\?/);
+      await expect(page).toHaveURL(/\/dead-letters\?.*select=all/);
+      // The list shows the group, all of it selected: the set is what the filter shows.
       await expect(page.getByTestId("dead-letters-matching")).toHaveText(n);
-      await click(page.getByTestId("select-all-matching"), "first");
+      await expect(page.getByTestId("select-all-matching")).toHaveAttribute("aria-pressed", "true");
+      await expect(page.getByTestId("selected-count")).toHaveText(`${n} selected`);
       await click(page.getByTestId("bulk-replay"), "first");
       const preview = page.getByTestId("bulk-preview");
       await expect(page.getByTestId("bulk-count")).toContainText(`${n} dead tasks, as of`);
@@ -126,10 +130,10 @@ async function drill(page: Page, db: pg.Pool, browser: Browser, baseURL: string)
       // Refunds move money: a second, different reviewer reads the set from their inbox (a full
       // database holds other specs' pending bulks too: the inbox names this one) and confirms.
       await other.goto("/inbox?kind=confirmation");
-      await click(
-        other.locator(`[data-testid="inbox-bulk"][data-bulk-id="${bulkId}"] a`),
-        "second",
-      );
+      const listed = other.locator(`[data-testid="inbox-bulk"][data-bulk-id="${bulkId}"]`);
+      // The inbox row already says how much it would move, per currency.
+      await expectAmounts(listed.getByTestId("inbox-bulk-money"));
+      await click(listed.getByRole("link", { name: `Bulk replay of ${n} tasks` }), "second");
       await expect(other).toHaveURL(new RegExp(`/dead-letters/bulk/${bulkId}`));
       const pending = other.locator(`[data-testid="bulk-progress"][data-bulk-id="${bulkId}"]`);
       await expect(pending.getByTestId("bulk-count-awaiting")).toHaveText(
@@ -151,11 +155,12 @@ async function drill(page: Page, db: pg.Pool, browser: Browser, baseURL: string)
       const seconds = (Date.now() - confirmedAt) / 1000;
       await expect(pending.getByTestId("bulk-count-done")).toHaveText(`${n} done`);
       await expect(progress.getByTestId("bulk-finished")).toContainText(`${n} of ${n}`);
+      const clicks = firstClicks + secondClicks;
       report.push(
-        `group ${gi + 1} (${n} refunds, ${g.error}): ${firstClicks} clicks by the first reviewer, ${secondClicks} by the second; all outcomes on its page ${seconds.toFixed(1)} s after the confirmation`,
+        `group ${gi + 1} (${n} refunds, ${g.error}): ${clicks} clicks (${firstClicks} by the first reviewer, ${secondClicks} by the second); all outcomes on its page ${seconds.toFixed(1)} s after the confirmation`,
       );
-      expect(firstClicks).toBeLessThanOrEqual(5);
-      expect(secondClicks).toBeLessThanOrEqual(5);
+      // At most 5 clicks a group, both reviewers together.
+      expect(clicks).toBeLessThanOrEqual(5);
       expect(seconds).toBeLessThan(60);
     }
   } finally {

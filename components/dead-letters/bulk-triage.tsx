@@ -234,10 +234,16 @@ export function BulkTriage({
   me,
   caption,
   empty,
+  selectAll = false,
 }: {
   tasks: DeadTaskDto[];
   matching: number;
   filter: DeadLetterFilter;
+  /**
+   * Open with every task matching the filter selected (the address asked for it: the inbox's
+   * "select all" of an error group), and again whenever the filter changes to one that asks.
+   */
+  selectAll?: boolean;
   allowed: BulkAllowed;
   me: string;
   caption: string;
@@ -245,7 +251,7 @@ export function BulkTriage({
   empty: ReactNode;
 }) {
   const [picked, setPicked] = useState<Map<string, number>>(() => new Map());
-  const [allMatching, setAllMatching] = useState(false);
+  const [allMatching, setAllMatching] = useState(selectAll);
   const [started, setStarted] = useState<BulkActionDto[]>([]);
   // The selection is what this list shows: another filter starts it afresh, and a ticked row
   // that leaves the list (another page, or the live read no longer has it because someone else
@@ -257,7 +263,7 @@ export function BulkTriage({
     setShown({ key, tasks });
     if (shown.key !== key) {
       setPicked(new Map());
-      setAllMatching(false);
+      setAllMatching(selectAll);
     } else {
       setPicked((m) => onlyShown(m, tasks));
     }

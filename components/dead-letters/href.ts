@@ -8,6 +8,11 @@ export type DeadLetterLink = {
   /** "include": the product's own alert deliveries are listed and counted too. */
   system?: string;
   before?: string;
+  /**
+   * "all": the list opens with every task matching the filter selected (a way in that offers a
+   * whole group to act on); not part of the filter, and dropped by any other link or the form.
+   */
+  select?: "all";
 };
 
 export function deadLettersHref(params: DeadLetterLink): string {

@@ -5,6 +5,7 @@
 // screen (the cards per reason, the group headings, the list's heading, the undelivered alerts)
 // comes from the same live read, which is one database snapshot.
 import Link from "next/link";
+import { useSearchParams } from "next/navigation";
 import type { DeadLettersScreenDto } from "../../lib/server/queries/dead-letters-screen";
 import type { BulkActionDto } from "../../lib/server/queries/get-bulk-action";
 import type { DeadLetterFilter } from "../../lib/server/review/dead-letter-filter";
@@ -48,6 +49,9 @@ export function LiveDeadLetters({
     initialData: initial,
   });
   const { groups, list, alerts, includesSystem } = live.data;
+  // `select=all` (deadLettersHref): the list opens with the whole filter selected. Not a filter
+  // field, so it stays out of the live read and is dropped by the form and the other links.
+  const selectAll = useSearchParams().get("select") === "all";
   const withSystem = { ...filter, system: "include" as const };
   return (
     <div className="space-y-6">
@@ -127,6 +131,7 @@ export function LiveDeadLetters({
           filter={filter}
           allowed={allowed}
           me={me}
+          selectAll={selectAll}
           caption="Dead tasks, most recently dead first"
           empty={
             <EmptyState title="No dead task matches">

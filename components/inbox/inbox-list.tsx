@@ -204,7 +204,7 @@ export function InboxList({
           listHref={inboxHref("system")}
         />
       ) : null}
-      <ErrorGroups groups={data.errorGroups} />
+      <ErrorGroups groups={data.errorGroups} mayAct={data.mayBulkTriage} />
       {data.items.length === 0 && data.bulks.length === 0 ? (
         <EmptyState
           title={

@@ -1,11 +1,13 @@
 // Money bulk actions waiting for a second reviewer, as the inbox lists them: each one is a
 // confirmation a person owes, of a whole frozen set, counted in words that say for whom it waits;
 // it opens the bulk's page, where a different reviewer reads it and confirms or declines it and
-// its requester (or an admin) may withdraw it. A withdrawn, declined or confirmed one no longer
-// waits and is not listed.
+// its requester (or an admin) may withdraw it. A money bulk says, per currency, how much it would
+// move (the preview recorded when it froze, as its page shows it), so the sum is read before the
+// page is opened. A withdrawn, declined or confirmed one no longer waits and is not listed.
 import Link from "next/link";
 import { waitingText } from "../../lib/domain/bulk-counts";
 import type { InboxBulkDto } from "../../lib/server/queries/list-inbox";
+import { MoneyAmounts } from "../dead-letters/bulk-preview-summary";
 import { bulkHref } from "../tasks/bulk-href";
 import { Badge } from "../ui/badge";
 import { Timestamp } from "../ui/timestamp";
@@ -49,6 +51,12 @@ export function PendingBulks({ bulks }: { bulks: InboxBulkDto[] }) {
                 </span>
                 {b.mine ? ": you may withdraw it" : b.needsYou ? ": read them and decide" : ""}
               </span>
+              {b.amounts ? (
+                <div className="basis-full text-slate-700" data-testid="inbox-bulk-money">
+                  Would move:
+                  <MoneyAmounts amounts={b.amounts} />
+                </div>
+              ) : null}
             </li>
           );
         })}

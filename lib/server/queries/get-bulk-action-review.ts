@@ -54,6 +54,22 @@ const previewSchema = z.object({
   reasons: z.array(z.object({ reason: z.string(), tasks: countSchema })),
 });
 
+/**
+ * The aggregated preview recorded in a `bulk.requested` entry (its `preview`), or null when it
+ * holds none this reads. One reading for every screen that shows it: the bulk's page and the
+ * inbox's row of a waiting bulk show the same sums.
+ */
+export function recordedPreview(raw: unknown): BulkPreview | null {
+  if (raw === undefined || raw === null) return null;
+  const parsed = previewSchema.safeParse(raw);
+  if (!parsed.success) return null;
+  return {
+    ...parsed.data,
+    // Frozen before amounts were summed: no money effect's amount is known.
+    amounts: parsed.data.amounts ?? { totals: [], unknown: parsed.data.effects.money },
+  };
+}
+
 const requestedSchema = z.looseObject({
   params: z.looseObject({ reason: z.string().optional(), stepName: z.string().nullish() }),
   selection: z.union([
@@ -79,7 +95,6 @@ export async function getBulkReview(
   if (!entry) return null;
   const requested = requestedSchema.safeParse(entry.data);
   const data = requested.success ? requested.data : null;
-  const preview = data?.preview === undefined ? null : previewSchema.safeParse(data.preview);
   const [moved] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(bulkActionMembers)
@@ -99,13 +114,7 @@ export async function getBulkReview(
       : data.selection.kind === "filter"
         ? { kind: "filter", filter: data.selection.filter }
         : { kind: "ids", count: data.selection.taskIds.length },
-    preview: preview?.success
-      ? {
-          ...preview.data,
-          // Frozen before amounts were summed: no money effect's amount is known.
-          amounts: preview.data.amounts ?? { totals: [], unknown: preview.data.effects.money },
-        }
-      : null,
+    preview: recordedPreview(data?.preview),
     moved: moved?.n ?? 0,
   };
 }

@@ -6,7 +6,12 @@ import { type CommandResult, notFound } from "../../domain/command-result";
 import type { JsonValue } from "../../domain/json";
 import { changedRows, type DiffRow, diffJson } from "../../domain/json-diff";
 import { type ReviewAction, type ReviewPreview, stepOutOfRange } from "../../domain/replay-plan";
-import { type AllowedActions, allowedActions, appliesTo } from "../../domain/task-actions";
+import {
+  type AllowedActions,
+  allowedActions,
+  appliesTo,
+  type TaskFacts,
+} from "../../domain/task-actions";
 import type { TaskStatus } from "../../domain/task-states";
 import { type CorrectionPreview, correctionPreview, requestNote } from "../review/correction";
 import {
@@ -17,6 +22,7 @@ import {
   reviewPreview,
 } from "../review/preview";
 import { latestChecks, type ReconcileCheck, reconcilableTools } from "../review/reconcile";
+import { TASK_FACT_SQL } from "../review/task-facts";
 import { payload, seesPayloads } from "./payloads";
 
 /** For the task screen: the two-person state and the previews its review buttons confirm. */
@@ -79,9 +85,24 @@ export async function readReviewState(
       status: TaskStatus;
       version: number;
       input: JsonValue;
-    }>("select id, agent, status, version, input from tasks where id = $1", [taskId]);
+      unknown_outcome: boolean;
+      pending_request: boolean;
+    }>(
+      // The facts the table asks for besides the status, read as the commands read them, so
+      // the panel offers no resolve, reconcile or withdraw that the command would refuse.
+      `select t.id, t.agent, t.status, t.version, t.input,
+              ${TASK_FACT_SQL.unknownOutcome("t.id")} as unknown_outcome,
+              ${TASK_FACT_SQL.pendingRequest("t.id")} as pending_request
+       from tasks t where t.id = $1`,
+      [taskId],
+    );
     const task = rows[0];
     if (!task) return null;
+    const facts: TaskFacts = {
+      status: task.status,
+      unknownOutcome: task.unknown_outcome,
+      pendingRequest: task.pending_request,
+    };
     const pending = await pendingRequestOf(client, task.id);
     const approvals = await client.query<{
       id: number;
@@ -129,7 +150,7 @@ export async function readReviewState(
         ? await reviewPreview(client, task, "replay", 1)
         : null,
       lastStep: await lastStepOf(client, task.id),
-      allowed: allowedActions(task, principalOf(reader)),
+      allowed: allowedActions(facts, principalOf(reader)),
       reconcile: {
         known: reconcilable.known,
         tools: [...reconcilable.tools].sort(),

@@ -1,6 +1,7 @@
 // The inbox against real PostgreSQL: each waiting task once, under its most specific kind,
 // oldest first; "needs you" from the task-actions table and the two-person rule; counts that
 // agree with the list. Rows are staged directly, each case stating what it needs.
+import { randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   OUTAGE_URL,
@@ -10,7 +11,10 @@ import {
 } from "../../../db/testing/alert-outage";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { testTokenViewer, testViewer } from "../../auth/testing";
+import { principalOf } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
+import { addUser, dbNow, publishMoneyAgent, stageDead } from "../commands/bulk-fixtures";
+import { requestBulkAction } from "../commands/bulk-request";
 import { countInbox, inboxSearchSchema, listInbox } from "./list-inbox";
 
 const t = await setUpTestDatabase("inbox");
@@ -218,6 +222,47 @@ describe("listInbox", () => {
     expect((await listInbox(t.pool, bob, { kind: "dead_letter" })).bulks).toEqual([]);
   });
 
+  it("a waiting money bulk's row sums what it would move per currency, as frozen", async () => {
+    await addUser(t.pool, "reviewer", "alice@example.com");
+    await publishMoneyAgent(t.pool, "inbox-refund", { declared: true });
+    await stageDead(t.pool, "inbox-refund", 3, {
+      refund: true,
+      money: (i) => ({ amountCents: 1_000 + i, currency: i === 1 ? "eur" : "usd" }),
+    });
+    const frozen = await requestBulkAction(t.pool, principalOf(alice), {
+      bulkId: randomUUID(),
+      action: "replay",
+      stepName: "refund",
+      selection: { kind: "filter", filter: { agent: "inbox-refund" } },
+      asOf: await dbNow(t.pool),
+    });
+    if (!frozen.ok) throw new Error(frozen.message);
+    expect(frozen.value.status).toBe("awaiting_second");
+    const expected = {
+      totals: [
+        { currency: "usd", minor: 1_000 + 1_002, effects: 2 },
+        { currency: "eur", minor: 1_001, effects: 1 },
+      ],
+      unknown: 0,
+    };
+    // The same sums the requester confirmed and the bulk's page reads from the record.
+    expect(frozen.value.preview?.amounts).toEqual(expected);
+    const inbox = await listInbox(t.pool, bob, {});
+    expect(inbox.bulks).toEqual([
+      expect.objectContaining({ id: frozen.value.id, needsYou: true, amounts: expected }),
+    ]);
+    // A bulk that moves no money (or recorded no preview) has no amounts to show.
+    await t.pool.query(
+      `insert into bulk_actions (id, action, params, selection, as_of, status, two_person, member_count, requested_by, requested_principal)
+       values ($1, 'replay', '{}', '{}', now(), 'awaiting_second', true, 2, 'user:alice@example.com', '{}')`,
+      [randomUUID()],
+    );
+    expect((await listInbox(t.pool, bob, {})).bulks.map((b) => b.amounts)).toEqual([
+      expected,
+      null,
+    ]);
+  });
+
   it("filters by kind; the filter comes from the address through its schema", async () => {
     await task("dead", 50);
     const unknown = await task("dead", 40, "outcome_unknown");
@@ -376,6 +421,9 @@ describe("listInbox error groups", () => {
     // Under the dead-letter filter too; under any other, none.
     expect((await listInbox(t.pool, bob, { kind: "dead_letter" })).errorGroups).toHaveLength(1);
     expect((await listInbox(t.pool, bob, { kind: "approval" })).errorGroups).toEqual([]);
+    // A reviewer may select a whole group to act on it; ops reads it only.
+    expect(inbox.mayBulkTriage).toBe(true);
+    expect((await listInbox(t.pool, ops, {})).mayBulkTriage).toBe(false);
   });
 });
 

@@ -13,8 +13,10 @@ import { z } from "zod";
 import * as schema from "../../../db/schema";
 import { type Principal, principalOf, requireScope, type Viewer } from "../../domain/access";
 import { ALERT_DELIVERY_AGENT } from "../../domain/alerts";
-import { BULK_TASK_ACTION, type BulkAction } from "../../domain/bulk-actions";
+import { BULK_ACTIONS, BULK_TASK_ACTION, type BulkAction } from "../../domain/bulk-actions";
+import type { BulkPreview } from "../../domain/bulk-preview";
 import { AGENT_INBOX_KINDS, INBOX_KINDS, type InboxKind } from "../../domain/inbox-kinds";
+import type { MoneyTotals } from "../../domain/money";
 import {
   allowedActions,
   allowedNames,
@@ -23,7 +25,9 @@ import {
   type TaskFacts,
 } from "../../domain/task-actions";
 import type { DeadReason, TaskStatus } from "../../domain/task-states";
+import { bulkStream } from "../ledger/append-ledger";
 import { TASK_FACT_SQL } from "../review/task-facts";
+import { recordedPreview } from "./get-bulk-action-review";
 import { listDeadLetters } from "./list-dead-letters";
 import { type FailingDestinationsDto, listFailingDestinations } from "./list-failing-destinations";
 import { countSystemDead, countTasks } from "./table-counts";
@@ -96,6 +100,11 @@ export type InboxBulkDto = {
   mine: boolean;
   /** The viewer may confirm it: not theirs, and the table lets them take its per-task action. */
   needsYou: boolean;
+  /**
+   * The money its effects would move, summed per currency, from the preview recorded when it
+   * froze (as its page shows them); null when it moves none or recorded no preview.
+   */
+  amounts: MoneyTotals | null;
 };
 
 /** A dead-letter error group (reason → fingerprint) big enough to triage in one bulk action. */
@@ -141,6 +150,11 @@ export type InboxDto = {
    * under a filter other than dead letters.
    */
   errorGroups: InboxErrorGroupDto[];
+  /**
+   * The viewer may take a bulk action on dead tasks (the task-actions table): each error group
+   * then offers its whole set selected on the dead-letter list.
+   */
+  mayBulkTriage: boolean;
   /** How many tasks match the filter (all pages); more than items.length past INBOX_LIMIT. */
   matching: number;
   counts: InboxCountsDto;
@@ -300,7 +314,7 @@ export async function listInbox(
     const alerts = await listFailingDestinations(drizzle(client, { schema }), viewer);
     const bulks =
       search.kind === undefined || search.kind === "confirmation"
-        ? (await readPendingBulks(client)).map((b) => bulkDto(b, principal))
+        ? await readPendingBulks(client, principal)
         : [];
     const errorGroups =
       search.kind === undefined || search.kind === "dead_letter"
@@ -345,6 +359,9 @@ export async function listInbox(
       alerts,
       bulks,
       errorGroups,
+      mayBulkTriage: BULK_ACTIONS.some(
+        (a) => refusalOf(BULK_TASK_ACTION[a], "dead", principal) === null,
+      ),
       matching: taskCount - bulksCounted,
       counts,
       kind: search.kind ?? null,
@@ -479,16 +496,28 @@ type BulkRow = {
   created_at: Date;
 };
 
-async function readPendingBulks(client: pg.PoolClient): Promise<BulkRow[]> {
+/** The waiting bulks, each with the amounts of the preview its `bulk.requested` entry recorded. */
+async function readPendingBulks(
+  client: pg.PoolClient,
+  principal: Principal,
+): Promise<InboxBulkDto[]> {
   const { rows } = await client.query<BulkRow>(
     `select id, action, member_count, requested_by, created_at from bulk_actions
      where status = 'awaiting_second' order by created_at, id limit $1`,
     [INBOX_LIMIT],
   );
-  return rows;
+  if (rows.length === 0) return [];
+  const requested = await client.query<{ stream: string; preview: unknown }>(
+    `select stream, data -> 'preview' as preview from ledger_entries
+     where stream = any($1::text[]) and kind = 'bulk.requested'`,
+    [rows.map((b) => bulkStream(b.id))],
+  );
+  const previews = new Map(requested.rows.map((r) => [r.stream, recordedPreview(r.preview)]));
+  return rows.map((b) => bulkDto(b, principal, previews.get(bulkStream(b.id)) ?? null));
 }
 
-function bulkDto(b: BulkRow, principal: Principal): InboxBulkDto {
+function bulkDto(b: BulkRow, principal: Principal, preview: BulkPreview | null): InboxBulkDto {
+  const money = preview?.amounts;
   return {
     id: b.id,
     action: b.action,
@@ -497,5 +526,6 @@ function bulkDto(b: BulkRow, principal: Principal): InboxBulkDto {
     createdAt: b.created_at.toISOString(),
     mine: b.requested_by === principal.actor,
     needsYou: mayConfirmBulk(b.action, b.requested_by, principal),
+    amounts: money && (money.totals.length > 0 || money.unknown > 0) ? money : null,
   };
 }
