@@ -6,7 +6,7 @@ const startBuild = process.env.AGENT_LEDGER_START_BUILD === "1";
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
-  // `npm start` builds with AGENT_LEDGER_START_BUILD=1 (scripts/build-if-needed.ts) and skips the
+  // `npm start` builds with AGENT_LEDGER_START_BUILD=1 (scripts/launch/build-if-needed.ts) and skips the
   // type-check there: about 40 s of a first start, and `npm test` and CI run tsc themselves. Any
   // other build (npm test's build stage, CI's e2e build) checks types, Next's route types included.
   typescript: { ignoreBuildErrors: startBuild },

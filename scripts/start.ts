@@ -16,16 +16,16 @@ import { DEMO_WEBHOOK_PORT, DEMO_WEBHOOK_URL, env } from "../lib/env";
 import { logger } from "../lib/log";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoUsers } from "../lib/server/commands/users";
+import { LAUNCHER_ACTOR, pointDemoRulesAt } from "./demo-alert-rule";
+import { type DemoReceiversProcess, startDemoReceiversProcess } from "./demo-receivers";
 import {
   alongsideBuild,
   isBuilt,
   type RunningBuild,
   sourceHash,
   startBuild,
-} from "./build-if-needed";
-import { LAUNCHER_ACTOR, pointDemoRulesAt } from "./demo-alert-rule";
-import { type DemoReceiversProcess, startDemoReceiversProcess } from "./demo-receivers";
-import { type RunFile, readRunFile, runFilePath, writeRunFile } from "./run-file";
+} from "./launch/build-if-needed";
+import { type RunFile, readRunFile, runFilePath, writeRunFile } from "./launch/run-file";
 import { supervise } from "./supervise";
 
 /** The session-signing secret when AUTH_SECRET is unset: generated once, kept in the data dir. */

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { PROJECT_ROOT } from "../db/open";
-import { markBuilt, sourceHash } from "./build-if-needed";
+import { markBuilt, sourceHash } from "./launch/build-if-needed";
 import { type PwSuite, playwrightFailures, type VitestFile, vitestFailures } from "./test-report";
 
 type Stage = {

@@ -4,7 +4,7 @@
 import path from "node:path";
 import type pg from "pg";
 import { DEMO_PAYMENTS_URL, env } from "../../lib/env";
-import { liveRun, runFilePath } from "../run-file";
+import { liveRun, runFilePath } from "../launch/run-file";
 import type { Progress } from "./shared";
 
 /** A worker of the fleet running `agent`, seen within one lease: who will dead-letter the tasks. */

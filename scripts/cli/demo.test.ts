@@ -12,7 +12,7 @@ import { readPaymentsFaults } from "../../worker/demo/payments-control";
 import { recordedRequestSchema } from "../../worker/demo/payments-schemas";
 import { OUTAGE_ERRORS } from "../../worker/demo/staging";
 import { demoWorker } from "../../worker/demo/testing";
-import { writeRunFile } from "../run-file";
+import { writeRunFile } from "../launch/run-file";
 import { ACTOR, BIN, cliOn, SLOW } from "./testing";
 
 const t = await setUpTestDatabase("cli-demo");

@@ -14,7 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../db/open";
+import { PROJECT_ROOT } from "../../db/open";
 import {
   alongsideBuild,
   buildPhase,

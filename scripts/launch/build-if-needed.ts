@@ -32,6 +32,7 @@ export const INPUTS = [
   "web/headers.ts",
   "public",
   "next.config.ts",
+  "instrumentation-client.ts",
   "postcss.config.mjs",
   "tsconfig.json",
   "package.json",

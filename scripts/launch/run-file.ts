@@ -4,8 +4,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { isAlive } from "../db/embedded";
-import { dataDir } from "../db/open";
+import { isAlive } from "../../db/embedded";
+import { dataDir } from "../../db/open";
 
 const pid = z.number().int().positive();
 
