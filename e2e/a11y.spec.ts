@@ -44,7 +44,7 @@ type Visit = {
 };
 
 const bulkDialog = (action: "resume" | "reject" | "replay", title: string): Dialog => ({
-  name: `${title} 1 dead tasks`,
+  name: `${title} 1 dead task`,
   trigger: (page) => page.getByTestId(`bulk-${action}`),
   loaded: (dialog) => dialog.getByTestId("bulk-confirm"),
 });

@@ -51,8 +51,8 @@ test("a filter change starts the selection afresh, 'all matching' included", asy
   await tick(page, other ?? "");
   await expect(page.getByTestId("selected-count")).toHaveText("1 selected");
   await page.getByTestId("bulk-reject").click();
-  await expect(page.getByTestId("bulk-count")).toHaveText(/^1 dead tasks, as of /);
-  await expect(page.getByTestId("bulk-confirm")).toHaveText("Reject 1 tasks");
+  await expect(page.getByTestId("bulk-count")).toHaveText(/^1 dead task, as of /);
+  await expect(page.getByTestId("bulk-confirm")).toHaveText("Reject 1 task");
   await page.getByRole("button", { name: "Keep them" }).click();
 
   // "All 2 matching this filter" is this filter's: back to the first, nothing is selected.
@@ -96,7 +96,7 @@ test("a ticked row another reviewer rejects leaves the selection and the frozen 
   await expect(page.getByTestId("selected-count")).toHaveText("1 selected");
 
   await page.getByTestId("bulk-reject").click();
-  await expect(page.getByTestId("bulk-count")).toHaveText(/^1 dead tasks, as of /);
+  await expect(page.getByTestId("bulk-count")).toHaveText(/^1 dead task, as of /);
   await page.getByLabel("Reason (required)").fill("duplicate of an order already refunded");
   await page.getByTestId("bulk-confirm").click();
   const progress = page.getByTestId("started-bulks").getByTestId("bulk-progress").first();

@@ -10,7 +10,7 @@ import { type ReactNode, useEffect, useRef, useState } from "react";
 import { confirmBulkActionAction } from "../../lib/actions/bulk-confirm";
 import { declineBulkActionAction } from "../../lib/actions/bulk-decline";
 import { withdrawBulkActionAction } from "../../lib/actions/bulk-withdraw";
-import { bulkCountLines } from "../../lib/domain/bulk-counts";
+import { bulkCountLines, bulkTitle, tasksText } from "../../lib/domain/bulk-counts";
 import type { BulkActionDto } from "../../lib/server/queries/get-bulk-action";
 import { useLiveQuery } from "../live/use-live-query";
 import {
@@ -169,7 +169,7 @@ export function BulkProgress({
   const n = bulk.memberCount.toLocaleString("en-US");
   return (
     <section
-      aria-label={`Bulk ${bulk.action} of ${bulk.memberCount} tasks`}
+      aria-label={bulkTitle(bulk.action, bulk.memberCount)}
       data-testid="bulk-progress"
       data-bulk-id={bulk.id}
       data-status={bulk.status}
@@ -177,7 +177,7 @@ export function BulkProgress({
     >
       <p className="text-sm text-slate-800">
         <strong>
-          {ACTION_WORD[bulk.action]} {n} tasks
+          {ACTION_WORD[bulk.action]} {tasksText(bulk.memberCount)}
         </strong>{" "}
         · frozen by {bulk.requestedBy} <Timestamp iso={bulk.createdAt} />
         {bulk.confirmedBy ? (
@@ -242,7 +242,7 @@ export function BulkProgress({
             {confirmable ? (
               <ReviewDialog
                 label="Decline…"
-                title={`Decline the ${ACTION_WORD[bulk.action].toLowerCase()} of ${n} tasks`}
+                title={`Decline the ${bulk.action} of ${tasksText(bulk.memberCount)}`}
                 testId="bulk-decline"
               >
                 {(close) => (

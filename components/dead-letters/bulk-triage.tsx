@@ -9,6 +9,7 @@ import { type ReactNode, useEffect, useState } from "react";
 import { previewBulkActionAction } from "../../lib/actions/bulk-preview";
 import { requestBulkActionAction } from "../../lib/actions/bulk-request";
 import type { BulkAction } from "../../lib/domain/bulk-actions";
+import { tasksText } from "../../lib/domain/bulk-counts";
 import type { BulkActionDto } from "../../lib/server/queries/get-bulk-action";
 import type { DeadTaskDto } from "../../lib/server/queries/list-dead-letter-tasks";
 import type { BulkPreviewDto } from "../../lib/server/queries/preview-bulk-action";
@@ -147,8 +148,8 @@ function Confirm({
           },
           (v) =>
             v.status === "awaiting_second"
-              ? `Frozen ${v.memberCount} tasks; a second, different reviewer must confirm.`
-              : `Frozen ${v.memberCount} tasks; acting on them now.`,
+              ? `Frozen ${tasksText(v.memberCount)}; a second, different reviewer must confirm.`
+              : `Frozen ${tasksText(v.memberCount)}; acting on them now.`,
           (v) => {
             onStarted(startedDto(v.id, action, v.status, v.memberCount, me));
             close();
@@ -157,9 +158,9 @@ function Confirm({
       }}
     >
       <p className="text-sm" data-testid="bulk-count">
-        <strong>{preview.count.toLocaleString("en-US")}</strong> dead tasks, as of{" "}
-        <Timestamp iso={openedAt ?? preview.asOf} />. Tasks that dead-letter after this moment are
-        not included.
+        <strong>{preview.count.toLocaleString("en-US")}</strong> dead{" "}
+        {preview.count === 1 ? "task" : "tasks"}, as of <Timestamp iso={openedAt ?? preview.asOf} />
+        . Tasks that dead-letter after this moment are not included.
       </p>
       {preview.tooMany ? (
         <p role="alert">Too many tasks for one bulk action: narrow the filter.</p>
@@ -209,7 +210,7 @@ function Confirm({
           disabled={review.pending || preview.count === 0 || preview.tooMany}
           data-testid="bulk-confirm"
         >
-          {LABEL[action]} {preview.count.toLocaleString("en-US")} tasks
+          {LABEL[action]} {tasksText(preview.count)}
         </button>
         <button type="button" className={secondaryButton} onClick={close}>
           Keep them
@@ -303,7 +304,7 @@ export function BulkTriage({
               <ReviewDialog
                 key={a}
                 label={`${LABEL[a]}…`}
-                title={`${LABEL[a]} ${count.toLocaleString("en-US")} dead tasks`}
+                title={`${LABEL[a]} ${count.toLocaleString("en-US")} dead ${count === 1 ? "task" : "tasks"}`}
                 disabled={count === 0}
                 testId={`bulk-${a}`}
                 shortcut={SHORTCUT[a]}

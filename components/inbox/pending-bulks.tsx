@@ -5,19 +5,12 @@
 // move (the preview recorded when it froze, as its page shows it), so the sum is read before the
 // page is opened. A withdrawn, declined or confirmed one no longer waits and is not listed.
 import Link from "next/link";
-import { waitingText } from "../../lib/domain/bulk-counts";
+import { bulkTitle, waitingText } from "../../lib/domain/bulk-counts";
 import type { InboxBulkDto } from "../../lib/server/queries/list-inbox";
 import { MoneyAmounts } from "../dead-letters/bulk-preview-summary";
 import { bulkHref } from "../tasks/bulk-href";
 import { Badge } from "../ui/badge";
 import { Timestamp } from "../ui/timestamp";
-
-const ACTION_WORD: Record<InboxBulkDto["action"], string> = {
-  resume: "resume",
-  reject: "reject",
-  replay: "replay",
-  cancel: "cancel",
-};
 
 export function PendingBulks({ bulks }: { bulks: InboxBulkDto[] }) {
   if (bulks.length === 0) return null;
@@ -41,7 +34,7 @@ export function PendingBulks({ bulks }: { bulks: InboxBulkDto[] }) {
                 href={bulkHref(b.id)}
                 className="font-medium text-sky-800 underline-offset-2 hover:underline"
               >
-                Bulk {ACTION_WORD[b.action]} of {b.memberCount.toLocaleString("en-US")} tasks
+                {bulkTitle(b.action, b.memberCount)}
               </Link>
               <span className="text-slate-700">
                 frozen by <span className="break-all">{b.requestedBy}</span>{" "}

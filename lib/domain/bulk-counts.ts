@@ -26,6 +26,16 @@ const OUTCOME_TEXT: Record<MemberOutcome, string> = {
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
+/** "1 task", "1,200 tasks". */
+export function tasksText(n: number): string {
+  return `${fmt(n)} ${n === 1 ? "task" : "tasks"}`;
+}
+
+/** A bulk action's name wherever it is listed: "Bulk replay of 120 tasks". */
+export function bulkTitle(action: string, memberCount: number): string {
+  return `Bulk ${action} of ${tasksText(memberCount)}`;
+}
+
 /** The set waiting for a second reviewer, worded for `reader`. */
 export function waitingText(memberCount: number, reader: BulkReader): string {
   const n = fmt(memberCount);

@@ -27,6 +27,7 @@ import { Timestamp } from "../../../../../components/ui/timestamp";
 import { pageViewer } from "../../../../../lib/auth/page";
 import { pageReaders } from "../../../../../lib/auth/read-your-writes";
 import { can, principalOf } from "../../../../../lib/domain/access";
+import { bulkTitle } from "../../../../../lib/domain/bulk-counts";
 import { getBulkAction, listBulkEntries } from "../../../../../lib/server/queries/get-bulk-action";
 import {
   type BulkReviewDto,
@@ -50,8 +51,6 @@ const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 const pageLinkClass =
   "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-xs hover:bg-slate-50";
 const bulkIdSchema = z.uuid();
-
-const ACTION_WORD = { resume: "resume", reject: "reject", replay: "replay", cancel: "cancel" };
 
 /** This page with a filter and page of its tasks, at its task list. */
 function membersHref(bulkId: string, params: Record<string, string>): string {
@@ -137,7 +136,7 @@ export default async function BulkActionPage({
         </ol>
       </nav>
       <PageHeader
-        title={`Bulk ${ACTION_WORD[bulk.action]} of ${n} tasks`}
+        title={bulkTitle(bulk.action, bulk.memberCount)}
         description="A set of dead tasks frozen when a reviewer confirmed, each acted on with the same checks as its own button. Read who froze it and why, what it would do and the tasks themselves before deciding."
       />
       <div className="space-y-6">
