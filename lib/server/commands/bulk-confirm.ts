@@ -4,15 +4,11 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import type { Principal } from "../../domain/access";
-import {
-  BULK_TASK_ACTION,
-  type BulkAction,
-  type BulkStatus,
-  confirmRefusal,
-} from "../../domain/bulk-actions";
+import { BULK_TASK_ACTION, type BulkStatus, confirmRefusal } from "../../domain/bulk-actions";
 import { type CommandResult, conflict, notFound } from "../../domain/command-result";
 import { refusalOf } from "../../domain/task-actions";
 import { appendLedger, bulkStream } from "../ledger/append-ledger";
+import { lockBulk } from "./bulk-lock";
 import { storePrincipal } from "./bulk-principal";
 
 export type BulkConfirmed = { id: string; status: BulkStatus; confirmedBy: string };
@@ -23,52 +19,32 @@ export async function confirmBulkAction(
   input: { bulkId: string },
 ): Promise<CommandResult<BulkConfirmed>> {
   return withTransaction(pool, async (client): Promise<CommandResult<BulkConfirmed>> => {
-    const { rows } = await client.query<{
-      action: BulkAction;
-      status: BulkStatus;
-      requested_by: string;
-      confirmed_by: string | null;
-      member_count: number;
-      ended_by: string | null;
-    }>(
-      `select action, status, requested_by, confirmed_by, member_count, ended_by from bulk_actions
-       where id = $1 for update`,
-      [input.bulkId],
-    );
-    const bulk = rows[0];
+    const bulk = await lockBulk(client, input.bulkId);
     if (!bulk) return notFound(`no bulk action ${input.bulkId}`);
     const refusal = refusalOf(BULK_TASK_ACTION[bulk.action], "dead", principal);
     if (refusal) return refusal;
     if (bulk.status === "withdrawn") {
-      return conflict(`${bulk.ended_by ?? "its requester"} withdrew this bulk action`);
+      return conflict(`${bulk.endedBy ?? "its requester"} withdrew this bulk action`);
     }
     if (bulk.status === "declined") {
-      return conflict(`${bulk.ended_by ?? "another reviewer"} declined this bulk action`);
+      return conflict(`${bulk.endedBy ?? "another reviewer"} declined this bulk action`);
     }
     if (bulk.status !== "awaiting_second") {
       // A retried confirmation by the one who confirmed answers the same result.
-      if (bulk.confirmed_by === principal.actor) {
+      if (bulk.confirmedBy === principal.actor) {
         return {
           ok: true,
           value: { id: input.bulkId, status: bulk.status, confirmedBy: principal.actor },
         };
       }
       return conflict(
-        bulk.confirmed_by
-          ? `${bulk.confirmed_by} already confirmed this bulk action`
+        bulk.confirmedBy
+          ? `${bulk.confirmedBy} already confirmed this bulk action`
           : "this bulk action does not wait for a second reviewer",
       );
     }
     // Who may confirm it now: the same rule the page asks before offering the button.
-    const refused = confirmRefusal(
-      {
-        action: bulk.action,
-        status: bulk.status,
-        requestedBy: bulk.requested_by,
-        memberCount: bulk.member_count,
-      },
-      principal,
-    );
+    const refused = confirmRefusal(bulk, principal);
     if (refused) return refused;
     await client.query(
       `update bulk_actions set status = 'running', confirmed_by = $2, confirmed_principal = $3,
@@ -82,8 +58,8 @@ export async function confirmBulkAction(
       data: {
         bulkId: input.bulkId,
         action: bulk.action,
-        requestedBy: bulk.requested_by,
-        members: bulk.member_count,
+        requestedBy: bulk.requestedBy,
+        members: bulk.memberCount,
       },
     });
     return {

@@ -5,9 +5,10 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import type { Principal } from "../../domain/access";
-import { type BulkAction, type BulkStatus, declineRefusal } from "../../domain/bulk-actions";
+import { declineRefusal } from "../../domain/bulk-actions";
 import { type CommandResult, conflict, invalid, notFound } from "../../domain/command-result";
 import { endBulk } from "./bulk-end";
+import { lockBulk, skippedMembers } from "./bulk-lock";
 
 export type BulkDeclined = {
   id: string;
@@ -23,58 +24,31 @@ export async function declineBulkAction(
 ): Promise<CommandResult<BulkDeclined>> {
   const why = input.reason?.trim() ?? "";
   return withTransaction(pool, async (client): Promise<CommandResult<BulkDeclined>> => {
-    const { rows } = await client.query<{
-      action: BulkAction;
-      status: BulkStatus;
-      requested_by: string;
-      confirmed_by: string | null;
-      member_count: number;
-      ended_by: string | null;
-    }>(
-      `select action, status, requested_by, confirmed_by, member_count, ended_by from bulk_actions
-       where id = $1 for update`,
-      [input.bulkId],
-    );
-    const bulk = rows[0];
+    const bulk = await lockBulk(client, input.bulkId);
     if (!bulk) return notFound(`no bulk action ${input.bulkId}`);
-    const skippedNow = async () => {
-      const n = await client.query<{ n: number }>(
-        "select count(*)::int as n from bulk_action_members where bulk_id = $1 and outcome = 'skipped'",
-        [input.bulkId],
-      );
-      return n.rows[0]?.n ?? 0;
-    };
     // A retried decline by the one who declined answers the same result.
-    if (bulk.status === "declined" && bulk.ended_by === principal.actor) {
+    if (bulk.status === "declined" && bulk.endedBy === principal.actor) {
       return {
         ok: true,
         value: {
           id: input.bulkId,
           status: "declined",
           declinedBy: principal.actor,
-          skipped: await skippedNow(),
+          skipped: await skippedMembers(client, input.bulkId),
         },
       };
     }
     if (bulk.status === "running" || bulk.status === "done") {
       return conflict(
-        `${bulk.confirmed_by ?? "another reviewer"} already confirmed this bulk action: it can no longer be declined`,
+        `${bulk.confirmedBy ?? "another reviewer"} already confirmed this bulk action: it can no longer be declined`,
       );
     }
     if (bulk.status === "withdrawn" || bulk.status === "declined" || bulk.status === "stopped") {
       return conflict(
-        `${bulk.ended_by ?? "someone"} already ended this bulk action (${bulk.status}): there is nothing to decline`,
+        `${bulk.endedBy ?? "someone"} already ended this bulk action (${bulk.status}): there is nothing to decline`,
       );
     }
-    const refusal = declineRefusal(
-      {
-        action: bulk.action,
-        status: bulk.status,
-        requestedBy: bulk.requested_by,
-        memberCount: bulk.member_count,
-      },
-      principal,
-    );
+    const refusal = declineRefusal(bulk, principal);
     if (refusal) return refusal;
     if (why === "") return invalid("a decline needs a reason: the reviewer who froze it reads it");
     const ended = await endBulk(client, {

@@ -5,9 +5,10 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import type { Principal } from "../../domain/access";
-import { type BulkAction, type BulkStatus, withdrawRefusal } from "../../domain/bulk-actions";
+import { withdrawRefusal } from "../../domain/bulk-actions";
 import { type CommandResult, conflict, notFound } from "../../domain/command-result";
 import { endBulk } from "./bulk-end";
+import { lockBulk, skippedMembers } from "./bulk-lock";
 
 export type BulkWithdrawn = {
   id: string;
@@ -22,46 +23,28 @@ export async function withdrawBulkAction(
   input: { bulkId: string; reason?: string },
 ): Promise<CommandResult<BulkWithdrawn>> {
   return withTransaction(pool, async (client): Promise<CommandResult<BulkWithdrawn>> => {
-    const { rows } = await client.query<{
-      action: BulkAction;
-      status: BulkStatus;
-      requested_by: string;
-      confirmed_by: string | null;
-      ended_by: string | null;
-    }>(
-      `select action, status, requested_by, confirmed_by, ended_by from bulk_actions
-       where id = $1 for update`,
-      [input.bulkId],
-    );
-    const bulk = rows[0];
+    const bulk = await lockBulk(client, input.bulkId);
     if (!bulk) return notFound(`no bulk action ${input.bulkId}`);
     // A retried withdrawal by the one who withdrew it answers the same result.
-    if (bulk.status === "withdrawn" && bulk.ended_by === principal.actor) {
-      const n = await client.query<{ n: number }>(
-        "select count(*)::int as n from bulk_action_members where bulk_id = $1 and outcome = 'skipped'",
-        [input.bulkId],
-      );
+    if (bulk.status === "withdrawn" && bulk.endedBy === principal.actor) {
       return {
         ok: true,
         value: {
           id: input.bulkId,
           status: "withdrawn",
           withdrawnBy: principal.actor,
-          skipped: n.rows[0]?.n ?? 0,
+          skipped: await skippedMembers(client, input.bulkId),
         },
       };
     }
     if (bulk.status === "running" || bulk.status === "done") {
       return conflict(
-        bulk.confirmed_by
-          ? `${bulk.confirmed_by} already confirmed this bulk action: it can no longer be withdrawn`
+        bulk.confirmedBy
+          ? `${bulk.confirmedBy} already confirmed this bulk action: it can no longer be withdrawn`
           : "this bulk action did not wait for a second reviewer: it can no longer be withdrawn",
       );
     }
-    const refusal = withdrawRefusal(
-      { action: bulk.action, status: bulk.status, requestedBy: bulk.requested_by },
-      principal,
-    );
+    const refusal = withdrawRefusal(bulk, principal);
     if (refusal) return refusal;
     const why = input.reason?.trim();
     const reason = `withdrawn by ${principal.actor}${why ? `: ${why}` : ""}`;
