@@ -24,15 +24,9 @@ import {
 } from "../review/review-kit";
 import { bulkHref } from "../tasks/bulk-href";
 import { TaskLink } from "../tasks/task-link";
+import { BULK_ACTION_LABEL } from "../ui/labels";
 import { Table, Td, Th } from "../ui/table";
 import { Timestamp } from "../ui/timestamp";
-
-const ACTION_WORD: Record<BulkActionDto["action"], string> = {
-  resume: "Resume",
-  reject: "Reject",
-  replay: "Replay",
-  cancel: "Cancel",
-};
 
 const OUTCOME_WORD = {
   done: "Done",
@@ -177,7 +171,7 @@ export function BulkProgress({
     >
       <p className="text-sm text-slate-800">
         <strong>
-          {ACTION_WORD[bulk.action]} {tasksText(bulk.memberCount)}
+          {BULK_ACTION_LABEL[bulk.action]} {tasksText(bulk.memberCount)}
         </strong>{" "}
         · frozen by {bulk.requestedBy} <Timestamp iso={bulk.createdAt} />
         {bulk.confirmedBy ? (

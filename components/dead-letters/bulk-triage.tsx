@@ -25,6 +25,7 @@ import {
   secondaryButton,
   useReview,
 } from "../review/review-kit";
+import { BULK_ACTION_LABEL } from "../ui/labels";
 import { Timestamp } from "../ui/timestamp";
 import { BulkPreviewSummary } from "./bulk-preview-summary";
 import { BulkProgress } from "./bulk-progress";
@@ -34,13 +35,6 @@ export type BulkAllowed = Record<BulkAction, boolean>;
 
 /** a / r / p open these dialogs from the keyboard; cancel has no key. */
 const SHORTCUT: Partial<Record<BulkAction, string>> = { resume: "a", reject: "r", replay: "p" };
-
-const LABEL: Record<BulkAction, string> = {
-  resume: "Resume",
-  replay: "Replay",
-  reject: "Reject",
-  cancel: "Cancel",
-};
 
 function startedDto(
   id: string,
@@ -210,7 +204,7 @@ function Confirm({
           disabled={review.pending || preview.count === 0 || preview.tooMany}
           data-testid="bulk-confirm"
         >
-          {LABEL[action]} {tasksText(preview.count)}
+          {BULK_ACTION_LABEL[action]} {tasksText(preview.count)}
         </button>
         <button type="button" className={secondaryButton} onClick={close}>
           Keep them
@@ -298,13 +292,13 @@ export function BulkTriage({
           <span className="text-sm text-slate-700" data-testid="selected-count">
             {count.toLocaleString("en-US")} selected
           </span>
-          {(Object.keys(LABEL) as BulkAction[])
+          {(Object.keys(BULK_ACTION_LABEL) as BulkAction[])
             .filter((a) => allowed[a])
             .map((a) => (
               <ReviewDialog
                 key={a}
-                label={`${LABEL[a]}…`}
-                title={`${LABEL[a]} ${count.toLocaleString("en-US")} dead ${count === 1 ? "task" : "tasks"}`}
+                label={`${BULK_ACTION_LABEL[a]}…`}
+                title={`${BULK_ACTION_LABEL[a]} ${count.toLocaleString("en-US")} dead ${count === 1 ? "task" : "tasks"}`}
                 disabled={count === 0}
                 testId={`bulk-${a}`}
                 shortcut={SHORTCUT[a]}

@@ -1,4 +1,5 @@
 // Words and colours for the domain's states, shared by every screen that shows them.
+import type { BulkAction } from "../../lib/domain/bulk-actions";
 import type { DeadReason, EffectStatus, TaskStatus } from "../../lib/domain/task-states";
 import type { StatTone } from "./stat";
 
@@ -11,6 +12,14 @@ export const TASK_STATUS_LABEL: Record<TaskStatus, string> = {
   succeeded: "Succeeded",
   rejected: "Rejected",
   cancelled: "Cancelled",
+};
+
+/** A bulk action's verb as a button or heading starts it. */
+export const BULK_ACTION_LABEL: Record<BulkAction, string> = {
+  resume: "Resume",
+  replay: "Replay",
+  reject: "Reject",
+  cancel: "Cancel",
 };
 
 export const TASK_STATUS_TONE: Record<TaskStatus, StatTone> = {
