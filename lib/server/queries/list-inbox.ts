@@ -17,6 +17,7 @@ import { BULK_ACTIONS, BULK_TASK_ACTION, type BulkAction } from "../../domain/bu
 import type { BulkPreview } from "../../domain/bulk-preview";
 import { AGENT_INBOX_KINDS, INBOX_KINDS, type InboxKind } from "../../domain/inbox-kinds";
 import type { MoneyTotals } from "../../domain/money";
+import { pagePositionSchema } from "../../domain/page-position";
 import {
   allowedActions,
   allowedNames,
@@ -37,20 +38,10 @@ export { AGENT_INBOX_KINDS, INBOX_KINDS, type InboxKind };
 /** The most items one page holds; `nextAfter` leads to the next. */
 export const INBOX_LIMIT = 100;
 
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)_([0-9a-f-]{36})$/;
-
-/** A page position: (waiting since, to the microsecond, task id) of the last item shown. */
-const cursorSchema = z.string().transform((value, ctx) => {
-  const [, at, id] = CURSOR.exec(value) ?? [];
-  if (at === undefined || id === undefined || Number.isNaN(Date.parse(at))) {
-    ctx.addIssue({
-      code: "custom",
-      message: "is not a page position from the inbox; use the links below the list.",
-    });
-    return z.NEVER;
-  }
-  return { at, id };
-});
+/** A page position: (waiting since, task id) of the last item shown. */
+const cursorSchema = pagePositionSchema(
+  "is not a page position from the inbox; use the links below the list.",
+);
 
 export const inboxSearchSchema = z.object({
   kind: z

@@ -6,6 +6,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { tasks } from "../../../db/schema";
 import { ALERT_DELIVERY_AGENT } from "../../domain/alerts";
+import { pagePositionSchema } from "../../domain/page-position";
 import { DEAD_REASONS } from "../../domain/task-states";
 
 /** Age bands on the database clock: how long the task has been dead. */
@@ -18,20 +19,10 @@ export const DEAD_AGES = {
 export type DeadAge = keyof typeof DEAD_AGES;
 const AGE_NAMES = Object.keys(DEAD_AGES) as [DeadAge, ...DeadAge[]];
 
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)_([0-9a-f-]{36})$/;
-
-/** A page position: (dead since, to the microsecond, id) of the last row shown. */
-const cursorSchema = z.string().transform((value, ctx) => {
-  const [, at, id] = CURSOR.exec(value) ?? [];
-  if (at === undefined || id === undefined || Number.isNaN(Date.parse(at))) {
-    ctx.addIssue({
-      code: "custom",
-      message: "is not a page position from this screen; use the links below the table.",
-    });
-    return z.NEVER;
-  }
-  return { at, id };
-});
+/** A page position: (dead since, id) of the last row shown. */
+const cursorSchema = pagePositionSchema(
+  "is not a page position from this screen; use the links below the table.",
+);
 
 const name = (what: string) =>
   z
