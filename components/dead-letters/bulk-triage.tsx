@@ -9,7 +9,7 @@ import { type ReactNode, useEffect, useState } from "react";
 import { previewBulkActionAction } from "../../lib/actions/bulk-preview";
 import { requestBulkActionAction } from "../../lib/actions/bulk-request";
 import type { BulkAction } from "../../lib/domain/bulk-actions";
-import { tasksText } from "../../lib/domain/bulk-counts";
+import { pendingCounts, tasksText } from "../../lib/domain/bulk-counts";
 import type { BulkActionDto } from "../../lib/server/queries/get-bulk-action";
 import type { DeadTaskDto } from "../../lib/server/queries/list-dead-letter-tasks";
 import type { BulkPreviewDto } from "../../lib/server/queries/preview-bulk-action";
@@ -62,15 +62,7 @@ function startedDto(
     mayWithdraw: status === "awaiting_second",
     // The one who froze it never confirms it.
     mayConfirm: false,
-    counts: {
-      pending: memberCount,
-      done: 0,
-      waiting: 0,
-      taken: 0,
-      refused: 0,
-      failed: 0,
-      skipped: 0,
-    },
+    counts: pendingCounts(memberCount),
     members: [],
   };
 }

@@ -6,6 +6,11 @@ import type { BulkStatus, MemberOutcome } from "./bulk-actions";
 
 export type BulkCounts = Record<MemberOutcome | "pending", number>;
 
+/** A set of `pending` members none of which has an outcome yet. */
+export function pendingCounts(pending: number): BulkCounts {
+  return { pending, done: 0, waiting: 0, taken: 0, refused: 0, failed: 0, skipped: 0 };
+}
+
 /** Who reads the counts: may they confirm it, did they freeze it. */
 export type BulkReader = { mayConfirm: boolean; froze: boolean };
 

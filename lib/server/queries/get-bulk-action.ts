@@ -17,6 +17,7 @@ import {
   type MemberOutcome,
   withdrawRefusal,
 } from "../../domain/bulk-actions";
+import { type BulkCounts, pendingCounts } from "../../domain/bulk-counts";
 import { bulkStream } from "../ledger/append-ledger";
 import type { DbReader } from "./db-reader";
 import { TIMELINE_COLUMNS, type TimelineEntryDto, timelineEntry } from "./list-task-timeline";
@@ -54,7 +55,7 @@ export type BulkActionDto = {
   mayWithdraw: boolean;
   /** The viewer may confirm or decline it now (confirmRefusal: a different reviewer, while it waits). */
   mayConfirm: boolean;
-  counts: Record<MemberOutcome | "pending", number>;
+  counts: BulkCounts;
   members: BulkMemberDto[];
 };
 
@@ -95,16 +96,6 @@ export async function listPendingBulkActions(
     .limit(PENDING_BULKS_SHOWN);
   return bulkActionDtos(db, principal, rows);
 }
-
-const noCounts = (): BulkActionDto["counts"] => ({
-  pending: 0,
-  done: 0,
-  waiting: 0,
-  taken: 0,
-  refused: 0,
-  failed: 0,
-  skipped: 0,
-});
 
 /** The DTOs of `rows`, in their order: their first members and their tallies, read for all at once. */
 async function bulkActionDtos(
@@ -147,7 +138,7 @@ async function bulkActionDtos(
 
   const members = new Map<string, BulkMemberDto[]>(ids.map((id) => [id, []]));
   for (const { bulkId, rank: _rank, ...m } of memberRows) members.get(bulkId)?.push(m);
-  const counts = new Map(ids.map((id) => [id, noCounts()]));
+  const counts = new Map(ids.map((id) => [id, pendingCounts(0)]));
   for (const r of tally) {
     const c = counts.get(r.bulkId);
     if (c) c[r.outcome ?? "pending"] = r.n;
@@ -171,7 +162,7 @@ async function bulkActionDtos(
       endReason: bulk.endReason,
       mayWithdraw: withdrawRefusal(bulk, principal) === null,
       mayConfirm: confirmRefusal(bulk, principal) === null,
-      counts: counts.get(bulk.id) ?? noCounts(),
+      counts: counts.get(bulk.id) ?? pendingCounts(0),
       members: members.get(bulk.id) ?? [],
     };
   });
