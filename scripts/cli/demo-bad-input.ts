@@ -11,6 +11,7 @@ import {
   liveWorkerFor,
   noLiveWorker,
   statusCounts,
+  timeoutSeconds,
   waitUntilSettled,
 } from "./demo-shared";
 import { cliPrincipal, failure, withAppDatabase } from "./operator";
@@ -61,10 +62,7 @@ Exit codes: 0 every task dead on its bad input, 1 not every task ended so within
     const agent = parseOption(agentSchema, opts.agent ?? "refund", "--agent");
     if (opts.count === undefined) throw new UsageError("--count: is required");
     const count = parseOption(wholeNumber(1, MAX_BAD_INPUTS), opts.count, "--count");
-    const timeoutS =
-      opts.timeout === undefined
-        ? DEFAULT_TIMEOUT_S
-        : parseOption(wholeNumber(1, 3_600), opts.timeout, "--timeout");
+    const timeoutS = timeoutSeconds(opts.timeout, DEFAULT_TIMEOUT_S);
 
     return withAppDatabase("demo", async (pool) => {
       if (!(await liveWorkerFor(pool, agent))) {

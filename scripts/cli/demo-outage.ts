@@ -20,6 +20,7 @@ import {
   noLiveWorker,
   paymentsTarget,
   statusCounts,
+  timeoutSeconds,
   waitUntilSettled,
 } from "./demo-shared";
 import { cliPrincipal, failure, withAppDatabase } from "./operator";
@@ -99,10 +100,7 @@ refund, the payments service not answering): nothing is staged then.`,
       throw new UsageError(
         `--errors: ${errors} errors need at least as many tasks (--count ${count})`,
       );
-    const timeoutS =
-      opts.timeout === undefined
-        ? timeoutFor(count)
-        : parseOption(wholeNumber(1, 3_600), opts.timeout, "--timeout");
+    const timeoutS = timeoutSeconds(opts.timeout, timeoutFor(count));
     const config = env();
     const payments = paymentsTarget(opts["payments-url"]);
     const paymentsUrl = parseOption(urlSchema, payments.url, "--payments-url");

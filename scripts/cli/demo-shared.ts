@@ -5,9 +5,14 @@ import path from "node:path";
 import type pg from "pg";
 import { DEMO_PAYMENTS_URL, env } from "../../lib/env";
 import { liveRun, runFilePath } from "../launch/run-file";
-import type { Progress } from "./shared";
+import { type Progress, parseOption, wholeNumber } from "./shared";
 
 /** A worker of the fleet running `agent`, seen within one lease: who will dead-letter the tasks. */
+/** --timeout S: how long a demo command waits for its dead letters (1 s to an hour). */
+export function timeoutSeconds(option: string | undefined, byDefault: number): number {
+  return option === undefined ? byDefault : parseOption(wholeNumber(1, 3_600), option, "--timeout");
+}
+
 export async function liveWorkerFor(pool: pg.Pool, agent: string): Promise<boolean> {
   const { rows } = await pool.query<{ live: number }>(
     `select count(*)::int as live from workers
