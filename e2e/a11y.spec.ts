@@ -5,9 +5,9 @@
 // task's resume, reject and replay, the dead-letter bulk confirmations, an approval's approve).
 // A serious or critical violation of WCAG 2.1 A/AA fails the test, named in the message with
 // where it is and what is wrong.
-import AxeBuilder from "@axe-core/playwright";
 import type { Locator, Page } from "@playwright/test";
 import { THEME_COOKIE, type Theme } from "../components/theme/theme";
+import { blockingViolations } from "./axe";
 import {
   ANONYMOUS,
   E2E_APPROVAL_THRESHOLD_CENTS,
@@ -20,7 +20,6 @@ import {
   test,
 } from "./fixtures";
 
-const TAGS = ["wcag2a", "wcag2aa", "wcag21aa"];
 const THEMES = ["light", "dark"] as const satisfies readonly Theme[];
 
 type Staged = { agent: string; dead: string; succeeded: string; awaiting: string; key: string };
@@ -152,15 +151,6 @@ test.beforeAll(async ({ db }) => {
 async function useTheme(page: Page, baseURL: string | undefined, theme: Theme) {
   if (!baseURL) throw new Error("no baseURL");
   await page.context().addCookies([{ name: THEME_COOKIE, value: theme, url: baseURL }]);
-}
-
-/** `within`: a CSS selector that narrows the check to one part of the page (an open dialog). */
-async function blockingViolations(page: Page, within?: string) {
-  const builder = new AxeBuilder({ page }).withTags(TAGS);
-  // axe throws when `within` matches nothing, so a dialog that did not open cannot pass.
-  if (within) builder.include(within);
-  const results = await builder.analyze();
-  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
 
 /**
