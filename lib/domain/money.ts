@@ -56,27 +56,14 @@ export const NO_MONEY: MoneyTotals = { totals: [], unknown: 0 };
 
 /** Sums amounts per currency (largest first); null counts as an effect of unknown amount. */
 export function sumMoney(amounts: Iterable<Money | null>): MoneyTotals {
-  const by = new Map<string, { minor: number; effects: number }>();
-  let unknown = 0;
+  const parts: MoneyTotals[] = [];
   for (const m of amounts) {
-    if (!m) {
-      unknown++;
-      continue;
-    }
-    const t = by.get(m.currency) ?? { minor: 0, effects: 0 };
-    t.minor += m.minor;
-    t.effects++;
-    by.set(m.currency, t);
+    parts.push(m ? { totals: [{ ...m, effects: 1 }], unknown: 0 } : { totals: [], unknown: 1 });
   }
-  return {
-    totals: [...by]
-      .map(([currency, t]) => ({ currency, ...t }))
-      .sort((a, b) => b.effects - a.effects || a.currency.localeCompare(b.currency)),
-    unknown,
-  };
+  return addTotals(parts);
 }
 
-/** Adds totals already summed (a bulk's members, each summed on its own). */
+/** Adds totals already summed (a bulk's members, each summed on its own), largest first. */
 export function addTotals(parts: Iterable<MoneyTotals>): MoneyTotals {
   const by = new Map<string, { minor: number; effects: number }>();
   let unknown = 0;
