@@ -6,7 +6,7 @@
 // page is opened. A withdrawn, declined or confirmed one no longer waits and is not listed.
 import Link from "next/link";
 import { bulkTitle, waitingText } from "../../lib/domain/bulk-counts";
-import type { InboxBulkDto } from "../../lib/server/queries/list-inbox";
+import type { InboxBulkDto } from "../../lib/server/queries/inbox-bulks";
 import { MoneyAmounts } from "../dead-letters/bulk-preview-summary";
 import { bulkHref } from "../tasks/bulk-href";
 import { Badge } from "../ui/badge";

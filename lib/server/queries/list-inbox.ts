@@ -14,9 +14,7 @@ import * as schema from "../../../db/schema";
 import { type Principal, principalOf, requireScope, type Viewer } from "../../domain/access";
 import { ALERT_DELIVERY_AGENT } from "../../domain/alerts";
 import { BULK_ACTIONS, BULK_TASK_ACTION, type BulkAction } from "../../domain/bulk-actions";
-import type { BulkPreview } from "../../domain/bulk-preview";
 import { AGENT_INBOX_KINDS, INBOX_KINDS, type InboxKind } from "../../domain/inbox-kinds";
-import type { MoneyTotals } from "../../domain/money";
 import { pagePositionSchema } from "../../domain/page-position";
 import {
   allowedActions,
@@ -26,9 +24,8 @@ import {
   type TaskFacts,
 } from "../../domain/task-actions";
 import type { DeadReason, TaskStatus } from "../../domain/task-states";
-import { bulkStream } from "../ledger/append-ledger";
 import { TASK_FACT_SQL } from "../review/task-facts";
-import { recordedPreview } from "./get-bulk-action-review";
+import { type InboxBulkDto, mayConfirmBulk, readPendingBulks } from "./inbox-bulks";
 import { listDeadLetters } from "./list-dead-letters";
 import { type FailingDestinationsDto, listFailingDestinations } from "./list-failing-destinations";
 import { countSystemDead, countTasks } from "./table-counts";
@@ -80,24 +77,6 @@ export type InboxItemDto = {
 };
 
 /** A money bulk action frozen by one reviewer, waiting for a different one to confirm it whole. */
-export type InboxBulkDto = {
-  id: string;
-  action: BulkAction;
-  memberCount: number;
-  requestedBy: string;
-  /** ISO 8601, UTC. */
-  createdAt: string;
-  /** The viewer froze it: someone else confirms it, or they withdraw it. */
-  mine: boolean;
-  /** The viewer may confirm it: not theirs, and the table lets them take its per-task action. */
-  needsYou: boolean;
-  /**
-   * The money its effects would move, summed per currency, from the preview recorded when it
-   * froze (as its page shows them); null when it moves none or recorded no preview.
-   */
-  amounts: MoneyTotals | null;
-};
-
 /** A dead-letter error group (reason → fingerprint) big enough to triage in one bulk action. */
 export type InboxErrorGroupDto = {
   reason: DeadReason;
@@ -305,7 +284,7 @@ export async function listInbox(
     const alerts = await listFailingDestinations(drizzle(client, { schema }), viewer);
     const bulks =
       search.kind === undefined || search.kind === "confirmation"
-        ? await readPendingBulks(client, principal)
+        ? await readPendingBulks(client, principal, INBOX_LIMIT)
         : [];
     const errorGroups =
       search.kind === undefined || search.kind === "dead_letter"
@@ -469,54 +448,4 @@ async function readCounts(client: pg.PoolClient, principal: Principal): Promise<
   // The total and the sidebar are the agents' work; `system` is its own count.
   const sum = (r: Record<InboxKind, number>) => AGENT_INBOX_KINDS.reduce((n, k) => n + r[k], 0);
   return { waiting, total: sum(waiting), forYou, forYouTotal: sum(forYou), bulksWaiting };
-}
-
-/** A different reviewer who may take the bulk's per-task action on a dead task confirms it. */
-function mayConfirmBulk(action: BulkAction, requestedBy: string, principal: Principal): boolean {
-  return (
-    requestedBy !== principal.actor &&
-    refusalOf(BULK_TASK_ACTION[action], "dead", principal) === null
-  );
-}
-
-type BulkRow = {
-  id: string;
-  action: BulkAction;
-  member_count: number;
-  requested_by: string;
-  created_at: Date;
-};
-
-/** The waiting bulks, each with the amounts of the preview its `bulk.requested` entry recorded. */
-async function readPendingBulks(
-  client: pg.PoolClient,
-  principal: Principal,
-): Promise<InboxBulkDto[]> {
-  const { rows } = await client.query<BulkRow>(
-    `select id, action, member_count, requested_by, created_at from bulk_actions
-     where status = 'awaiting_second' order by created_at, id limit $1`,
-    [INBOX_LIMIT],
-  );
-  if (rows.length === 0) return [];
-  const requested = await client.query<{ stream: string; preview: unknown }>(
-    `select stream, data -> 'preview' as preview from ledger_entries
-     where stream = any($1::text[]) and kind = 'bulk.requested'`,
-    [rows.map((b) => bulkStream(b.id))],
-  );
-  const previews = new Map(requested.rows.map((r) => [r.stream, recordedPreview(r.preview)]));
-  return rows.map((b) => bulkDto(b, principal, previews.get(bulkStream(b.id)) ?? null));
-}
-
-function bulkDto(b: BulkRow, principal: Principal, preview: BulkPreview | null): InboxBulkDto {
-  const money = preview?.amounts;
-  return {
-    id: b.id,
-    action: b.action,
-    memberCount: b.member_count,
-    requestedBy: b.requested_by,
-    createdAt: b.created_at.toISOString(),
-    mine: b.requested_by === principal.actor,
-    needsYou: mayConfirmBulk(b.action, b.requested_by, principal),
-    amounts: money && (money.totals.length > 0 || money.unknown > 0) ? money : null,
-  };
 }
