@@ -1,8 +1,15 @@
 import { fileURLToPath } from "node:url";
+import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
+  resolve: {
+    alias: { "@": fileURLToPath(new URL("./", import.meta.url)) },
+    // `import … from "agent-ledger"` in tests and examples/library.ts runs the sources (the
+    // package.json "agent-ledger-source" export condition), not a dist/ build that may be stale or absent.
+    conditions: ["agent-ledger-source", ...defaultClientConditions],
+  },
+  ssr: { resolve: { conditions: ["agent-ledger-source", ...defaultServerConditions] } },
   test: {
     include: ["**/*.test.ts"],
     exclude: ["node_modules/**", "e2e/**", ".next/**", ".data/**"],

@@ -14,7 +14,8 @@
 //   it stages (STYLE rule 13), so db/ never depends on lib/server.
 // - db/ is imported only from the processes and layers that own database access: lib/server,
 //   lib/auth (sessions and tokens are rows), worker, scripts, web, db itself, and e2e (the
-//   browser tests seed and read the database directly). web/ is on the list because
+//   browser tests seed and read the database directly), and entry/ (the package's entry points
+//   export `migrate`). web/ is on the list because
 //   web/server.ts is a process entry like worker/main.ts: it creates the pool for the alert
 //   workers it hosts. Tests (*.test.ts) are not scanned, so they may reach any layer.
 // - The one-way arrows between lib's layers: lib/server never imports lib/auth, lib/api or
@@ -36,6 +37,7 @@ export const SOURCE_ROOTS = [
   "e2e",
   "examples",
   "bin",
+  "entry",
 ];
 const SKIPPED_DIRS = new Set(["node_modules", ".next", "migrations"]);
 const SOURCE_FILE = /\.(ts|tsx|mts|mjs)$/;
@@ -197,7 +199,7 @@ type Rule = {
   breaks: (to: string) => boolean;
 };
 
-const DB_IMPORTERS = ["lib/server", "lib/auth", "worker", "scripts", "web", "db", "e2e"];
+const DB_IMPORTERS = ["lib/server", "lib/auth", "worker", "scripts", "web", "db", "e2e", "entry"];
 
 export const RULES: Rule[] = [
   {

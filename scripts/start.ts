@@ -25,6 +25,7 @@ import {
   sourceHash,
   startBuild,
 } from "./launch/build-if-needed";
+import { DEMO_AGENTS_MODULE } from "./launch/demo-agents";
 import { type RunFile, readRunFile, runFilePath, writeRunFile } from "./launch/run-file";
 import { supervise } from "./supervise";
 
@@ -367,7 +368,13 @@ async function serve(
       spawnChild: () =>
         spawn(
           process.execPath,
-          ["--import", "tsx", path.join(PROJECT_ROOT, "worker", "main.ts")],
+          [
+            "--import",
+            "tsx",
+            path.join(PROJECT_ROOT, "worker", "main.ts"),
+            "--agents",
+            DEMO_AGENTS_MODULE,
+          ],
           spawnOptions,
         ),
       stopping,

@@ -1,21 +1,20 @@
-// `npm run worker`: one worker process against DATABASE_URL or the embedded database.
+// `npm run worker`: one worker process against DATABASE_URL or the embedded database, running
+// the agents of the module named by --agents (package.json passes the demo's).
 import { parseArgs } from "node:util";
 import { errorFields, logger } from "../lib/log";
-import { runWorker } from "./run-worker";
+import { parseWorkerArgs, runWorker, WORKER_USAGE } from "./run-worker";
 
 const { values } = parseArgs({
-  options: { concurrency: { type: "string", default: "4" } },
+  options: { concurrency: { type: "string" }, agents: { type: "string" } },
   allowPositionals: false,
 });
-const concurrency = Number(values.concurrency);
-if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
-  console.error(
-    `worker: --concurrency must be a whole number from 1 to 256, got "${values.concurrency}"`,
-  );
+const opts = parseWorkerArgs(values);
+if ("error" in opts) {
+  console.error(`worker: ${opts.error}\n\n${WORKER_USAGE}`);
   process.exit(2);
 }
 try {
-  await runWorker({ concurrency });
+  await runWorker(opts);
 } catch (err) {
   logger("worker").fatal(errorFields(err), "the worker could not start or stopped on an error");
   process.exitCode = 2;

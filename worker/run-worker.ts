@@ -1,5 +1,6 @@
-// The worker process: the runtime (worker/runtime) over DATABASE_URL or the embedded
-// database, until SIGTERM/SIGINT or until the `npm start` process that spawned it is gone.
+// The worker process (`agent-ledger worker --agents <module>`, `npm run worker`): startWorker
+// over DATABASE_URL or the embedded database with the agents a module exports, until
+// SIGTERM/SIGINT or until the `npm start` process that spawned it is gone.
 import { z } from "zod";
 import { createPool } from "../db/client";
 import { isAlive } from "../db/embedded";
@@ -8,14 +9,16 @@ import { env } from "../lib/env";
 import { logger } from "../lib/log";
 import { configureFaultPoints, FAULT_POINTS } from "../lib/server/fault-points";
 import { configuredPublicKey } from "../lib/server/ledger/signing";
-import { createAgents, createModel } from "./agents";
-import { startAlertEvaluator } from "./alerts/evaluator";
-import { startLedgerVerifier } from "./ledger-verify";
-import { startWorker } from "./runtime/worker";
+import { loadAgentsModule } from "./agents-module";
+import { startWorker } from "./start-worker";
 
 const faultPointsSchema = z.partialRecord(z.enum(FAULT_POINTS), z.number().min(0).max(1));
 
-export type WorkerOptions = { concurrency: number };
+export type WorkerOptions = {
+  concurrency: number;
+  /** The module that exports the agents (a path from the working directory, or a package). */
+  agents: string;
+};
 
 export async function runWorker(opts: WorkerOptions): Promise<void> {
   // Handlers first: a SIGTERM during start-up must still stop cleanly, not by default action.
@@ -38,23 +41,26 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     configureFaultPoints(faultPointsSchema.parse(JSON.parse(config.AGENT_LEDGER_FAULT_POINTS)));
   }
   const log = logger("worker");
-  const worker = await startWorker({
-    logger: log,
-    pool,
-    agents: createAgents(config, { pool }),
-    model: createModel(config),
-    concurrency: opts.concurrency,
-    leaseMs: config.AGENT_LEDGER_LEASE_MS,
-  });
-  // Every worker evaluates alert rules; the cursor row makes each (rule, event) alert once.
-  const alerts = startAlertEvaluator({ pool });
-  // Every worker runs the loop; an advisory lock makes one of them verify each time.
-  const verifier = startLedgerVerifier({
-    pool,
-    intervalMs: config.LEDGER_VERIFY_INTERVAL_SECONDS * 1000,
-    publicKey: configuredPublicKey(config),
-    maxCheckpointAgeHours: config.LEDGER_CHECKPOINT_MAX_AGE_HOURS,
-  });
+  let worker: Awaited<ReturnType<typeof startWorker>>;
+  try {
+    const loaded = await loadAgentsModule(opts.agents, { env: process.env, pool });
+    log.info({ agents: loaded.agents.map((a) => a.name), from: loaded.from }, "agents loaded");
+    worker = await startWorker({
+      logger: log,
+      pool,
+      agents: loaded.agents,
+      model: loaded.model,
+      concurrency: opts.concurrency,
+      leaseMs: config.AGENT_LEDGER_LEASE_MS,
+      verifyIntervalMs: config.LEDGER_VERIFY_INTERVAL_SECONDS * 1000,
+      ledgerPublicKey: configuredPublicKey(config),
+      maxCheckpointAgeHours: config.LEDGER_CHECKPOINT_MAX_AGE_HOURS,
+    });
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    await db.release();
+    throw err;
+  }
 
   const parent = config.AGENT_LEDGER_PARENT_PID;
   if (parent) {
@@ -65,8 +71,30 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const why = await stopped;
   log.info({ worker: worker.id, why }, "stopping; finishing in-flight work");
   await worker.stop(10_000);
-  await alerts.stop();
-  await verifier.stop();
   await pool.end();
   await db.release();
+}
+
+export const WORKER_USAGE = `Options:
+  --agents MODULE   the module that exports your agents (required): a path such as
+                    ./dist/agents.js, or a package name. It exports \`agents\` (or a default):
+                    an array of agents, or a function ({ env, pool }) returning them; it may
+                    export \`model\` the same way.
+  --concurrency N   tasks run at once (default 4)`;
+
+/** `--agents M [--concurrency N]`, or what is wrong with them. */
+export function parseWorkerArgs(values: {
+  agents?: string;
+  concurrency?: string;
+}): WorkerOptions | { error: string } {
+  const concurrency = Number(values.concurrency ?? "4");
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
+    return {
+      error: `--concurrency must be a whole number from 1 to 256, got "${values.concurrency}"`,
+    };
+  }
+  if (!values.agents) {
+    return { error: "--agents is required: the module that exports your agents" };
+  }
+  return { concurrency, agents: values.agents };
 }

@@ -1,5 +1,5 @@
-// The published entry point: `import { … } from "agent-ledger"` resolves to lib/sdk/index.ts
-// (package.json "exports"), and the library example of docs/writing-agents.md runs against a real database.
+// The published entry point: `import { … } from "agent-ledger"` resolves to entry/index.ts
+// here (package.json "exports", condition "agent-ledger-source"; dist/index.js when installed), and the library example of docs/writing-agents.md runs against a real database.
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { announce } from "../../examples/library";
@@ -18,6 +18,8 @@ describe('import from "agent-ledger"', () => {
       "defineTool",
       "enqueue",
       "enqueueMany",
+      "migrate",
+      "startWorker",
     ]);
   });
 

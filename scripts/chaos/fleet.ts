@@ -4,6 +4,7 @@
 import type { WriteStream } from "node:fs";
 import { childEnv } from "../../lib/env";
 import { FAULT_POINTS, type FaultPoint } from "../../lib/server/fault-points";
+import { DEMO_AGENTS_MODULE } from "../launch/demo-agents";
 import { type Child, type Exit, spawnNode, stopChild, type Watchdog } from "./processes";
 import { APPROVAL_THRESHOLD_CENTS } from "./workload";
 
@@ -102,7 +103,13 @@ export function startFleet(config: FleetConfig) {
       generation,
       faultPoint,
       child: spawnNode({
-        args: ["worker/main.ts", "--concurrency", String(config.concurrency)],
+        args: [
+          "worker/main.ts",
+          "--agents",
+          DEMO_AGENTS_MODULE,
+          "--concurrency",
+          String(config.concurrency),
+        ],
         env: childEnv({
           DATABASE_URL: config.databaseUrl,
           DATABASE_OWNER_URL: "",

@@ -2,43 +2,101 @@
 // can run the dispatcher in-process. Exit codes scripts can trust: 0 ok, 1 a problem was found
 // or the command was refused, 2 the command could not run (bad options, no database).
 import { EnvError } from "../../lib/env";
-import { alertsCommand } from "./alerts";
-import { approveCommand } from "./approve";
-import { checkOutcomeCommand } from "./check-outcome";
-import { checkpointCommand } from "./checkpoint";
-import { deadLettersCommand } from "./dead-letters";
-import { demoCommand } from "./demo";
-import { enqueueCommand } from "./enqueue";
-import { exportCommand } from "./export";
-import { migrateCommand } from "./migrate";
-import { rejectCommand } from "./reject";
-import { replayCommand } from "./replay";
-import { seedCommand } from "./seed";
 import { type Command, EXIT, UsageError } from "./shared";
-import { tasksCommand } from "./tasks";
-import { tokensCommand } from "./tokens";
-import { usersCommand } from "./users";
-import { verifyCommand } from "./verify";
-import { workerCommand } from "./worker";
 
-export const commands: Command[] = [
-  migrateCommand,
-  seedCommand,
-  workerCommand,
-  enqueueCommand,
-  tasksCommand,
-  deadLettersCommand,
-  replayCommand,
-  approveCommand,
-  rejectCommand,
-  checkOutcomeCommand,
-  exportCommand,
-  verifyCommand,
-  checkpointCommand,
-  usersCommand,
-  tokensCommand,
-  alertsCommand,
-  demoCommand,
+/**
+ * Every command by name and summary; its module loads only when it runs (or shows its page), so
+ * `agent-ledger --help` and each command start without the others' dependencies.
+ */
+export type CommandEntry = { name: string; summary: string; load: () => Promise<Command> };
+
+export const commands: CommandEntry[] = [
+  {
+    name: "migrate",
+    summary: "Apply database migrations (as DATABASE_OWNER_URL, else DATABASE_URL)",
+    load: async () => (await import("./migrate")).migrateCommand,
+  },
+  {
+    name: "seed",
+    summary: "Seed the demo data (once per database)",
+    load: async () => (await import("./seed")).seedCommand,
+  },
+  {
+    name: "worker",
+    summary: "Run a worker process with the agents your module exports",
+    load: async () => (await import("./worker")).workerCommand,
+  },
+  {
+    name: "enqueue",
+    summary: "Enqueue a task for an agent (idempotent with --key)",
+    load: async () => (await import("./enqueue")).enqueueCommand,
+  },
+  {
+    name: "tasks",
+    summary: "List tasks; show one task with its steps, effects and ledger timeline",
+    load: async () => (await import("./tasks")).tasksCommand,
+  },
+  {
+    name: "dead-letters",
+    summary: "Dead tasks grouped by reason and error, oldest waiting first",
+    load: async () => (await import("./dead-letters")).deadLettersCommand,
+  },
+  {
+    name: "replay",
+    summary: "Replay a dead or parked task from step N (--dry-run: preview only)",
+    load: async () => (await import("./replay")).replayCommand,
+  },
+  {
+    name: "approve",
+    summary: "Approve a parked effect, or resume a dead task (money: two reviewers)",
+    load: async () => (await import("./approve")).approveCommand,
+  },
+  {
+    name: "reject",
+    summary: "Reject a dead or parked task with a reason; it ends as rejected",
+    load: async () => (await import("./reject")).rejectCommand,
+  },
+  {
+    name: "check-outcome",
+    summary: "Ask the provider (a worker runs the tool's reconcile) whether an effect happened",
+    load: async () => (await import("./check-outcome")).checkOutcomeCommand,
+  },
+  {
+    name: "export",
+    summary: "Export ledger entries as JSON Lines or CSV (streamed)",
+    load: async () => (await import("./export")).exportCommand,
+  },
+  {
+    name: "verify",
+    summary: "Recompute every hash chain; exit 1 naming the first broken entry",
+    load: async () => (await import("./verify")).verifyCommand,
+  },
+  {
+    name: "checkpoint",
+    summary: "Append a signed checkpoint of every stream head to the system stream",
+    load: async () => (await import("./checkpoint")).checkpointCommand,
+  },
+  {
+    name: "users",
+    summary:
+      "Add people who may sign in; list them; change their role; disable or enable them; lift a sign-in lock",
+    load: async () => (await import("./users")).usersCommand,
+  },
+  {
+    name: "tokens",
+    summary: "Create API tokens (shown once), list them, revoke them",
+    load: async () => (await import("./tokens")).tokensCommand,
+  },
+  {
+    name: "alerts",
+    summary: "Alert rules (create, list, update, enable, disable, delete, retry) and the evaluator",
+    load: async () => (await import("./alerts")).alertsCommand,
+  },
+  {
+    name: "demo",
+    summary: "Stage an outage or bad inputs the worker dead-letters for real (demo data)",
+    load: async () => (await import("./demo")).demoCommand,
+  },
 ];
 
 export function mainUsage(): string {
@@ -61,11 +119,12 @@ export async function main(argv: string[]): Promise<number> {
     console.log(mainUsage());
     return name ? EXIT.ok : EXIT.error;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     console.error(`agent-ledger: unknown command "${name}"\n\n${mainUsage()}`);
     return EXIT.error;
   }
+  const command = await entry.load();
   const usage = command.usageFor?.(rest) ?? command.usage;
   if (rest.includes("--help") || rest.includes("-h")) {
     console.log(usage);

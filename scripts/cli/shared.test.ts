@@ -37,6 +37,11 @@ describe("help", () => {
     for (const name of NEW) expect(commands.map((c) => c.name)).toContain(name);
 
     for (const c of commands) {
+      const loaded = await c.load();
+      expect({ name: loaded.name, summary: loaded.summary }, c.name).toEqual({
+        name: c.name,
+        summary: c.summary,
+      });
       const page = await run([c.name, "--help"]);
       expect(page.code, c.name).toBe(0);
       expect(page.stdout, c.name).toMatch(new RegExp(`^agent-ledger ${c.name}( |$)`));

@@ -1,26 +1,26 @@
-// The agents this worker runs, configured from the environment. A worker claims only tasks of
-// agents it has, so tasks for an agent deployed elsewhere wait for a worker that has it.
-import type pg from "pg";
-import { DEMO_PAYMENTS_URL, DEMO_SMTP_URL, type Env } from "../../lib/env";
+// The demo's agents module: what `npm start` and `npm run worker` load (`--agents
+// worker/agents/index.ts`), configured from the environment, as a team's own module would be.
+// A worker claims only tasks of agents it has, so tasks for an agent deployed elsewhere wait
+// for a worker that has it. The built-in alert-delivery agent comes with every worker.
+import { DEMO_PAYMENTS_URL, DEMO_SMTP_URL, type Env, parseEnv } from "../../lib/env";
+import type { AgentsModuleContext } from "../../lib/sdk/agents-module";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
-import { getAlertDestination } from "../../lib/server/queries/get-alert-destination";
 import { createOpenAICompatibleModel } from "../models/openai-compatible";
-import { alertDeliveryAgent } from "./alert-delivery";
 import { createDemoModel } from "./demo-model";
 import { invoiceReminderAgent } from "./invoice-reminder";
 import { refundAgent } from "./refund";
 
-/**
- * `db`: the worker's pool. With it the worker also runs the built-in alert-delivery agent,
- * whose tools read a rule's URL and secret at the moment of sending.
- */
-export function createAgents(config: Env, db?: { pool: pg.Pool }): Agent[] {
-  const builtIn = db
-    ? [alertDeliveryAgent({ loadDestination: (id) => getAlertDestination(db.pool, id) })]
-    : [];
+export default function agents({ env }: AgentsModuleContext): Agent[] {
+  return createAgents(parseEnv(env));
+}
+
+export function model({ env }: AgentsModuleContext): ModelClient {
+  return createModel(parseEnv(env));
+}
+
+export function createAgents(config: Env): Agent[] {
   return [
-    ...builtIn,
     invoiceReminderAgent({ smtpUrl: config.SMTP_URL ?? DEMO_SMTP_URL, from: config.MAIL_FROM }),
     refundAgent({
       paymentsUrl: config.PAYMENTS_URL ?? DEMO_PAYMENTS_URL,

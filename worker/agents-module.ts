@@ -1,0 +1,64 @@
+// A module of agents, as `agent-ledger worker --agents <module>` and `npm start` load one: it
+// exports `agents` (or a default export): an array of agents, or a factory that receives the
+// environment and the worker's pool and returns them (or a promise of them). It may export
+// `model` the same way: a model client, or a factory of one.
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { z } from "zod";
+import type { AgentsModuleContext } from "../lib/sdk/agents-module";
+import type { Agent } from "../lib/sdk/define";
+import type { ModelClient } from "../lib/sdk/model";
+
+export type LoadedAgents = { agents: Agent[]; model?: ModelClient; from: string };
+
+const isAgent = (a: unknown): a is Agent =>
+  typeof a === "object" && a !== null && (a as { kind?: unknown }).kind === "agent";
+const isModel = (m: unknown): m is ModelClient =>
+  typeof m === "object" && m !== null && typeof (m as ModelClient).generate === "function";
+
+const agentsSchema = z
+  .array(z.unknown())
+  .min(1, "the module's agents are an empty list")
+  .refine((list) => list.every(isAgent), "every item must be an agent made with defineAgent");
+
+/** Resolves `specifier` against the working directory (a path) or as a package name. */
+export function moduleUrl(specifier: string, cwd = process.cwd()): string {
+  if (specifier.startsWith(".") || path.isAbsolute(specifier)) {
+    return pathToFileURL(path.resolve(cwd, specifier)).href;
+  }
+  return specifier;
+}
+
+async function resolveExport(exported: unknown, context: AgentsModuleContext): Promise<unknown> {
+  return typeof exported === "function" ? await exported(context) : exported;
+}
+
+export async function loadAgentsModule(
+  specifier: string,
+  context: AgentsModuleContext,
+): Promise<LoadedAgents> {
+  const url = moduleUrl(specifier);
+  let mod: Record<string, unknown>;
+  try {
+    mod = await import(url);
+  } catch (err) {
+    throw new Error(`could not load the agents module ${specifier}: ${(err as Error).message}`);
+  }
+  const exported = mod.agents ?? mod.default;
+  if (exported === undefined) {
+    throw new Error(
+      `the agents module ${specifier} exports neither "agents" nor a default: export an array of agents or a function that returns one`,
+    );
+  }
+  const agents = agentsSchema.safeParse(await resolveExport(exported, context));
+  if (!agents.success) {
+    throw new Error(`the agents module ${specifier}: ${z.prettifyError(agents.error)}`);
+  }
+  const model = mod.model === undefined ? undefined : await resolveExport(mod.model, context);
+  if (model !== undefined && !isModel(model)) {
+    throw new Error(
+      `the agents module ${specifier} exports a "model" that is not a model client (an object with generate())`,
+    );
+  }
+  return { agents: agents.data as Agent[], model, from: specifier };
+}
