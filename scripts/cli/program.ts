@@ -1,8 +1,7 @@
 // The agent-ledger commands and their dispatcher, apart from the entry point (main.ts) so tests
 // can run the dispatcher in-process. Exit codes scripts can trust: 0 ok, 1 a problem was found
 // or the command was refused, 2 the command could not run (bad options, no database).
-import { EnvError } from "../../lib/env";
-import { type Command, EXIT, UsageError } from "./shared";
+import { type Command, EXIT, UsageError } from "./command";
 
 /**
  * Every command by name and summary; its module loads only when it runs (or shows its page), so
@@ -135,8 +134,6 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(`agent-ledger ${name}: ${err.message}\n\n${usage}`);
-    } else if (err instanceof EnvError) {
-      console.error(`agent-ledger ${name}: ${err.message}`);
     } else {
       console.error(`agent-ledger ${name}: ${(err as Error).message}`);
     }

@@ -1,21 +1,9 @@
 // What every CLI command shares: exit codes, option parsing with a clear error, output.
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { z } from "zod";
+import { type Command, UsageError } from "./command";
 
-export const EXIT = { ok: 0, problem: 1, error: 2 } as const;
-
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-export type Command = {
-  name: string;
-  summary: string;
-  usage: string;
-  /** The help for these arguments (a subcommand's own page), when it differs from `usage`. */
-  usageFor?: (argv: string[]) => string;
-  run: (argv: string[]) => Promise<number>;
-};
+export { type Command, EXIT, UsageError } from "./command";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
