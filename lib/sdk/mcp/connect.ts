@@ -44,7 +44,13 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnect
   const opts = parseConnectOptions(options);
   const conn = new McpConnection(opts.name, opts.transport, opts.timeoutMs);
   try {
-    const listed = await conn.listTools();
+    const listed = await conn.listTools().catch((err: unknown) => {
+      const where = "command" in opts.transport ? opts.transport.command : opts.transport.url;
+      throw new Error(
+        `connectMcp ${opts.name}: could not list the tools of ${where}: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
+    });
     checkNames(opts.name, listed, Object.keys(opts.tools), "configures");
     if (opts.only) checkNames(opts.name, listed, [...opts.only], "`only` names");
     const chosen = opts.only ? listed.filter((t) => opts.only?.includes(t.name)) : listed;

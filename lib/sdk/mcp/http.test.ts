@@ -1,0 +1,111 @@
+// An agent calling an MCP server's tools over streamable HTTP (an in-process server on port 0),
+// end to end on a real worker and database: the key reaches the server, a dropped session is
+// replaced within the same call without acting twice, and a server that is down is "not performed".
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { setUpTestDatabase } from "../../../db/testing/database";
+import { runtimeTestKit } from "../../../worker/runtime/test-support";
+import { workerForFile } from "../../../worker/runtime/test-worker";
+import { deriveEffectKey } from "../../domain/hash";
+import { defineAgent } from "../define";
+import { EffectNotPerformedError } from "../errors";
+import { McpConnection } from "./connection";
+// @ts-expect-error: a plain .mjs fixture, run by plain node, without type declarations
+import { startHttpTicketServer } from "./fixtures/http-server.mjs";
+// @ts-expect-error: a plain .mjs fixture, run by plain node, without type declarations
+import { readCalls } from "./fixtures/tickets.mjs";
+import { connectMcp } from "./index";
+
+type HttpTicketServer = {
+  url: string;
+  sessions(): number;
+  dropSessions(): Promise<void>;
+  close(): Promise<void>;
+};
+
+const t = await setUpTestDatabase("mcp_http");
+const kit = runtimeTestKit(t.pool);
+const log = path.join(mkdtempSync(path.join(tmpdir(), "mcp-http-")), "calls.jsonl");
+const server: HttpTicketServer = await startHttpTicketServer({ log });
+const calls = (): { tool: string; key: string | null }[] => readCalls(log);
+
+const tickets = await connectMcp({
+  name: "tickets",
+  transport: { url: server.url, headers: { authorization: "Bearer test" } },
+  only: ["create_ticket"],
+  tools: { create_ticket: { providerIdempotent: true } },
+});
+afterAll(async () => {
+  await tickets.close();
+  await server.close();
+});
+
+const ticketer = defineAgent({
+  name: "http-ticketer",
+  input: z.object({ title: z.string() }),
+  tools: tickets.tools,
+  run: (ctx, input) => ctx.tool("tickets_create_ticket", input),
+});
+
+workerForFile(t.pool, {
+  agents: [ticketer],
+  concurrency: 2,
+  policy: { maxAttempts: 2, backoffMs: 10, attemptTimeoutMs: 10_000 },
+});
+
+describe("MCP tools over streamable HTTP", () => {
+  it("opens a ticket as an effect, the key in _meta, published with its HTTP source", async () => {
+    const taskId = await kit.enqueue("http-ticketer", { title: "VPN down" });
+    const done = await kit.settle(taskId);
+    expect(done.status).toBe("succeeded");
+    expect(done.result).toMatchObject({ id: 1, title: "VPN down", priority: "normal" });
+
+    const key = deriveEffectKey(taskId, "tickets_create_ticket", {
+      title: "VPN down",
+      priority: "normal",
+    });
+    expect((await kit.effects(taskId))[0]).toMatchObject({ key, status: "succeeded" });
+    expect(calls().filter((c) => c.key === key)).toHaveLength(1);
+
+    const { rows } = await t.pool.query(
+      "select tools from agent_catalog where name = 'http-ticketer'",
+    );
+    expect(rows[0]?.tools).toEqual([
+      expect.objectContaining({
+        name: "tickets_create_ticket",
+        providerIdempotent: true,
+        source: { kind: "mcp", server: "tickets", tool: "create_ticket", transport: "http" },
+      }),
+    ]);
+  });
+
+  it("starts a new session when the server forgot the old one, acting once", async () => {
+    await server.dropSessions();
+    expect(server.sessions()).toBe(0);
+    const before = calls().length;
+
+    const taskId = await kit.enqueue("http-ticketer", { title: "After the restart" });
+    const done = await kit.settle(taskId);
+    expect(done).toMatchObject({ status: "succeeded", attempts: 1 });
+    expect(server.sessions()).toBe(1);
+    expect(calls().slice(before)).toHaveLength(1);
+    expect(await kit.kinds(taskId)).not.toContain("effect.failed");
+  });
+
+  it("says 'not performed' when the server cannot be reached at all", async () => {
+    const gone: HttpTicketServer = await startHttpTicketServer({ log });
+    await gone.close();
+    await expect(connectMcp({ name: "gone", transport: { url: gone.url } })).rejects.toThrow(
+      /connectMcp gone: could not list the tools of http:\/\/127\.0\.0\.1:\d+\/mcp: fetch failed/,
+    );
+    // A call that finds no connection connects first; refused, nothing was sent.
+    const conn = new McpConnection("gone", { url: gone.url }, 5_000);
+    const call = conn.callTool("create_ticket", { title: "Nobody home" }, { key: "k-gone" });
+    await expect(call).rejects.toBeInstanceOf(EffectNotPerformedError);
+    await expect(call).rejects.toThrow(/MCP gone.create_ticket: could not connect/);
+    await conn.close();
+  });
+});
