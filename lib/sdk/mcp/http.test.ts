@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { stageLostClaim } from "../../../worker/runtime/stage-unknown-outcome";
 import { runtimeTestKit } from "../../../worker/runtime/test-support";
 import { workerForFile } from "../../../worker/runtime/test-worker";
 import { deriveEffectKey } from "../../domain/hash";
@@ -93,6 +94,33 @@ describe("MCP tools over streamable HTTP", () => {
     expect(server.sessions()).toBe(1);
     expect(calls().slice(before)).toHaveLength(1);
     expect(await kit.kinds(taskId)).not.toContain("effect.failed");
+  });
+
+  it("resends an unknown outcome with the same key, and the server that honours it acts once", async () => {
+    const taskId = await kit.enqueue("http-ticketer", { title: "Lost answer" }, { held: true });
+    const args = { title: "Lost answer", priority: "normal" };
+    const key = await stageLostClaim(t.pool, {
+      taskId,
+      tool: "tickets_create_ticket",
+      args,
+      intent: args,
+    });
+    // The crashed attempt's call reached the server; its answer never came back.
+    const create = tickets.tools.tickets_create_ticket;
+    if (!create) throw new Error("the server lists create_ticket");
+    const first = await create.execute(args, {
+      idempotencyKey: key,
+      signal: new AbortController().signal,
+    });
+    expect(first).toMatchObject({ duplicate: false });
+
+    await kit.release(taskId);
+    const done = await kit.settle(taskId);
+    expect(done.status).toBe("succeeded");
+    expect(done.result).toMatchObject({ duplicate: true, title: "Lost answer" });
+    const unknown = (await kit.entries(taskId)).find((e) => e.kind === "effect.outcome_unknown");
+    expect(unknown?.data).toMatchObject({ action: "resend" });
+    expect(calls().filter((c) => c.key === key)).toHaveLength(2);
   });
 
   it("says 'not performed' when the server cannot be reached at all", async () => {

@@ -9,10 +9,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { stageLostClaim } from "../../../worker/runtime/stage-unknown-outcome";
 import { runtimeTestKit } from "../../../worker/runtime/test-support";
 import { workerForFile } from "../../../worker/runtime/test-worker";
 import { operator } from "../../domain/access";
 import { deriveEffectKey } from "../../domain/hash";
+import type { JsonValue } from "../../domain/json";
 import { replayTask } from "../../server/commands/replay-task";
 import { defineAgent } from "../define";
 import { NonRetryableError } from "../errors";
@@ -33,7 +35,16 @@ const tickets = await connectMcp({
   transport: { command: process.execPath, args: [fixture], env: { TICKETS_LOG: log } },
   tools: {
     // The title says what the ticket is; the priority is how it is filed.
-    create_ticket: { intent: (args) => ({ title: args.title ?? null }) },
+    create_ticket: {
+      intent: (args) => ({ title: args.title ?? null }),
+      // The tracker can say which ticket a key created: an unknown outcome is checked there.
+      reconcile: async (key, _args, { callTool }) => {
+        const found = await callTool("find_ticket", { key });
+        return isObject(found) && found.found === true
+          ? { happened: true, result: found }
+          : { happened: false };
+      },
+    },
     close_ticket: { onToolError: "permanent" },
   },
 });
@@ -81,6 +92,9 @@ workerForFile(t.pool, {
   concurrency: 2,
   policy: { maxAttempts: 3, backoffMs: 10, attemptTimeoutMs: 10_000 },
 });
+
+const isObject = (v: JsonValue): v is { [key: string]: JsonValue } =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 const keyOf = (taskId: string, title: string) =>
   deriveEffectKey(taskId, "tickets_create_ticket", { title });
@@ -150,6 +164,37 @@ describe("MCP tools over stdio", () => {
     expect((await kit.settle(taskId)).status).toBe("succeeded");
     expect(await kit.kinds(taskId)).toContain("effect.deduplicated");
     expect(calls().filter((c) => c.key === keyOf(taskId, "Once only"))).toHaveLength(1);
+  });
+
+  it("checks an unknown outcome with the tracker: found is recorded, not found acts", async () => {
+    const stage = async (title: string) => {
+      const taskId = await kit.enqueue("ticketer", { title }, { held: true });
+      const args = { title, priority: "normal" };
+      const key = await stageLostClaim(t.pool, {
+        taskId,
+        tool: "tickets_create_ticket",
+        args,
+        intent: { title },
+      });
+      return { taskId, key, args };
+    };
+    const reached = await stage("Reached the tracker");
+    const create = tickets.tools.tickets_create_ticket;
+    if (!create) throw new Error("the server lists create_ticket");
+    await create.execute(reached.args, {
+      idempotencyKey: reached.key,
+      signal: new AbortController().signal,
+    });
+    const lost = await stage("Never reached it");
+
+    for (const staged of [reached, lost]) await kit.release(staged.taskId);
+    const [found, acted] = await Promise.all([kit.settle(reached.taskId), kit.settle(lost.taskId)]);
+    expect(found).toMatchObject({ status: "succeeded", result: { found: true } });
+    expect(acted).toMatchObject({ status: "succeeded", result: { duplicate: false } });
+    expect(calls().filter((c) => c.key === reached.key)).toHaveLength(1);
+    expect(calls().filter((c) => c.key === lost.key)).toHaveLength(1);
+    const checks = calls().filter((c) => c.tool === "find_ticket");
+    expect(checks.map((c) => c.args.key)).toEqual(expect.arrayContaining([reached.key, lost.key]));
   });
 
   it("dead-letters a tool error the team marks permanent, after one call", async () => {
