@@ -5,11 +5,12 @@ import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { JsonValue } from "../../domain/json";
 import type { Tool } from "../define";
-import { type ConnectMcpOptions, type McpArgs, parseConnectOptions } from "./config";
+import { type ConnectMcpOptions, parseConnectOptions } from "./config";
 import { McpConnection } from "./connection";
 import { mcpTool } from "./tool";
 
-export type McpTool = Tool<z.ZodType<McpArgs>, JsonValue>;
+/** Its arguments are checked by the server's JSON Schema at run time, so typed as unknown here. */
+export type McpTool = Tool<z.ZodType, JsonValue>;
 
 export type McpServerHandle = {
   name: string;

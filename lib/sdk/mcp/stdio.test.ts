@@ -277,6 +277,14 @@ describe("connectMcp configuration", () => {
       expect(input?.safeParse({ title: "" }).success).toBe(false);
       expect(input?.safeParse({ title: "x", priority: "urgent" }).success).toBe(false);
       expect(input?.safeParse({ title: "x" }).success).toBe(true);
+      // A model offered the tool sees the server's schema, whichever side it converts.
+      for (const io of ["input", "output"] as const) {
+        expect(input && z.toJSONSchema(input, { io })).toMatchObject({
+          type: "object",
+          properties: { title: { type: "string", minLength: 1 } },
+          required: ["title"],
+        });
+      }
     } finally {
       await mcp.close();
     }

@@ -33,17 +33,29 @@ export function snakeCase(name: string): string {
 const argsSchema = z.record(z.string(), z.json());
 
 /**
- * The server's JSON Schema as zod, so bad arguments are refused before anything is claimed. A
- * schema zod cannot read is checked structurally only (a JSON object); the server checks the rest.
+ * The server's JSON Schema as zod, so bad arguments are refused before anything is claimed, and
+ * a model offered the tool sees the same schema (in or out, no transform in between). A schema
+ * zod cannot read is checked structurally only (a JSON object); the server checks the rest.
  */
-export function inputSchemaOf(jsonSchema: McpToolInfo["inputSchema"]): z.ZodType<McpArgs> {
+export function inputSchemaOf(jsonSchema: McpToolInfo["inputSchema"]): z.ZodType {
   try {
     // fromJSONSchema checks the schema itself and throws on what it cannot read.
     if (!isSchemaObject(jsonSchema)) return argsSchema;
-    return z.fromJSONSchema(jsonSchema).pipe(argsSchema);
+    return z.fromJSONSchema(jsonSchema);
   } catch {
     return argsSchema;
   }
+}
+
+/** Arguments the input schema accepted, as the JSON object a tools/call carries. */
+function argsOf(tool: string, value: unknown): McpArgs {
+  const parsed = argsSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new EffectNotPerformedError(`MCP tool ${tool}: arguments must be a JSON object`, {
+      retryable: false,
+    });
+  }
+  return parsed.data;
 }
 
 function isSchemaObject(value: unknown): value is JSONSchema.JSONSchema {
@@ -91,24 +103,25 @@ export function mcpTool(
   conn: McpConnection,
   info: McpToolInfo,
   config: McpToolConfig,
-): Tool<z.ZodType<McpArgs>, JsonValue> {
+): Tool<z.ZodType, JsonValue> {
   const name = config.as ?? snakeCase(`${conn.name}_${info.name}`);
   const call = async (args: McpArgs, key: string | undefined, signal: AbortSignal) => {
     const result = await conn.callTool(info.name, args, { key, signal });
     if (result.isError) throw toolError(info.name, result, config.onToolError);
     return resultJson(info.name, result);
   };
-  const { reconcile } = config;
+  const { intent, reconcile } = config;
   return defineTool({
     name,
     description: info.description ?? info.title ?? undefined,
     input: inputSchemaOf(info.inputSchema),
-    intent: config.intent ?? ((args) => args),
-    execute: (args, { idempotencyKey, signal }) => call(args, idempotencyKey, signal),
+    intent: (args) => (intent ? intent(argsOf(info.name, args)) : argsOf(info.name, args)),
+    execute: (args, { idempotencyKey, signal }) =>
+      call(argsOf(info.name, args), idempotencyKey, signal),
     ...(reconcile
       ? {
           reconcile: (key, args, { signal }) =>
-            reconcile(key, args, {
+            reconcile(key, argsOf(info.name, args), {
               signal,
               callTool: (tool, a) =>
                 conn.callTool(tool, a, { signal }).then((result) => {
