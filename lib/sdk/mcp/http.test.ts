@@ -10,7 +10,9 @@ import { setUpTestDatabase } from "../../../db/testing/database";
 import { stageLostClaim } from "../../../worker/runtime/stage-unknown-outcome";
 import { runtimeTestKit } from "../../../worker/runtime/test-support";
 import { workerForFile } from "../../../worker/runtime/test-worker";
+import { operator } from "../../domain/access";
 import { deriveEffectKey } from "../../domain/hash";
+import { approveTask } from "../../server/commands/approve-task";
 import { defineAgent } from "../define";
 import { EffectNotPerformedError } from "../errors";
 import { McpConnection } from "./connection";
@@ -37,7 +39,12 @@ const tickets = await connectMcp({
   name: "tickets",
   transport: { url: server.url, headers: { authorization: "Bearer test" } },
   only: ["create_ticket"],
-  tools: { create_ticket: { providerIdempotent: true } },
+  tools: {
+    create_ticket: {
+      providerIdempotent: true,
+      requiresApproval: (args) => args.priority === "high",
+    },
+  },
 });
 afterAll(async () => {
   await tickets.close();
@@ -46,7 +53,7 @@ afterAll(async () => {
 
 const ticketer = defineAgent({
   name: "http-ticketer",
-  input: z.object({ title: z.string() }),
+  input: z.object({ title: z.string(), priority: z.enum(["normal", "high"]).optional() }),
   tools: tickets.tools,
   run: (ctx, input) => ctx.tool("tickets_create_ticket", input),
 });
@@ -121,6 +128,24 @@ describe("MCP tools over streamable HTTP", () => {
     const unknown = (await kit.entries(taskId)).find((e) => e.kind === "effect.outcome_unknown");
     expect(unknown?.data).toMatchObject({ action: "resend" });
     expect(calls().filter((c) => c.key === key)).toHaveLength(2);
+  });
+
+  it("asks a person before a gated MCP call, and calls once after the yes", async () => {
+    const taskId = await kit.enqueue("http-ticketer", { title: "Outage", priority: "high" });
+    const parked = await kit.waitFor(taskId, (r) => r.status === "awaiting_approval");
+    const key = deriveEffectKey(taskId, "tickets_create_ticket", {
+      title: "Outage",
+      priority: "high",
+    });
+    expect(calls().filter((c) => c.key === key)).toHaveLength(0);
+
+    const approved = await approveTask(t.pool, operator("rita@example.com"), {
+      taskId,
+      version: parked.version,
+    });
+    expect(approved.ok).toBe(true);
+    expect((await kit.settle(taskId)).status).toBe("succeeded");
+    expect(calls().filter((c) => c.key === key)).toHaveLength(1);
   });
 
   it("says 'not performed' when the server cannot be reached at all", async () => {
