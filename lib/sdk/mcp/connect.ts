@@ -53,7 +53,15 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnect
       );
     });
     checkNames(opts.name, listed, Object.keys(opts.tools), "configures");
-    if (opts.only) checkNames(opts.name, listed, [...opts.only], "`only` names");
+    if (opts.only) {
+      checkNames(opts.name, listed, [...opts.only], "`only` names");
+      const left = Object.keys(opts.tools).filter((n) => !opts.only?.includes(n));
+      if (left.length > 0) {
+        throw new Error(
+          `connectMcp ${opts.name}: configures ${left.map((n) => `"${n}"`).join(", ")} but \`only\` leaves it out; add it to \`only\` or drop its configuration`,
+        );
+      }
+    }
     const chosen = opts.only ? listed.filter((t) => opts.only?.includes(t.name)) : listed;
     const tools: Record<string, McpTool> = {};
     for (const info of chosen) {

@@ -250,6 +250,14 @@ describe("connectMcp configuration", () => {
     await expect(connectMcp({ name: "tickets", transport, only: ["nope"] })).rejects.toThrow(
       /`only` names "nope"/,
     );
+    await expect(
+      connectMcp({
+        name: "tickets",
+        transport,
+        only: ["create_ticket"],
+        tools: { find_ticket: { as: "lookup" } },
+      }),
+    ).rejects.toThrow(/configures "find_ticket" but `only` leaves it out/);
   });
 
   it("refuses malformed options before starting anything", async () => {
