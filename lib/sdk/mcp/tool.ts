@@ -110,7 +110,7 @@ export function mcpTool(
     if (result.isError) throw toolError(info.name, result, config.onToolError);
     return resultJson(info.name, result);
   };
-  const { intent, reconcile } = config;
+  const { intent, reconcile, requiresApproval } = config;
   return defineTool({
     name,
     description: info.description ?? info.title ?? undefined,
@@ -131,7 +131,9 @@ export function mcpTool(
             }),
         }
       : {}),
-    requiresApproval: config.requiresApproval,
+    ...(requiresApproval
+      ? { requiresApproval: (args) => requiresApproval(argsOf(info.name, args)) }
+      : {}),
     providerIdempotent: config.providerIdempotent,
     dedupWindowMs: config.dedupWindowMs,
     sensitive: config.sensitive,
