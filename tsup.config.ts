@@ -7,6 +7,7 @@ import { defineConfig } from "tsup";
 export default defineConfig({
   entry: {
     index: "entry/index.ts",
+    mcp: "entry/mcp.ts",
     testing: "entry/testing.ts",
     cli: "scripts/cli/main.ts",
   },
@@ -17,7 +18,9 @@ export default defineConfig({
   clean: true,
   splitting: true,
   sourcemap: false,
-  dts: { entry: { index: "entry/index.ts", testing: "entry/testing.ts" } },
+  dts: {
+    entry: { index: "entry/index.ts", mcp: "entry/mcp.ts", testing: "entry/testing.ts" },
+  },
   tsconfig: "tsconfig.build.json",
   onSuccess: async () => {
     // The SQL and drizzle's journal; the schema snapshots (3 MB) are for drizzle-kit only.

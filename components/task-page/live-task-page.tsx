@@ -141,7 +141,7 @@ export function LiveTaskPage({
             result before and after it acts.
           </EmptyState>
         ) : (
-          <EffectsList effects={detail.effects} />
+          <EffectsList effects={detail.effects} sources={live.data.toolSources} />
         )}
       </Card>
 

@@ -2,6 +2,7 @@
 // their fingerprint), what came back, and whether it is done, failed, in flight or unknown.
 import Link from "next/link";
 import type { EffectDto } from "../../lib/server/queries/get-task-detail";
+import type { ToolSourcesDto } from "../../lib/server/queries/tool-sources";
 import { Badge } from "../ui/badge";
 import { Timestamp } from "../ui/timestamp";
 import { JsonView } from "./json-view";
@@ -31,7 +32,24 @@ function outcomeHeading(e: EffectDto): string {
   return e.error === null ? "Result" : "Last error";
 }
 
-export function EffectsList({ effects }: { effects: EffectDto[] }) {
+/** "MCP · tickets": the tool is a tool of that MCP server, not the team's own code. */
+export function ToolSourceMarker({ source }: { source: ToolSourcesDto[string] | undefined }) {
+  if (!source) return null;
+  return (
+    <span title={`Tool ${source.tool} of MCP server ${source.server} (${source.transport})`}>
+      <Badge tone="info">MCP · {source.server}</Badge>
+    </span>
+  );
+}
+
+export function EffectsList({
+  effects,
+  sources = {},
+}: {
+  effects: EffectDto[];
+  /** The agent's tools that come from an MCP server, by name. */
+  sources?: ToolSourcesDto;
+}) {
   return (
     <ul className="space-y-4">
       {effects.map((e) => (
@@ -45,6 +63,7 @@ export function EffectsList({ effects }: { effects: EffectDto[] }) {
             <header className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-100 bg-slate-50/60 px-4 py-2.5">
               <div className="flex flex-wrap items-center gap-2">
                 <h3 className="font-mono text-sm font-semibold text-slate-900">{e.tool}</h3>
+                <ToolSourceMarker source={sources[e.tool]} />
                 <Badge tone={EFFECT_STATE_TONE[e.state]}>{EFFECT_STATE_LABEL[e.state]}</Badge>
                 <span className="text-xs text-slate-600">
                   step {e.stepSeq} · {e.attempts} {e.attempts === 1 ? "try" : "tries"}

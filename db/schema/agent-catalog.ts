@@ -10,7 +10,7 @@ import type { JsonValue } from "../../lib/domain/json";
 export const agentCatalog = pgTable("agent_catalog", {
   name: text("name").primaryKey(),
   inputSchema: jsonb("input_schema").notNull(),
-  /** [{ name, money, providerIdempotent, reconcile, requiresApproval, sensitive }] */
+  /** [{ name, money, providerIdempotent, reconcile, requiresApproval, sensitive, source }] */
   tools: jsonb("tools").notNull(),
   /**
    * The retry policy the agent's code declares (a partial policy: the fields it sets), or null.

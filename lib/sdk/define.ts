@@ -12,6 +12,16 @@ export type ToolExecuteContext = {
   signal: AbortSignal;
 };
 
+/** Where a tool comes from when the team did not write it: published to the catalog, shown on the dashboard. */
+export type ToolOrigin = {
+  kind: "mcp";
+  /** The name the team gave the server in connectMcp. */
+  server: string;
+  /** The tool's name on that server. */
+  tool: string;
+  transport: "stdio" | "http";
+};
+
 export type ReconcileOutcome<R> = { happened: true; result: R } | { happened: false };
 
 // Callbacks are declared as methods so a Tool<specific> is usable where any Tool is expected.
@@ -48,6 +58,8 @@ export type ToolDefinition<S extends z.ZodType, R extends JsonValue> = {
    * marks it without amounts.
    */
   money?: boolean | MoneyArgs;
+  /** Set by adapters (agent-ledger/mcp) for a tool another system declares; absent for the team's own. */
+  origin?: ToolOrigin;
 };
 
 export type Tool<S extends z.ZodType = z.ZodType, R extends JsonValue = JsonValue> = ToolDefinition<

@@ -73,6 +73,7 @@ describe("agent catalog", () => {
         reconcile: false,
         requiresApproval: true,
         sensitive: ["card"],
+        source: null,
       },
       {
         name: "note",
@@ -83,6 +84,7 @@ describe("agent catalog", () => {
         reconcile: false,
         requiresApproval: false,
         sensitive: [],
+        source: null,
       },
     ]);
     expect(row.policy).toEqual({ maxAttempts: 2 });

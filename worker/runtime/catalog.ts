@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { SqlClient } from "../../db/client";
 import { type MoneyArgs, moneyArgsOf, movesMoney } from "../../lib/domain/money";
 import { type PartialRetryPolicy, partialRetryPolicySchema } from "../../lib/domain/retry-policy";
-import type { Agent } from "../../lib/sdk/define";
+import type { Agent, ToolOrigin } from "../../lib/sdk/define";
 
 export type CatalogTool = {
   name: string;
@@ -19,6 +19,8 @@ export type CatalogTool = {
   reconcile: boolean;
   requiresApproval: boolean;
   sensitive: string[];
+  /** Where the tool comes from when the team did not write it (an MCP server); null otherwise. */
+  source: ToolOrigin | null;
 };
 
 export type CatalogEntry = {
@@ -67,6 +69,14 @@ export function catalogEntry(agent: Agent): CatalogEntry {
       reconcile: typeof t.reconcile === "function",
       requiresApproval: typeof t.requiresApproval === "function",
       sensitive: [...(t.sensitive ?? [])],
+      source: t.origin
+        ? {
+            kind: t.origin.kind,
+            server: t.origin.server,
+            tool: t.origin.tool,
+            transport: t.origin.transport,
+          }
+        : null,
     })),
     policy: codePolicyOf(agent),
   };

@@ -23,18 +23,30 @@ export async function stageUnknownOutcome(
     );
     return { taskId, rows };
   });
-  const key = deriveEffectKey(taskId, opts.tool, opts.intent);
+  const key = await stageLostClaim(pool, { taskId, ...opts });
+  return { taskId, key, version: rows[0]?.version ?? 0 };
+}
+
+/**
+ * The claim a crashed attempt leaves: the task's effect for this intent started at step 1 and
+ * its lease ran out without a result. The task runs next into the outcome-unknown path.
+ */
+export async function stageLostClaim(
+  pool: pg.Pool,
+  opts: { taskId: string; tool: string; args: JsonValue; intent: JsonValue },
+): Promise<string> {
+  const key = deriveEffectKey(opts.taskId, opts.tool, opts.intent);
   await pool.query(
     `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
      values ($1, $2, 1, $3, $4, $5, $6, 'started', 'gone', now() - interval '1 minute')`,
     [
       key,
-      taskId,
+      opts.taskId,
       opts.tool,
       JSON.stringify(opts.intent),
       JSON.stringify(opts.args),
       payloadFingerprint(opts.args),
     ],
   );
-  return { taskId, key, version: rows[0]?.version ?? 0 };
+  return key;
 }

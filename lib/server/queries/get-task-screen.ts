@@ -7,6 +7,7 @@ import type { Viewer } from "../../domain/access";
 import { type ReviewStateDto, readReviewState } from "./get-review-state";
 import { getTaskDetail, type TaskDetailDto, taskIdSchema } from "./get-task-detail";
 import { TASK_TIMELINE_PAGE, timelineSearchSchema } from "./list-task-timeline";
+import { readToolSources, type ToolSourcesDto } from "./tool-sources";
 
 /** The live route's address: the task id and the page's own search params. */
 export const taskScreenSearchSchema = timelineSearchSchema.extend({ id: taskIdSchema });
@@ -14,6 +15,8 @@ export const taskScreenSearchSchema = timelineSearchSchema.extend({ id: taskIdSc
 export type TaskScreenDto = {
   detail: TaskDetailDto;
   review: ReviewStateDto | null;
+  /** The agent's tools that come from an MCP server, by name, for the effects' markers. */
+  toolSources: ToolSourcesDto;
   /** The ledger pager's window size (a client component cannot import the query module). */
   timelinePage: number;
 };
@@ -27,6 +30,9 @@ export async function getTaskScreen(
   const { id, ...timeline } = search;
   const detail = await getTaskDetail(db, viewer, id, timeline);
   if (!detail) return null;
-  const review = await readReviewState(pool, viewer, id);
-  return { detail, review, timelinePage: TASK_TIMELINE_PAGE };
+  const [review, toolSources] = await Promise.all([
+    readReviewState(pool, viewer, id),
+    readToolSources(pool, detail.task.agent),
+  ]);
+  return { detail, review, toolSources, timelinePage: TASK_TIMELINE_PAGE };
 }

@@ -56,6 +56,7 @@ describe("listAgents", () => {
       reconcile: false,
       requiresApproval: false,
       sensitive: [],
+      source: null,
     });
   });
 

@@ -4,6 +4,14 @@ import type pg from "pg";
 import { z } from "zod";
 import { requireScope, type Viewer } from "../../domain/access";
 
+export const toolSourceSchema = z.object({
+  kind: z.literal("mcp"),
+  server: z.string().describe("The MCP server's name as the worker connected it"),
+  tool: z.string().describe("The tool's name on that server"),
+  transport: z.enum(["stdio", "http"]),
+});
+export type ToolSourceDto = z.infer<typeof toolSourceSchema>;
+
 export const catalogToolSchema = z.object({
   name: z.string(),
   description: z.string().nullable(),
@@ -16,7 +24,12 @@ export const catalogToolSchema = z.object({
     ),
   requiresApproval: z.boolean(),
   sensitive: z.array(z.string()).describe("Argument paths redacted before the ledger"),
+  source: toolSourceSchema
+    .nullable()
+    .describe("Where the tool comes from when the team did not write it; null for its own tools"),
 });
+
+export type CatalogToolDto = z.infer<typeof catalogToolSchema>;
 
 export const agentSchema = z.object({
   name: z.string(),
@@ -42,21 +55,33 @@ type Row = {
 };
 
 // A row published by a worker from before "check with the provider" has no `reconcile`: read,
-// as the reconcile command reads it, as no tool that can be checked (not as a row to drop).
+// as the reconcile command reads it, as no tool that can be checked (not as a row to drop). One
+// from before MCP tools has no `source`: the team's own tools. A source this version cannot read
+// is shown as none rather than losing the agent's tools.
 const toolsOf = z
-  .array(catalogToolSchema.partial({ description: true, reconcile: true }))
+  .array(
+    catalogToolSchema
+      .extend({ source: toolSourceSchema.nullable().catch(null) })
+      .partial({ description: true, reconcile: true, source: true }),
+  )
   .catch([]);
+
+/** An agent_catalog row's tools as this version reads them, whichever worker published them. */
+export function catalogToolsOf(tools: unknown): CatalogToolDto[] {
+  return toolsOf.parse(tools).map((t) => ({
+    ...t,
+    description: t.description ?? null,
+    reconcile: t.reconcile === true,
+    source: t.source ?? null,
+  }));
+}
 
 function toDto(row: Row): AgentDto {
   const schema = z.record(z.string(), z.json()).safeParse(row.input_schema);
   return {
     name: row.name,
     inputSchema: schema.success ? schema.data : {},
-    tools: toolsOf.parse(row.tools).map((t) => ({
-      ...t,
-      description: t.description ?? null,
-      reconcile: t.reconcile === true,
-    })),
+    tools: catalogToolsOf(row.tools),
     policy: z
       .json()
       .nullable()
