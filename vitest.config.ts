@@ -5,7 +5,7 @@ export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
   test: {
     include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", "e2e/**", ".next/**", ".data/**"],
+    exclude: ["node_modules/**", "e2e/**", ".next/**", ".data/**", "dist/**"],
     globalSetup: ["db/testing/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

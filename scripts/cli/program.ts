@@ -6,6 +6,7 @@ import { alertsCommand } from "./alerts";
 import { approveCommand } from "./approve";
 import { checkOutcomeCommand } from "./check-outcome";
 import { checkpointCommand } from "./checkpoint";
+import { dashboardCommand } from "./dashboard";
 import { deadLettersCommand } from "./dead-letters";
 import { demoCommand } from "./demo";
 import { enqueueCommand } from "./enqueue";
@@ -25,6 +26,7 @@ export const commands: Command[] = [
   migrateCommand,
   seedCommand,
   workerCommand,
+  dashboardCommand,
   enqueueCommand,
   tasksCommand,
   deadLettersCommand,
