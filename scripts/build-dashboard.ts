@@ -4,7 +4,16 @@
 // public when there is one, and node_modules (what Next traced for its pages plus what
 // server.js imports, traced the same way). Start: `node dist/dashboard/server.js`, or
 // `agent-ledger dashboard`. `npm run build` runs `next build` and then this.
-import { cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -34,6 +43,30 @@ const DASHBOARD_PACKAGE = {
 function copyDir(from: string, to: string): void {
   // Symlinks Next made inside its standalone node_modules stay links, relative as Next wrote them.
   cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+}
+
+/**
+ * Replaces every symlink under `dir` with a copy of what it points to. `npm pack` leaves
+ * symlinks out of a tarball, and Turbopack reaches each external package (pg, pino, pino-pretty)
+ * through one: .next/node_modules/pg-<hash> -> ../../node_modules/pg. Copied, such a package
+ * resolves its own dependencies from the node_modules above it, the same as through the link;
+ * Next's chunks then load their own instance of it, as two bundles of one package would.
+ */
+function materializeSymlinks(dir: string): number {
+  let replaced = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isSymbolicLink()) {
+      const target = realpathSync(full);
+      rmSync(full);
+      cpSync(target, full, { recursive: true });
+      replaced += 1;
+      if (statSync(full).isDirectory()) replaced += materializeSymlinks(full);
+    } else if (entry.isDirectory()) {
+      replaced += materializeSymlinks(full);
+    }
+  }
+  return replaced;
 }
 
 /** Copies each traced file under node_modules that the standalone folder does not hold yet. */
@@ -98,6 +131,7 @@ export async function buildDashboard(root = ROOT): Promise<{ out: string; ms: nu
     copyDir(path.join(root, "public"), path.join(out, "public"));
 
   copyTraced(root, out, fileList);
+  materializeSymlinks(out);
   return { out, ms: Date.now() - started };
 }
 

@@ -3,8 +3,8 @@
 // `agent-ledger dashboard` starting it and refusing what it cannot run on. The build comes from
 // npm test's build stage (`npm run build`), which runs before vitest; without one the built
 // cases are skipped here and fail on CI.
-import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,6 +19,35 @@ const cli = cliOn(t);
 const AUTH_SECRET = "dashboard-test-secret-dashboard-test-secret";
 const server = builtDashboard();
 const ci = Boolean(env().CI);
+
+/**
+ * dist/dashboard as the npm package ships it: packed by `npm pack` (whose rules leave symlinks
+ * out, among others) with a package.json whose "files" is ["dist"], and unpacked into `dir`,
+ * outside this checkout, where nothing resolves into its sources or its node_modules.
+ */
+function packedCopy(dashboard: string, dir: string): string {
+  const pkg = path.join(dir, "pkg");
+  mkdirSync(path.join(pkg, "dist"), { recursive: true });
+  cpSync(dashboard, path.join(pkg, "dist", "dashboard"), {
+    recursive: true,
+    verbatimSymlinks: true,
+  });
+  writeFileSync(
+    path.join(pkg, "package.json"),
+    JSON.stringify({ name: "dashboard-pack-check", version: "0.0.0", files: ["dist"] }),
+  );
+  const packed = spawnSync("npm", ["pack", "--silent", "--pack-destination", dir], {
+    cwd: pkg,
+    encoding: "utf8",
+  });
+  if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
+  const tarball = path.join(dir, packed.stdout.trim().split("\n").at(-1) ?? "");
+  const out = path.join(dir, "unpacked");
+  mkdirSync(out);
+  const unpacked = spawnSync("tar", ["-xzf", tarball, "-C", out], { encoding: "utf8" });
+  if (unpacked.status !== 0) throw new Error(`tar failed: ${unpacked.stderr}`);
+  return path.join(out, "package", "dist", "dashboard");
+}
 
 /** Waits for GET url to answer 200, or for the process to end; its output on a failure. */
 async function healthy(url: string, child: ChildProcess, output: () => string): Promise<void> {
@@ -124,13 +153,12 @@ describe("the built dashboard", () => {
   });
 
   it.skipIf(!server)(
-    "serves /api/health and the sign-in page from a copy outside the checkout, with plain node",
+    "serves /api/health and the sign-in page as npm packs it, with plain node",
     async () => {
       const dir = mkdtempSync(path.join(tmpdir(), "agent-ledger-dashboard-"));
-      // Outside this checkout nothing resolves into its sources or its node_modules.
-      cpSync(path.dirname(server as string), dir, { recursive: true, verbatimSymlinks: true });
+      const dashboard = packedCopy(path.dirname(server as string), dir);
       const port = await freePort();
-      const run = start([path.join(dir, "server.js")], { cwd: tmpdir(), env: appEnv(port) });
+      const run = start([path.join(dashboard, "server.js")], { cwd: tmpdir(), env: appEnv(port) });
       try {
         await healthy(`http://127.0.0.1:${port}/api/health`, run.child, run.output);
         const signIn = await fetch(`http://127.0.0.1:${port}/sign-in`);
