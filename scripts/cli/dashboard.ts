@@ -3,7 +3,7 @@
 // the variables, the build, the database. The database modules load only when the command runs,
 // so `agent-ledger --help` does not pay for them.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -58,6 +58,19 @@ export function builtDashboard(
   const root = packageRoot(from);
   const server = root && path.join(root, DASHBOARD_SERVER);
   return server && existsSync(server) ? server : undefined;
+}
+
+/**
+ * In a checkout, whether .next holds another build than the one dist/dashboard was made from
+ * (npm start rebuilds .next only): the dashboard would not serve what npm start serves.
+ */
+function staleNote(server: string): string | undefined {
+  const dashboardId = path.join(path.dirname(server), ".next", "BUILD_ID");
+  const checkoutId = path.join(server, "..", "..", "..", ".next", "BUILD_ID");
+  if (!existsSync(checkoutId) || !existsSync(dashboardId)) return undefined;
+  return readFileSync(checkoutId, "utf8") === readFileSync(dashboardId, "utf8")
+    ? undefined
+    : "note: .next holds another build than dist/dashboard was made from; `npm run build` makes the dashboard from these sources.";
 }
 
 /** Whether the database answers; the reason when it does not. */
@@ -135,6 +148,8 @@ export const dashboardCommand: Command = {
         `no built dashboard (${DASHBOARD_SERVER}) in this package: in a checkout, run \`npm run build\` first.`,
       );
     }
+    const stale = staleNote(server);
+    if (stale) console.error(`agent-ledger dashboard: ${stale}`);
     const unreachable = await reach(config.DATABASE_URL);
     if (unreachable) {
       return refuse(`cannot reach DATABASE_URL ${shown(config.DATABASE_URL)}: ${unreachable}`);
