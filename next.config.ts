@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import type { NextConfig } from "next";
 import { SECURITY_HEADERS } from "./web/headers";
 
@@ -6,6 +7,17 @@ const startBuild = process.env.AGENT_LEDGER_START_BUILD === "1";
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // The build also writes .next/standalone: the server files and the node_modules they use, which
+  // scripts/build-dashboard.ts turns into the dashboard that runs with plain `node`
+  // (dist/dashboard). The same build serves `npm start` and `npm run web` from this checkout.
+  output: "standalone",
+  // Traced from this folder, never from a parent Next might take for a workspace root: the
+  // standalone folder then holds server.js and node_modules at its top.
+  outputFileTracingRoot: fileURLToPath(new URL(".", import.meta.url)),
+  // No page uses next/image, so Next's image optimizer is off and sharp (about 19 MB of native
+  // libvips) stays out of the traced node_modules the dashboard ships with.
+  images: { unoptimized: true },
+  outputFileTracingExcludes: { "*": ["node_modules/sharp/**", "node_modules/@img/**"] },
   // `npm start` builds with AGENT_LEDGER_START_BUILD=1 (scripts/launch/build-if-needed.ts) and skips the
   // type-check there: about 40 s of a first start, and `npm test` and CI run tsc themselves. Any
   // other build (npm test's build stage, CI's e2e build) checks types, Next's route types included.

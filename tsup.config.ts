@@ -15,7 +15,8 @@ export default defineConfig({
   target: "node20",
   platform: "node",
   outDir: "dist",
-  clean: true,
+  // dist/dashboard is the dashboard's build (npm run build), not tsup's.
+  clean: ["!dashboard/**"],
   splitting: true,
   sourcemap: false,
   dts: {

@@ -12,7 +12,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["agent-ledger-source", ...defaultServerConditions] } },
   test: {
     include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", "e2e/**", ".next/**", ".data/**"],
+    exclude: ["node_modules/**", "e2e/**", ".next/**", ".data/**", "dist/**"],
     globalSetup: ["db/testing/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

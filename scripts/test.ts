@@ -1,4 +1,4 @@
-// `npm test`: lint, typecheck, unit and integration tests (vitest, real PostgreSQL), build,
+// `npm test`: lint, typecheck, build, unit and integration tests (vitest, real PostgreSQL),
 // and the browser tests (Playwright, real Chromium against the built app). Every stage runs
 // even if an earlier one failed, and the last line is `N passed, N failed`.
 //   --only vitest|e2e|lint|typecheck|build   run some stages (comma-separated)
@@ -128,19 +128,29 @@ function e2e(): Stage {
 /**
  * `next build`, marked as a build of these sources the way `npm start` marks its own: the e2e
  * stage's `npm start` (e2e/stop-on-signal.spec.ts) then serves it instead of building again.
+ * Then the built dashboard (dist/dashboard) from its standalone output, which
+ * scripts/cli/dashboard.test.ts runs with plain node in the vitest stage after this one.
  */
 function build(): Stage {
   const hash = sourceHash(PROJECT_ROOT);
-  const stage = check("build", bin("next"), ["build"]);
-  if (stage.failed === 0) markBuilt(PROJECT_ROOT, hash);
-  return stage;
+  const next = check("build", bin("next"), ["build"]);
+  if (next.failed > 0) return next;
+  markBuilt(PROJECT_ROOT, hash);
+  const dashboard = check("build", process.execPath, [
+    "--import",
+    "tsx",
+    path.join(PROJECT_ROOT, "scripts", "build-dashboard.ts"),
+  ]);
+  return { ...dashboard, seconds: next.seconds + dashboard.seconds };
 }
 
 const stages: [string, () => Stage][] = [
   ["lint", () => check("lint", bin("biome"), ["check", "."])],
   ["typecheck", () => check("typecheck", bin("tsc"), ["--noEmit"])],
-  ["vitest", vitest],
+  // Before vitest: the dashboard's tests run the built dashboard (a build error fails its
+  // stage and those tests, the rest of vitest still runs).
   ["build", build],
+  ["vitest", vitest],
   [
     "e2e",
     () => {

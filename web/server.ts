@@ -4,8 +4,10 @@
 // with the security headers, then hands the rest to Next's request handler with the client
 // address set from the socket. No connection outlives its timeouts: a head in 10 s, a request
 // in 60 s, 5 s idle between requests, 60 s with nothing moving either way, 2 s after a raw
-// answer. Started by `npm start` and the e2e server in place of `next start`; stops on SIGTERM.
+// answer. Started by `npm start` and the e2e server in place of `next start`, and bundled as the
+// built dashboard's server.js (scripts/build-dashboard.ts) run by plain node; stops on SIGTERM.
 import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import {
   createServer,
   type IncomingMessage,
@@ -13,6 +15,7 @@ import {
   type ServerResponse,
   STATUS_CODES,
 } from "node:http";
+import path from "node:path";
 import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { createPool } from "../db/client";
@@ -46,7 +49,13 @@ const IDLE_MS = 60_000;
 /** How long in-flight requests may finish after SIGTERM. */
 const STOP_GRACE_MS = 3_000;
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+/**
+ * The folder whose .next this server serves: bundled as the built dashboard's server.js, its own
+ * folder (the build is beside it); run from this checkout's web/, the checkout.
+ */
+const BUILT = existsSync(path.join(HERE, ".next", "required-server-files.json"));
+const ROOT = BUILT ? HERE : path.dirname(HERE);
 
 function gateHeaders(requestId: string, extra: Record<string, string> = {}): OutgoingHttpHeaders {
   return {
@@ -182,9 +191,40 @@ function startBulk(config: ReturnType<typeof env>): BulkRunner | null {
   };
 }
 
+/**
+ * The configuration `next build` serialized beside the build. Next's own standalone server.js
+ * hands it to Next in __NEXT_PRIVATE_STANDALONE_CONFIG and as `conf`; so does this server, built
+ * or not: the built dashboard has no next.config.ts to load (nor TypeScript to load it with),
+ * and a checkout then serves its build with the configuration it was built with, without Next's
+ * warning that `next start` does not serve standalone output.
+ */
+function builtConfig(dir: string): Record<string, unknown> {
+  const file = path.join(dir, ".next", "required-server-files.json");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new Error(
+      `no dashboard build in ${dir} (${(error as Error).message}): run \`npm run build\` first`,
+    );
+  }
+  const config = (parsed as { config?: unknown }).config;
+  if (typeof config !== "object" || config === null) {
+    throw new Error(`${file} has no "config": rebuild the dashboard with \`npm run build\``);
+  }
+  return config as Record<string, unknown>;
+}
+
 async function main(): Promise<void> {
+  // Next resolves some of its build's files from the working directory, so the built dashboard
+  // starts from its own folder wherever it was started from (as Next's standalone server.js).
+  if (BUILT) process.chdir(ROOT);
+  const conf = builtConfig(ROOT);
   // `next start` always runs the production build; so does this server.
-  Object.assign(process.env, { NODE_ENV: "production" });
+  Object.assign(process.env, {
+    NODE_ENV: "production",
+    __NEXT_PRIVATE_STANDALONE_CONFIG: JSON.stringify(conf),
+  });
   // tsx turns on source maps, and Node then keeps the map of every file Next loads: about 80 MB
   // more resident memory for the same app. Our own stack traces point into the transpiled code.
   process.setSourceMapsEnabled(false);
@@ -195,6 +235,7 @@ async function main(): Promise<void> {
   const app = next({
     dev: false,
     dir: ROOT,
+    conf,
     hostname: config.HOST,
     port: config.PORT,
     // Next adds an 'upgrade' listener to the server of the first request it handles, and in

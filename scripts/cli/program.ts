@@ -26,6 +26,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("./worker")).workerCommand,
   },
   {
+    name: "dashboard",
+    summary: "Run the built web dashboard against DATABASE_URL (a service beside your workers)",
+    load: async () => (await import("./dashboard")).dashboardCommand,
+  },
+  {
     name: "enqueue",
     summary: "Enqueue a task for an agent (idempotent with --key)",
     load: async () => (await import("./enqueue")).enqueueCommand,
