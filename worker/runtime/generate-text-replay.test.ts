@@ -1,4 +1,5 @@
-// Replay from a middle turn of a generateText loop: the turns before it come from the journal
+// A loop that reaches a gated tool parks, and resumes after approval without re-asking its
+// turns. Replay from a middle turn of a generateText loop: the turns before it come from the journal
 // (the model is not asked them again), the model is asked from that turn on, and a tool call it
 // proposes again with the same intent deduplicates. The preview says so before anyone confirms.
 import { describe, expect, it } from "vitest";
@@ -6,6 +7,7 @@ import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { operator } from "../../lib/domain/access";
 import { deriveEffectKey } from "../../lib/domain/hash";
+import { approveTask } from "../../lib/server/commands/approve-task";
 import { replayTask } from "../../lib/server/commands/replay-task";
 import { reviewPreview } from "../../lib/server/review/preview";
 import { publishCatalog } from "./catalog";
@@ -104,5 +106,23 @@ describe("replay from a middle turn of a generateText loop", () => {
       reviewPreview(c, { id, agent: "refund-loop" }, "replay", 7),
     );
     expect(preview.loop).toBeNull();
+  });
+
+  it("parks at a gated refund and, once approved, resumes without asking the journaled turns again", async () => {
+    const id = await kit.enqueue("refund-loop", { orderId: "D-4" });
+    expect((await attempt())?.outcome).toBe("awaiting_approval");
+    expect(f.executedFor("D-4")).toEqual(["lookup_order", "lookup_customer"]);
+    const { version } = await kit.task(id);
+    // A money tool: one reviewer asks, a second confirms.
+    await approveTask(t.pool, operator("rita"), { taskId: id, version, action: "approve" });
+    const approved = await approveTask(t.pool, operator("sam"), {
+      taskId: id,
+      version,
+      action: "approve",
+    });
+    expect(approved).toMatchObject({ ok: true, value: { waitingFor: null } });
+    expect((await attempt())?.outcome).toBe("succeeded");
+    expect(f.askedFor("D-4")).toEqual([1, 2, 3]);
+    expect(f.executedFor("D-4")).toEqual(["lookup_order", "lookup_customer", "refund"]);
   });
 });

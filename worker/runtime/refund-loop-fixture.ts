@@ -9,7 +9,12 @@ import { type ScriptedPrompt, scriptedLanguageModel } from "../../lib/sdk/ai/scr
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { EffectNotPerformedError } from "../../lib/sdk/errors";
 
-export const ORDERS: Record<string, number> = { "A-1": 4_000, "B-2": 2_500, "C-3": 1_200 };
+export const ORDERS: Record<string, number> = {
+  "A-1": 4_000,
+  "B-2": 2_500,
+  "C-3": 1_200,
+  "D-4": 20_000,
+};
 
 type Results = Map<string, Record<string, unknown>>;
 
@@ -89,6 +94,7 @@ export function refundLoopFixture() {
       name: "refund",
       intent: (a) => ({ orderId: a.orderId }),
       money: { amount: "amountCents", currency: "currency" },
+      requiresApproval: (a) => a.amountCents > 10_000,
     },
   );
   const notify = defineTool({
