@@ -54,6 +54,11 @@ export function ReviewPreviewList({ preview }: { preview: ReviewPreview }) {
           : `${preview.rerun.length} journaled step${preview.rerun.length === 1 ? "" : "s"}`}{" "}
         again, then continues past the journal with the same keys.
       </p>
+      {preview.loop ? (
+        <p className="text-slate-700" data-testid="loop-replay-note">
+          {preview.loop.note}
+        </p>
+      ) : null}
       {preview.effects.length === 0 ? (
         <p className="rounded-md border border-dashed border-slate-300 bg-slate-50 px-3 py-2 text-slate-700">
           No effect is keyed from here on: any effect the run reaches acts for the first time.

@@ -3,6 +3,9 @@
 // the re-run returns its stored result (dedupe) or acts, and whether the two-person rule
 // applies. Pure: lib/server/review reads the rows, the replay command records this same plan.
 import { type CommandFailure, invalid } from "./command-result";
+import type { JsonValue } from "./json";
+import { type LoopReplay, planLoopReplay } from "./loop-replay";
+import { type MoneyArgs, moneyOf } from "./money";
 
 export type ReplayEffect = {
   step: number;
@@ -19,6 +22,8 @@ export type ReplayPreview = {
   fromStep: number;
   rerun: { seq: number; kind: string; name: string }[];
   effects: ReplayEffect[];
+  /** A generateText loop's turns that come from the journal and those asked again; null: none. */
+  loop: LoopReplay | null;
 };
 
 export type ReplayStepInput = { seq: number; kind: string; name: string };
@@ -30,6 +35,9 @@ export type ReplayEffectInput = {
   status: ReplayEffect["status"];
   /** The effect's lease is still running on the database clock (another worker is on it). */
   live: boolean;
+  /** Its recorded intent and (redacted) arguments, for describing a loop's earlier proposals. */
+  intent?: JsonValue;
+  args?: JsonValue;
 };
 
 /** The one refusal for a replay step outside the journal (the command's and the preview's). */
@@ -41,11 +49,15 @@ export function stepOutOfRange(fromStep: number, lastStep: number): CommandFailu
       );
 }
 
-/** The plan of a replay from `fromStep`. */
+/**
+ * The plan of a replay from `fromStep`. `declared`: where each money tool's amount is in its
+ * arguments (the catalog's), so a loop's earlier proposals are described with their amounts.
+ */
 export function planReplay(
   steps: readonly ReplayStepInput[],
   effects: readonly ReplayEffectInput[],
   fromStep: number,
+  declared: ReadonlyMap<string, MoneyArgs> = new Map(),
 ): ReplayPreview {
   const rerun = steps
     .filter((s) => s.seq >= fromStep)
@@ -53,28 +65,39 @@ export function planReplay(
     .map((s) => ({ seq: s.seq, kind: s.kind, name: s.name }));
   // Tool results and sleeps come back as they were; a model call or computation may not.
   const firstChanging = rerun.find((s) => s.kind !== "tool" && s.kind !== "sleep")?.seq;
-  return {
-    fromStep,
+  const reached = effects
+    .filter((e) => e.stepSeq >= fromStep)
+    .sort((a, b) => a.stepSeq - b.stepSeq);
+  const planned = reached.map(
+    (e): ReplayEffect => ({
+      step: e.stepSeq,
+      tool: e.tool,
+      key: e.key,
+      status: e.status,
+      outcome: outcomeOf(e),
+      mayChange: firstChanging !== undefined && firstChanging < e.stepSeq,
+    }),
+  );
+  const loop = planLoopReplay(
     rerun,
-    effects: effects
-      .filter((e) => e.stepSeq >= fromStep)
-      .sort((a, b) => a.stepSeq - b.stepSeq)
-      .map((e) => ({
+    reached.map((e) => {
+      const money = declared.get(e.tool);
+      return {
         step: e.stepSeq,
         tool: e.tool,
-        key: e.key,
-        status: e.status,
-        outcome:
-          e.status === "succeeded"
-            ? "dedupe"
-            : e.status === "failed"
-              ? "act"
-              : e.live
-                ? "in_flight"
-                : "outcome_unknown",
-        mayChange: firstChanging !== undefined && firstChanging < e.stepSeq,
-      })),
-  };
+        intent: e.intent ?? null,
+        amount: money && e.args !== undefined ? moneyOf(e.args, money) : null,
+        outcome: outcomeOf(e),
+      };
+    }),
+  );
+  return { fromStep, rerun, effects: planned, loop };
+}
+
+function outcomeOf(e: ReplayEffectInput): ReplayEffect["outcome"] {
+  if (e.status === "succeeded") return "dedupe";
+  if (e.status === "failed") return "act";
+  return e.live ? "in_flight" : "outcome_unknown";
 }
 
 /** The review actions a two-person request can stand for. */

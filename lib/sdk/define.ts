@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { JsonValue } from "../domain/json";
 import type { MoneyArgs } from "../domain/money";
 import type { PartialRetryPolicy } from "../domain/retry-policy";
+import type { GenerateTextRequest, GenerateTextResult } from "./generate-text";
 import type { ModelResponse } from "./model";
 
 export type ToolExecuteContext = {
@@ -104,6 +105,12 @@ export type AgentContext<Tools extends Record<string, AnyTool>> = {
     prompt: string;
     tools?: readonly (keyof Tools & string)[];
   }): Promise<ModelResponse>;
+  /**
+   * A durable agent loop: each model turn is a journaled step (not re-asked on a later attempt),
+   * each tool call the model makes is performed as an effect of the named tool (intent-keyed,
+   * approvals and money rules apply) and its result goes back to the model.
+   */
+  generateText(request: GenerateTextRequest<keyof Tools & string>): Promise<GenerateTextResult>;
 };
 
 export type AgentDefinition<S extends z.ZodType, Tools extends Record<string, AnyTool>> = {

@@ -6,7 +6,9 @@ import { createScriptedModel } from "../models/scripted";
 export function createDemoModel(): ModelClient {
   return createScriptedModel(
     (req) => {
-      const m = /Invoice (\S+) for (\S+): ([\d.]+) (\w+), (\d+) days overdue/.exec(req.prompt);
+      const m = /Invoice (\S+) for (\S+): ([\d.]+) (\w+), (\d+) days overdue/.exec(
+        req.prompt ?? "",
+      );
       if (!m || Number(m[5]) === 0) return { text: "Not overdue: no reminder.", toolCalls: [] };
       const [, invoiceId = "", to = "", amount, currency, days] = m;
       return {

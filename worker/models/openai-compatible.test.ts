@@ -62,7 +62,13 @@ const server = createServer((req, res) => {
             },
           },
         ],
-        usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
+        usage: {
+          prompt_tokens: 120,
+          completion_tokens: 30,
+          total_tokens: 150,
+          prompt_tokens_details: { cached_tokens: 20 },
+          completion_tokens_details: { reasoning_tokens: 10 },
+        },
       }),
     );
   });
@@ -72,12 +78,12 @@ const port = (server.address() as AddressInfo).port;
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe("createOpenAICompatibleModel", () => {
-  it("sends the prompt and tools and returns the chosen tool call, usage and cost", async () => {
+  it("sends the prompt and tools and returns the chosen tool call, usage (cached, reasoning) and cost", async () => {
     const model = createOpenAICompatibleModel({
       baseURL: `http://127.0.0.1:${port}/v1`,
       apiKey: "sk-test",
       model: "test-model",
-      pricing: { inputPerMTok: 1_000, outputPerMTok: 2_000 },
+      pricing: { inputPerMTok: 1_000, outputPerMTok: 2_000, cachedInputPerMTok: 500 },
     });
     const response = await model.generate(
       {
@@ -98,12 +104,15 @@ describe("createOpenAICompatibleModel", () => {
       text: "Sending the reminder.",
       toolCalls: [
         {
+          toolCallId: "call_1",
           toolName: "send_email",
           args: { to: "ada@example.com", invoiceId: "inv_1", body: "Please pay." },
         },
       ],
-      usage: { inputTokens: 120, outputTokens: 30 },
-      cost: (120 * 1_000 + 30 * 2_000) / 1e6,
+      usage: { inputTokens: 120, outputTokens: 30, cachedInputTokens: 20, reasoningTokens: 10 },
+      // The 20 cached input tokens at the cached price; reasoning is billed as output.
+      cost: (100 * 1_000 + 20 * 500 + 30 * 2_000) / 1e6,
+      priced: true,
     });
     const sent = received.at(-1);
     expect(sent?.auth).toBe("Bearer sk-test");

@@ -1,9 +1,8 @@
-// A real model through the AI SDK and any OpenAI-compatible chat-completions endpoint. Tools
-// are offered without an execute function: the model only chooses, ctx.tool acts.
+// A real model through any OpenAI-compatible chat-completions endpoint (MODEL_BASE_URL): the
+// AI SDK's provider under aiModel, priced from the configured per-token prices.
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText, type ToolSet, tool } from "ai";
-import { toJsonValue } from "../../lib/domain/json";
-import { costOf, type ModelClient, type ModelPricing } from "../../lib/sdk/model";
+import { aiModel } from "../../lib/sdk/ai/model";
+import type { ModelClient, ModelPricing } from "../../lib/sdk/model";
 
 export type OpenAICompatibleOptions = {
   baseURL: string;
@@ -18,36 +17,5 @@ export function createOpenAICompatibleModel(opts: OpenAICompatibleOptions): Mode
     baseURL: opts.baseURL,
     apiKey: opts.apiKey,
   });
-  return {
-    name: opts.model,
-    async generate(request, signal) {
-      const tools: ToolSet = {};
-      for (const t of request.tools ?? []) {
-        tools[t.name] = tool({ description: t.description, inputSchema: t.input });
-      }
-      const result = await generateText({
-        model: provider.chatModel(opts.model),
-        system: request.system,
-        prompt: request.prompt,
-        tools,
-        abortSignal: signal,
-        // Retries belong to the task's retry policy, not to a hidden loop in here.
-        maxRetries: 0,
-      });
-      const usage = {
-        inputTokens: result.usage.inputTokens ?? 0,
-        outputTokens: result.usage.outputTokens ?? 0,
-      };
-      return {
-        model: opts.model,
-        text: result.text,
-        toolCalls: result.toolCalls.map((c) => ({
-          toolName: c.toolName,
-          args: toJsonValue(c.input, `tool call ${c.toolName}`),
-        })),
-        usage,
-        cost: costOf(usage, opts.pricing),
-      };
-    },
-  };
+  return aiModel(provider.chatModel(opts.model), { prices: { [opts.model]: opts.pricing } });
 }

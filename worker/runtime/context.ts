@@ -1,25 +1,19 @@
 // The ctx an agent's run receives. Each call takes the next step number; a step the journal
 // already holds returns its journaled result, so a re-run continues where the last one stopped.
 import type pg from "pg";
-import { withTransaction } from "../../db/client";
 import { retryOnConnectionError } from "../../db/retry";
-import { toJsonValue } from "../../lib/domain/json";
-import { redact } from "../../lib/domain/redact";
+import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import type { StepKind } from "../../lib/domain/task-states";
 import type { Agent, AgentContext, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient, ModelResponse } from "../../lib/sdk/model";
-import { faultPoint } from "../../lib/server/fault-points";
-import {
-  appendOnKnownHead,
-  type HeadRef,
-  noteAppended,
-} from "../../lib/server/ledger/append-known-head";
-import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import { appendOnKnownHead, type HeadRef } from "../../lib/server/ledger/append-known-head";
 import type { EffectBatchers } from "./effect-batch";
 import { type DeferredResults, performEffect, recordDeferred } from "./effects";
-import { DeadLetterError, LeaseLostError, SuspendError } from "./errors";
-import { type JournaledStep, journalStep, journalStepCtes, journalStepValues } from "./journal";
+import { LeaseLostError, SuspendError } from "./errors";
+import { runGenerateText } from "./generate-text";
+import { type JournaledStep, journalStepCtes, journalStepValues } from "./journal";
+import { callModel, offeredTools } from "./model-step";
 
 export type AttemptScope = {
   pool: pg.Pool;
@@ -106,21 +100,23 @@ export function createContext(
     return appended;
   };
 
+  const toolStep = async (name: string, args: unknown): Promise<JsonValue> => {
+    // Numbered before anything is awaited: parallel calls keep the order they were made in.
+    const n = ++seq;
+    await begin();
+    const tool = agent.tools[name];
+    if (!tool) throw new NonRetryableError(`agent ${agent.name} has no tool "${name}"`);
+    const done = replayed(n, "tool", name);
+    if (done) return done.result;
+    return performEffect(scope, tool, args, n);
+  };
+
   return {
     taskId: scope.taskId,
     attempt: scope.attempt,
     signal: scope.signal,
 
-    async tool(name, args) {
-      // Numbered before anything is awaited: parallel calls keep the order they were made in.
-      const n = ++seq;
-      await begin();
-      const tool = agent.tools[name];
-      if (!tool) throw new NonRetryableError(`agent ${agent.name} has no tool "${name}"`);
-      const done = replayed(n, "tool", name);
-      if (done) return done.result as never;
-      return (await performEffect(scope, tool, args, n)) as never;
-    },
+    tool: (name, args) => toolStep(name, args) as never,
 
     async step(name, fn) {
       const n = ++seq;
@@ -153,77 +149,37 @@ export function createContext(
       await begin();
       const done = replayed(n, "model", "model");
       if (done) return done.result as ModelResponse;
-      if (!scope.model) throw new NonRetryableError("this worker has no model configured");
-      if (scope.budget !== null && scope.spent >= scope.budget) {
-        throw new DeadLetterError(
-          "budget",
-          `model budget ${scope.budget} is spent (${scope.spent})`,
-        );
-      }
-      const tools = (request.tools ?? []).map((name) => {
-        const tool = agent.tools[name];
-        if (!tool) throw new NonRetryableError(`agent ${agent.name} has no tool "${name}"`);
-        return { name, description: tool.description, input: tool.input };
-      });
-      const pending = scope.model.generate(
-        { system: request.system, prompt: request.prompt, tools },
-        scope.signal,
-      );
-      faultPoint("model.call");
-      const response = await pending;
-      const result = toJsonValue(response, "model response") as ModelResponse;
-      // The decision is journaled and recorded with each proposed call's arguments redacted by
-      // its tool's `sensitive` paths; this attempt acts on the exact response it holds.
-      const stored: ModelResponse = {
-        ...result,
-        toolCalls: result.toolCalls.map((call) => ({
-          ...call,
-          args: redact(call.args, agent.tools[call.toolName]?.sensitive ?? []),
-        })),
-      };
-      const step: JournaledStep = {
+      const tools = offeredTools(agent, request.tools);
+      return callModel(scope, agent, {
         seq: n,
-        kind: "model",
         name: "model",
-        result: stored,
-        effectKey: null,
-      };
-      const called = await withTransaction(scope.pool, async (client) => {
-        if (!(await journalStep(client, scope.worker, scope.taskId, scope.attempt, step)))
-          return undefined;
-        await client.query({
-          name: "runtime_add_cost",
-          text: "update tasks set cost = cost + $2 where id = $1",
-          values: [scope.taskId, response.cost],
-        });
-        return appendLedger(client, taskStream(scope.taskId), {
-          kind: "model.called",
-          actor,
-          taskId: scope.taskId,
-          data: {
-            step: n,
-            model: response.model,
-            system: request.system ?? null,
-            prompt: request.prompt,
-            toolsOffered: tools.map((t) => t.name),
-            text: response.text,
-            toolCalls: stored.toolCalls,
-            usage: response.usage,
-            cost: response.cost,
-          },
-        });
+        request: { system: request.system, prompt: request.prompt, tools },
+        described: { prompt: request.prompt },
       });
-      if (!called) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
-      noteAppended(scope.head, called);
-      scope.journal.set(n, step);
-      scope.spent += response.cost;
-      if (scope.budget !== null && scope.spent > scope.budget) {
-        throw new DeadLetterError(
-          "budget",
-          `model cost ${scope.spent.toFixed(6)} passed the budget ${scope.budget}`,
-        );
-      }
-      return response;
+    },
+
+    generateText(request) {
+      return runGenerateText(
+        {
+          async turn(turn, modelRequest, described) {
+            const n = ++seq;
+            await begin();
+            const name = `turn ${turn}`;
+            const done = replayed(n, "model", name);
+            if (done) return done.result as ModelResponse;
+            return callModel(scope, agent, {
+              seq: n,
+              name,
+              request: modelRequest,
+              described,
+              extra: { turn },
+            });
+          },
+          tool: (name, args) => toolStep(name, args),
+        },
+        agent,
+        request,
+      );
     },
   };
 }

@@ -38,7 +38,7 @@ const pay = defineTool({
 
 const model = createScriptedModel((req) => {
   asked += 1;
-  const orderId = /order (\S+)/.exec(req.prompt)?.[1] ?? "?";
+  const orderId = /order (\S+)/.exec(req.prompt ?? "")?.[1] ?? "?";
   return {
     text: `Paying for ${orderId}`,
     toolCalls: [

@@ -27,7 +27,7 @@ const sendEmail = defineTool({
 
 const model = createScriptedModel((req) => {
   generated += 1;
-  const invoiceId = /invoice (\S+)/.exec(req.prompt)?.[1] ?? "?";
+  const invoiceId = /invoice (\S+)/.exec(req.prompt ?? "")?.[1] ?? "?";
   return {
     text: `Variant ${generated}: remind about ${invoiceId}`,
     toolCalls: [

@@ -5,6 +5,7 @@ import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
 import type { Agent } from "../../lib/sdk/define";
+import type { ModelClient } from "../../lib/sdk/model";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { claimBatch } from "./claim-batch";
 import { completionBatcher } from "./completion-batch";
@@ -112,7 +113,12 @@ export function runtimeTestKit(pool: pg.Pool) {
   async function runOneAttempt(
     worker: string,
     agents: readonly Agent[],
-    opts: { leaseMs?: number; effectLeaseMs?: number; signal?: AbortSignal } = {},
+    opts: {
+      leaseMs?: number;
+      effectLeaseMs?: number;
+      signal?: AbortSignal;
+      model?: ModelClient;
+    } = {},
   ): Promise<{ taskId: string; outcome: AttemptOutcome } | null> {
     const [claimed] = await claimBatch(
       pool,
@@ -130,6 +136,7 @@ export function runtimeTestKit(pool: pg.Pool) {
         effectLeaseMs: opts.effectLeaseMs ?? opts.leaseMs ?? 5_000,
         signal: opts.signal ?? new AbortController().signal,
         random: () => 0,
+        model: opts.model,
         ...attemptBatchers(pool, worker),
       },
       claimed,

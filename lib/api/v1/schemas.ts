@@ -157,6 +157,22 @@ export const replayPreviewSchema: z.ZodType<ReplayPreview> = z.object({
       mayChange: z.boolean(),
     }),
   ),
+  loop: z
+    .object({
+      askedFrom: z.number().int(),
+      keptTurns: z.number().int(),
+      proposals: z.array(
+        z.object({
+          step: z.number().int(),
+          tool: z.string(),
+          intent: json,
+          amount: z.object({ currency: z.string(), minor: z.number().int() }).nullable(),
+          outcome: z.enum(["dedupe", "act", "outcome_unknown", "in_flight"]),
+        }),
+      ),
+      note: z.string(),
+    })
+    .nullable(),
 });
 
 const diffRowSchema = z.object({

@@ -71,6 +71,7 @@ export async function replayTask(
         fromStep: input.fromStep,
         rerun: preview.rerun,
         effects: preview.effects,
+        ...(preview.loop ? { loop: preview.loop.note } : {}),
         ...(gate.confirms ? { twoPerson: { ...gate.confirms, confirmedBy: actor } } : {}),
         ...bulkField(input.bulkId),
       },

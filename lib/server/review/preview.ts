@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { SqlClient } from "../../../db/client";
 import type { JsonValue } from "../../domain/json";
+import type { MoneyArgs } from "../../domain/money";
 import {
   planReplay,
   planReview,
@@ -15,33 +16,45 @@ import {
   type ReviewPreview,
 } from "../../domain/replay-plan";
 
-/** The plan of a replay from `fromStep`, read inside the caller's transaction. */
+/**
+ * The plan of a replay from `fromStep`, read inside the caller's transaction. `declared`: the
+ * money tools' amount arguments (moneyToolsOf), to describe a loop's earlier proposals.
+ */
 export async function previewReplay(
   client: SqlClient,
   taskId: string,
   fromStep: number,
+  declared?: ReadonlyMap<string, MoneyArgs>,
 ): Promise<ReplayPreview> {
   const steps = await client.query<ReplayStepInput>(
     "select seq, kind, name from steps where task_id = $1 and seq >= $2 order by seq",
     [taskId, fromStep],
   );
   const effects = await client.query<ReplayEffectInput>(
-    `select step_seq as "stepSeq", tool, key, status, coalesce(lease_expires_at > now(), false) as live
+    `select step_seq as "stepSeq", tool, key, status, coalesce(lease_expires_at > now(), false) as live,
+            intent, args
      from effects where task_id = $1 and step_seq >= $2 order by step_seq, created_at, key`,
     [taskId, fromStep],
   );
-  return planReplay(steps.rows, effects.rows, fromStep);
+  return planReplay(steps.rows, effects.rows, fromStep, declared);
 }
 
 const catalogToolsSchema = z.array(
-  z.looseObject({ name: z.string(), money: z.boolean().optional() }),
+  z.looseObject({
+    name: z.string(),
+    money: z.boolean().optional(),
+    moneyArgs: z.object({ amount: z.string(), currency: z.string() }).nullish(),
+  }),
 );
 
-/** The agent's money tools by name, and whether the catalog knows the agent at all. */
+/**
+ * The agent's money tools by name, where each says its amount is (`declared`), and whether the
+ * catalog knows the agent at all.
+ */
 export async function moneyToolsOf(
   client: SqlClient,
   task: { id: string; agent: string },
-): Promise<{ known: boolean; money: Set<string> }> {
+): Promise<{ known: boolean; money: Set<string>; declared: Map<string, MoneyArgs> }> {
   const { rows } = await client.query<{ tools: unknown }>(
     "select tools from agent_catalog where name = $1",
     [task.agent],
@@ -56,7 +69,11 @@ export async function moneyToolsOf(
     [task.id],
   );
   for (const r of flagged.rows) money.add(r.tool);
-  return { known: parsed?.success === true, money };
+  const declared = new Map<string, MoneyArgs>();
+  for (const t of parsed?.success ? parsed.data : []) {
+    if (t.moneyArgs) declared.set(t.name, t.moneyArgs);
+  }
+  return { known: parsed?.success === true, money, declared };
 }
 
 /** Where a resume (approve of a dead task) continues: the first step not completed. */
@@ -86,8 +103,8 @@ export async function reviewPreview(
   fromStep: number,
 ): Promise<ReviewPreview> {
   // One connection: statements in turn (pg deprecates overlapping queries on a client).
-  const plan = await previewReplay(client, task.id, fromStep);
   const flags = await moneyToolsOf(client, task);
+  const plan = await previewReplay(client, task.id, fromStep, flags.declared);
   const kept = await client.query<{ tool: string }>(
     "select distinct tool from effects where task_id = $1 and step_seq < $2",
     [task.id, fromStep],

@@ -1,0 +1,105 @@
+// One model call as a durable step: the budget checked before it, the decision journaled with
+// each proposed call's arguments redacted by its tool's `sensitive` paths, the cost added to the
+// task and the call recorded as model.called, all in one transaction under the lease.
+// ctx.model and each ctx.generateText turn go through here.
+import { withTransaction } from "../../db/client";
+import { type JsonValue, toJsonValue } from "../../lib/domain/json";
+import { redact } from "../../lib/domain/redact";
+import type { Agent } from "../../lib/sdk/define";
+import { NonRetryableError } from "../../lib/sdk/errors";
+import type { ModelRequest, ModelResponse } from "../../lib/sdk/model";
+import { faultPoint } from "../../lib/server/fault-points";
+import { noteAppended } from "../../lib/server/ledger/append-known-head";
+import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import type { AttemptScope } from "./context";
+import { DeadLetterError, LeaseLostError } from "./errors";
+import { type JournaledStep, journalStep } from "./journal";
+
+export type ModelStep = {
+  seq: number;
+  /** The step's name in the journal: "model" for ctx.model, "turn N" for a generateText turn. */
+  name: string;
+  request: ModelRequest;
+  /** How the request is described in model.called (the prompt, or a summary of the messages). */
+  described: Record<string, JsonValue>;
+  /** Journaled with the response (a generateText turn's number). */
+  extra?: Record<string, JsonValue>;
+};
+
+/** Calls the model and journals its answer; this attempt acts on the exact response it returns. */
+export async function callModel(
+  scope: AttemptScope,
+  agent: Agent,
+  step: ModelStep,
+): Promise<ModelResponse> {
+  if (!scope.model) throw new NonRetryableError("this worker has no model configured");
+  if (scope.budget !== null && scope.spent >= scope.budget) {
+    throw new DeadLetterError("budget", `model budget ${scope.budget} is spent (${scope.spent})`);
+  }
+  const pending = scope.model.generate(step.request, scope.signal);
+  faultPoint("model.call");
+  const response = toJsonValue(await pending, "model response") as ModelResponse;
+  const stored: ModelResponse = {
+    ...response,
+    toolCalls: response.toolCalls.map((call) => ({
+      ...call,
+      args: redact(call.args, agent.tools[call.toolName]?.sensitive ?? []),
+    })),
+  };
+  const journaled: JournaledStep = {
+    seq: step.seq,
+    kind: "model",
+    name: step.name,
+    result: { ...stored, ...step.extra } as JsonValue,
+    effectKey: null,
+  };
+  const actor = `worker:${scope.worker}`;
+  const called = await withTransaction(scope.pool, async (client) => {
+    if (!(await journalStep(client, scope.worker, scope.taskId, scope.attempt, journaled))) {
+      return undefined;
+    }
+    await client.query({
+      name: "runtime_add_cost",
+      text: "update tasks set cost = cost + $2 where id = $1",
+      values: [scope.taskId, response.cost],
+    });
+    return appendLedger(client, taskStream(scope.taskId), {
+      kind: "model.called",
+      actor,
+      taskId: scope.taskId,
+      data: {
+        step: step.seq,
+        ...step.extra,
+        model: response.model,
+        system: step.request.system ?? null,
+        ...step.described,
+        toolsOffered: (step.request.tools ?? []).map((t) => t.name),
+        text: response.text,
+        toolCalls: stored.toolCalls,
+        usage: response.usage,
+        cost: response.cost,
+        ...(response.priced === undefined ? {} : { priced: response.priced }),
+      },
+    });
+  });
+  if (!called) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+  noteAppended(scope.head, called);
+  scope.journal.set(step.seq, journaled);
+  scope.spent += response.cost;
+  if (scope.budget !== null && scope.spent > scope.budget) {
+    throw new DeadLetterError(
+      "budget",
+      `model cost ${scope.spent.toFixed(6)} passed the budget ${scope.budget}`,
+    );
+  }
+  return response;
+}
+
+/** The agent's tools by name as the model is offered them; an unknown name is the code's error. */
+export function offeredTools(agent: Agent, names: readonly string[] | undefined) {
+  return (names ?? []).map((name) => {
+    const tool = agent.tools[name];
+    if (!tool) throw new NonRetryableError(`agent ${agent.name} has no tool "${name}"`);
+    return { name, description: tool.description, input: tool.input };
+  });
+}
