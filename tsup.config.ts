@@ -7,6 +7,7 @@ import { defineConfig } from "tsup";
 export default defineConfig({
   entry: {
     index: "entry/index.ts",
+    ai: "entry/ai.ts",
     mcp: "entry/mcp.ts",
     testing: "entry/testing.ts",
     cli: "scripts/cli/main.ts",
@@ -20,7 +21,12 @@ export default defineConfig({
   splitting: true,
   sourcemap: false,
   dts: {
-    entry: { index: "entry/index.ts", mcp: "entry/mcp.ts", testing: "entry/testing.ts" },
+    entry: {
+      index: "entry/index.ts",
+      ai: "entry/ai.ts",
+      mcp: "entry/mcp.ts",
+      testing: "entry/testing.ts",
+    },
   },
   tsconfig: "tsconfig.build.json",
   onSuccess: async () => {

@@ -1,5 +1,12 @@
 // `agent-ledger/testing`: run agents against a throwaway database in a team's own tests, and
 // crash their workers at the harness's fault points to prove their tools act once per intent.
+
+export {
+  type ScriptedLanguageModel,
+  type ScriptedPrompt,
+  type ScriptedTurn,
+  scriptedLanguageModel,
+} from "../lib/sdk/ai/scripted-model";
 export { FAULT_POINTS, type FaultPoint } from "../lib/server/fault-points";
 export { createScriptedModel as scriptedModel, type Script } from "../worker/models/scripted";
 export {

@@ -1,11 +1,12 @@
 // A module of agents, as `agent-ledger worker --agents <module>` and `npm start` load one: it
 // exports `agents` (or a default export): an array of agents, or a factory that receives the
 // environment and the worker's pool and returns them (or a promise of them). It may export
-// `model` the same way: a model client, or a factory of one.
+// `model` the same way: an AI SDK language model or a model client, or a factory of one.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import type { AgentsModuleContext } from "../lib/sdk/agents-module";
+import { asModelClient } from "../lib/sdk/ai/as-model-client";
 import type { Agent } from "../lib/sdk/define";
 import type { ModelClient } from "../lib/sdk/model";
 
@@ -13,8 +14,6 @@ export type LoadedAgents = { agents: Agent[]; model?: ModelClient; from: string 
 
 const isAgent = (a: unknown): a is Agent =>
   typeof a === "object" && a !== null && (a as { kind?: unknown }).kind === "agent";
-const isModel = (m: unknown): m is ModelClient =>
-  typeof m === "object" && m !== null && typeof (m as ModelClient).generate === "function";
 
 const agentsSchema = z
   .array(z.unknown())
@@ -54,10 +53,12 @@ export async function loadAgentsModule(
   if (!agents.success) {
     throw new Error(`the agents module ${specifier}: ${z.prettifyError(agents.error)}`);
   }
-  const model = mod.model === undefined ? undefined : await resolveExport(mod.model, context);
-  if (model !== undefined && !isModel(model)) {
+  const exportedModel =
+    mod.model === undefined ? undefined : await resolveExport(mod.model, context);
+  const model = exportedModel === undefined ? undefined : asModelClient(exportedModel);
+  if (exportedModel !== undefined && !model) {
     throw new Error(
-      `the agents module ${specifier} exports a "model" that is not a model client (an object with generate())`,
+      `the agents module ${specifier} exports a "model" that is neither an AI SDK language model nor a model client`,
     );
   }
   return { agents: agents.data as Agent[], model, from: specifier };

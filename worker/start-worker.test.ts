@@ -94,3 +94,31 @@ describe("startWorker", () => {
     expect(rows).toEqual([{ ok: 1 }]);
   });
 });
+
+describe("startWorker's model", () => {
+  it("takes an AI SDK language model as it comes, and refuses what is not a model", async () => {
+    const { scriptedLanguageModel } = await import("../lib/sdk/ai/scripted-model");
+    const asker = defineAgent({
+      name: "asker",
+      input: z.object({ q: z.string() }),
+      tools: {},
+      run: async (ctx, input) => (await ctx.generateText({ prompt: input.q, tools: [] })).text,
+    });
+    await expect(
+      startWorker({ pool: t.pool, agents: [asker], model: { name: "x" } as never }),
+    ).rejects.toThrow(/must be an AI SDK language model or a model client/);
+    const worker = await startWorker({
+      pool: t.pool,
+      agents: [asker],
+      model: scriptedLanguageModel([{ text: "forty-two" }]),
+      verifyLedger: false,
+    });
+    try {
+      const { taskId } = await enqueue(t.pool, { agent: asker, input: { q: "why?" } });
+      const row = await settled(taskId);
+      expect(row.result).toBe("forty-two");
+    } finally {
+      await worker.stop(1_000);
+    }
+  });
+});

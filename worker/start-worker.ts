@@ -7,6 +7,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { createPool } from "../db/client";
 import { logger as defaultLogger, errorFields, type Logger } from "../lib/log";
+import { type AnyModel, asModelClient } from "../lib/sdk/ai/as-model-client";
 import type { Agent } from "../lib/sdk/define";
 import type { ModelClient } from "../lib/sdk/model";
 import { getAlertDestination } from "../lib/server/queries/get-alert-destination";
@@ -21,8 +22,11 @@ export type StartWorkerOptions = {
   /** Or the team's own pool (left open on stop); give it room for concurrency + 3 connections. */
   pool?: pg.Pool;
   agents: readonly Agent[];
-  /** What ctx.model / ctx.generateText talk to; without it those calls fail the task. */
-  model?: ModelClient;
+  /**
+   * What ctx.model / ctx.generateText talk to: an AI SDK language model (`openai("gpt-4o-mini")`,
+   * priced by the default table) or `aiModel(model, { prices })`; without it those calls fail.
+   */
+  model?: AnyModel;
   /** Tasks run at once (1–256, default 4). */
   concurrency?: number;
   /** A task's lease (default 30 s): a crashed worker's tasks return after this long. */
@@ -69,11 +73,11 @@ const optionsSchema = z
       .optional(),
     agents: z.array(agentSchema).min(1, "name at least one agent"),
     model: z
-      .custom<ModelClient>(
-        (m) =>
-          typeof m === "object" && m !== null && typeof (m as ModelClient).generate === "function",
-        { message: "must be a model client (e.g. aiModel(...) from agent-ledger/ai)" },
-      )
+      .custom<AnyModel>((m) => asModelClient(m) !== undefined, {
+        message:
+          "must be an AI SDK language model or a model client (aiModel(...) from agent-ledger/ai)",
+      })
+      .transform((m) => asModelClient(m) as ModelClient)
       .optional(),
     concurrency: z.number().int().min(1).max(256).default(4),
     leaseMs: z.number().int().min(1_000).max(3_600_000).default(30_000),

@@ -5,4 +5,5 @@ export { defineAgent, defineTool } from "./define";
 export { enqueue, InvalidTaskInputError } from "./enqueue";
 export { type EnqueueManyItem, enqueueMany, InvalidTaskBatchError } from "./enqueue-many";
 export { EffectNotPerformedError, NonRetryableError } from "./errors";
+export type { GenerateTextRequest, GenerateTextResult } from "./generate-text";
 export type { ModelClient, ModelRequest, ModelResponse } from "./model";

@@ -11,6 +11,7 @@ export type {
 } from "../generate-text";
 export { DEFAULT_MAX_TURNS } from "../generate-text";
 export type { ModelClient, ModelPricing, ModelResponse, ModelUsage } from "../model";
+export { type AnyModel, asModelClient } from "./as-model-client";
 export { type DurableToolOptions, durableTool } from "./durable-tool";
 export { type AiModelOptions, aiModel } from "./model";
 export { DEFAULT_PRICES, type ModelPrices, priceOf, priceUsage } from "./prices";
