@@ -11,7 +11,7 @@ import { configuredPublicKey } from "../lib/server/ledger/signing";
 import { createAgents, createModel } from "./agents";
 import { startAlertEvaluator } from "./alerts/evaluator";
 import { startLedgerVerifier } from "./ledger-verify";
-import { startWorker } from "./runtime/worker";
+import { type RunningWorker, startWorker } from "./runtime/worker";
 
 const faultPointsSchema = z.partialRecord(z.enum(FAULT_POINTS), z.number().min(0).max(1));
 
@@ -38,14 +38,22 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     configureFaultPoints(faultPointsSchema.parse(JSON.parse(config.AGENT_LEDGER_FAULT_POINTS)));
   }
   const log = logger("worker");
-  const worker = await startWorker({
-    logger: log,
-    pool,
-    agents: createAgents(config, { pool }),
-    model: createModel(config),
-    concurrency: opts.concurrency,
-    leaseMs: config.AGENT_LEDGER_LEASE_MS,
-  });
+  let worker: RunningWorker;
+  try {
+    worker = await startWorker({
+      logger: log,
+      pool,
+      agents: createAgents(config, { pool }),
+      model: createModel(config),
+      concurrency: opts.concurrency,
+      leaseMs: config.AGENT_LEDGER_LEASE_MS,
+    });
+  } catch (err) {
+    // A refused start (a schema this code does not know) must end the process, not idle on the pool.
+    await pool.end();
+    await db.release();
+    throw err;
+  }
   // Every worker evaluates alert rules; the cursor row makes each (rule, event) alert once.
   const alerts = startAlertEvaluator({ pool });
   // Every worker runs the loop; an advisory lock makes one of them verify each time.
