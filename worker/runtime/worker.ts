@@ -135,12 +135,13 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   // First, the schema must be the one this code ships: on any other it refuses to start
   // (SchemaVersionError, saying to migrate or to upgrade) before it publishes or claims anything.
   const role = config.role ?? "worker";
-  await retryOnConnectionError(
+  const published = await retryOnConnectionError(
     async () => {
       const schema = await assertSchemaCurrent(config.pool, { who: "worker" });
       if (schema.changed.length > 0) log.warn({ changed: schema.changed }, schema.message);
-      await publishCatalog(config.pool, config.agents, id);
+      const entries = await publishCatalog(config.pool, config.agents, id);
       await registerWorker(config.pool, { id, role, agents: agentNames });
+      return entries;
     },
     {
       giveUpAfterMs: 60_000,
@@ -152,6 +153,9 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         ),
     },
   );
+
+  // Each attempt.started records the code version that runs it.
+  const versions = new Map(published.map((e) => [e.name, e.version]));
 
   // Reviewers' "check with the provider" requests, answered beside the task loop.
   const checks = startCheckRunner({
@@ -236,7 +240,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
           }
           const sentAt = Date.now();
           wakeMissed = false;
-          const tasks = await claimBatch(config.pool, id, agentNames, free, leaseMs);
+          const tasks = await claimBatch(config.pool, id, agentNames, free, leaseMs, versions);
           dbAnswered();
           claimed = tasks.length;
           for (const task of tasks) spawnAttempt(task, sentAt);
