@@ -7,7 +7,7 @@ import { BUILT_IN_POLICY } from "../lib/domain/retry-policy";
 import { parseEnv } from "../lib/env";
 import { setPolicy } from "../lib/server/commands/set-policy";
 import { createAgents } from "../worker/agents";
-import { publishCatalog } from "../worker/runtime/catalog";
+import { catalogEntry, publishCatalog } from "../worker/runtime/catalog";
 import { enqueue, expect, randomWord, test } from "./fixtures";
 
 test("the global policy and the built-in defaults come from the database and the code", async ({
@@ -158,6 +158,10 @@ test.describe("refund's retry limit", () => {
     await expect(attemptsInForce).toHaveAttribute("data-source", "code");
     await expect(refundRow).toContainText("agent code");
     await expect(refundRow.locator('[data-field="backoffInitialMs"]')).toHaveText("0.5 s");
+    // The code version the worker published beside it (derived: refund declares none).
+    await expect(refundRow.locator("[data-code-version]")).toHaveText(
+      refund ? catalogEntry(refund).version : "the demo refund agent",
+    );
     const code = page.getByRole("region", { name: "Declared in agent code" });
     await expect(
       code.locator('tr[data-code-agent="refund"] [data-field="maxAttempts"]'),

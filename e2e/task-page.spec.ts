@@ -6,6 +6,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { THEME_COOKIE } from "../components/theme/theme";
 import { defineAgent, defineTool } from "../lib/sdk/define";
+import { catalogEntry } from "../worker/runtime/catalog";
 import { blockingViolations } from "./axe";
 import { asRole, enqueue, expect, insertDeadTask, randomWord, runTasks, test } from "./fixtures";
 import { stageUnknownOutcome } from "./staging";
@@ -58,6 +59,10 @@ test("a reviewer fixes a bad input and replays it; the page follows the worker b
 
   await page.goto(`/tasks/${id}`);
   await expect(page.getByTestId("live-status")).toContainText("Live");
+  // The attempt says which version of the agent's code ran it (derived: the agent declares none).
+  await expect(
+    page.getByRole("region", { name: "Attempts" }).locator("[data-attempt-version]"),
+  ).toHaveText(catalogEntry(agent).version);
   await page.getByRole("button", { name: "Fix the input and replay…" }).click();
   const dialog = page.getByRole("dialog", { name: "Fix the input and replay" });
   const editor = dialog.getByLabel("Corrected input (JSON)");

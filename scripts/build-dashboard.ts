@@ -112,7 +112,18 @@ export async function buildDashboard(root = ROOT): Promise<{ out: string; ms: nu
     logLevel: "warning",
     legalComments: "none",
   });
-  writeFileSync(path.join(out, "package.json"), `${JSON.stringify(DASHBOARD_PACKAGE, null, 2)}\n`);
+  // The version is the package's: the schema check names it when it refuses a database.
+  const { version } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+  writeFileSync(
+    path.join(out, "package.json"),
+    `${JSON.stringify({ ...DASHBOARD_PACKAGE, version }, null, 2)}\n`,
+  );
+  // The schema check compares the database with the migrations this build ships, found beside
+  // server.js as db/migrate.ts finds them beside itself (the snapshots are drizzle-kit's only).
+  cpSync(path.join(root, "db", "migrations"), path.join(out, "migrations"), {
+    recursive: true,
+    filter: (src) => !src.endsWith("_snapshot.json"),
+  });
 
   // What server.js itself imports (pg, pino, pino-pretty, next's custom-server entry, …): traced
   // like Next traces its pages, from this checkout's node_modules (so before the folder has a

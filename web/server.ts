@@ -19,6 +19,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { createPool } from "../db/client";
+import { SchemaVersionError } from "../db/schema-version";
 import { problemBody } from "../lib/api/problems";
 import { CLIENT_ADDRESS_HEADER, parseTrustedProxies } from "../lib/domain/client-address";
 import { env } from "../lib/env";
@@ -29,6 +30,7 @@ import { readBody, replay } from "./body";
 import { ALLOWED_METHODS, admit, type Refusal } from "./gate";
 import { DATA_CSP, SECURITY_HEADERS } from "./headers";
 import { multipartProblem } from "./multipart";
+import { checkDashboardSchema } from "./schema-check";
 
 /** All request headers must arrive within this. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -245,7 +247,11 @@ async function main(): Promise<void> {
     // any other request, and the gate refuses it and closes the connection (web/gate.ts).
     httpServer: createServer(),
   });
-  await app.prepare();
+  // Next prepares while the schema is checked: a schema this code does not know stops the start.
+  await Promise.all([
+    app.prepare(),
+    config.DATABASE_URL ? checkDashboardSchema(config.DATABASE_URL, log) : undefined,
+  ]);
   const handle = app.getRequestHandler();
   // Not awaited: a database still starting must not hold the dashboard back from listening.
   const alerts = startAlerts(config, log);
@@ -408,6 +414,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof SchemaVersionError) {
+    // Exit 2, as a worker does: a deployment problem to fix (migrate or upgrade), not a crash.
+    logger("web").fatal({ schema: error.check.state }, error.message);
+    process.exit(2);
+  }
   logger("web").fatal(errorFields(error), "the web server could not start");
   process.exit(1);
 });

@@ -182,6 +182,20 @@ export function CodeTable({ agents }: { agents: AgentPolicyDto[] }) {
   );
 }
 
+const IN_FORCE_EXTRA: ExtraColumn<AgentPolicyDto>[] = [
+  {
+    header: "Code version",
+    cell: (a) =>
+      a.codeVersion === null ? (
+        <span className="text-slate-500">not published</span>
+      ) : (
+        <span data-code-version className="font-mono text-xs break-all">
+          {a.codeVersion}
+        </span>
+      ),
+  },
+];
+
 export function InForceTable({ agents }: { agents: AgentPolicyDto[] }) {
   return (
     <PolicyFieldsTable
@@ -204,6 +218,7 @@ export function InForceTable({ agents }: { agents: AgentPolicyDto[] }) {
           </span>
         </>
       )}
+      extra={IN_FORCE_EXTRA}
     />
   );
 }

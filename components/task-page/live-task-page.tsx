@@ -15,6 +15,7 @@ import { PayloadMismatches } from "../tasks/payload-mismatch";
 import { ReplayPreviewView } from "../tasks/replay-preview";
 import { StepJournal } from "../tasks/step-journal";
 import { TaskApprovals } from "../tasks/task-approvals";
+import { TaskAttempts } from "../tasks/task-attempts";
 import { TaskCallout } from "../tasks/task-callout";
 import { TaskFacts } from "../tasks/task-facts";
 import { TaskLedger } from "../tasks/task-ledger";
@@ -115,6 +116,16 @@ export function LiveTaskPage({
           <TaskOutcome detail={detail} />
         </Card>
       </div>
+
+      {detail.attempts.length > 0 ? (
+        <Card
+          id="attempts"
+          title="Attempts"
+          description="Each attempt with the version of the agent's code that ran it. A retry after a deploy may run other code than the attempt before."
+        >
+          <TaskAttempts attempts={detail.attempts} />
+        </Card>
+      ) : null}
 
       <Card
         id="steps"

@@ -5,6 +5,9 @@ export function OnThisPage({ detail }: { detail: TaskDetailDto }) {
   const sections = [
     { id: "input", label: "Input" },
     { id: "outcome", label: "Outcome" },
+    ...(detail.attempts.length > 0
+      ? [{ id: "attempts", label: `Attempts (${detail.attempts.length})` }]
+      : []),
     { id: "steps", label: `Steps (${detail.steps.length})` },
     { id: "effects", label: `Effects (${detail.effects.length})` },
     { id: "approvals", label: `Approvals (${detail.approvals.length})` },

@@ -17,6 +17,11 @@ export const agentCatalog = pgTable("agent_catalog", {
    * It sits between the admin's agent row and the global row when a policy is resolved.
    */
   policy: jsonb("policy").$type<JsonValue>(),
+  /**
+   * The agent code's version: what `defineAgent({ version })` says, else `sha-` and a short hash
+   * of this entry and the run function's source. Null for rows published before migration 0036.
+   */
+  version: text("version"),
   publishedBy: text("published_by").notNull(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });

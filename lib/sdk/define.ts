@@ -1,6 +1,7 @@
 // The library agent authors use: defineTool, defineAgent and the ctx an agent's run receives.
 // Every ctx call is a durable step: journaled, and replayed from the journal on a later attempt.
 import type { z } from "zod";
+import { AGENT_VERSION_PATTERN } from "../domain/agent-version";
 import type { JsonValue } from "../domain/json";
 import type { MoneyArgs } from "../domain/money";
 import type { PartialRetryPolicy } from "../domain/retry-policy";
@@ -119,6 +120,11 @@ export type AgentDefinition<S extends z.ZodType, Tools extends Record<string, An
   input: S;
   tools: Tools;
   policy?: PartialRetryPolicy;
+  /**
+   * The code's version, recorded on each attempt and shown in the dashboard (e.g. "1.4.0"). When
+   * absent, a worker derives one from the published catalog entry and `run`'s source: `sha-…`.
+   */
+  version?: string;
   run(ctx: AgentContext<Tools>, input: z.output<S>): Promise<JsonValue | undefined>;
 };
 
@@ -132,6 +138,11 @@ export function defineAgent<S extends z.ZodType, Tools extends Record<string, An
 ): Agent<S, Tools> {
   if (!/^[a-z][a-z0-9-]*$/.test(def.name)) {
     throw new Error(`agent name "${def.name}" must be kebab-case ([a-z][a-z0-9-]*)`);
+  }
+  if (def.version !== undefined && !AGENT_VERSION_PATTERN.test(def.version)) {
+    throw new Error(
+      `agent ${def.name}: version "${def.version}" must be 1 to 64 letters, digits, ".", "_", "+" or "-", starting with a letter or digit`,
+    );
   }
   for (const [key, tool] of Object.entries(def.tools)) {
     if (key !== tool.name) {

@@ -4,6 +4,7 @@
 // money and show which retry policy is in force (the code's sits under the admin's agent row).
 import { z } from "zod";
 import type { SqlClient } from "../../db/client";
+import { derivedAgentVersion } from "../../lib/domain/agent-version";
 import { type MoneyArgs, moneyArgsOf, movesMoney } from "../../lib/domain/money";
 import { type PartialRetryPolicy, partialRetryPolicySchema } from "../../lib/domain/retry-policy";
 import type { Agent, ToolOrigin } from "../../lib/sdk/define";
@@ -29,6 +30,8 @@ export type CatalogEntry = {
   tools: CatalogTool[];
   /** Only the fields the code sets; null when it declares no policy. */
   policy: PartialRetryPolicy | null;
+  /** The agent's own `version`, else derived from the fields above and `run`'s source. */
+  version: string;
 };
 
 function inputSchemaOf(agent: Agent): unknown {
@@ -57,7 +60,7 @@ function codePolicyOf(agent: Agent): PartialRetryPolicy | null {
 }
 
 export function catalogEntry(agent: Agent): CatalogEntry {
-  return {
+  const published = {
     name: agent.name,
     inputSchema: inputSchemaOf(agent),
     tools: Object.values(agent.tools).map((t) => ({
@@ -80,22 +83,31 @@ export function catalogEntry(agent: Agent): CatalogEntry {
     })),
     policy: codePolicyOf(agent),
   };
+  return {
+    ...published,
+    version: agent.version ?? derivedAgentVersion(published, agent.run.toString()),
+  };
 }
 
-/** Upserts one row per agent. Several workers publishing the same code write the same rows. */
+/**
+ * Upserts one row per agent and returns what it published. Several workers publishing the same
+ * code write the same rows; of two releases running at once, the last to start is listed.
+ */
 export async function publishCatalog(
   client: SqlClient,
   agents: readonly Agent[],
   workerId: string,
-): Promise<void> {
-  if (agents.length === 0) return;
+): Promise<CatalogEntry[]> {
+  if (agents.length === 0) return [];
   const entries = agents.map(catalogEntry);
   await client.query(
-    `insert into agent_catalog (name, input_schema, tools, policy, published_by, updated_at)
-     select e->>'name', e->'inputSchema', e->'tools', e->'policy', $2, now()
+    `insert into agent_catalog (name, input_schema, tools, policy, version, published_by, updated_at)
+     select e->>'name', e->'inputSchema', e->'tools', e->'policy', e->>'version', $2, now()
        from jsonb_array_elements($1::jsonb) as e
      on conflict (name) do update set input_schema = excluded.input_schema, tools = excluded.tools,
-       policy = excluded.policy, published_by = excluded.published_by, updated_at = now()`,
+       policy = excluded.policy, version = excluded.version, published_by = excluded.published_by,
+       updated_at = now()`,
     [JSON.stringify(entries), workerId],
   );
+  return entries;
 }

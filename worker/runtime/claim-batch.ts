@@ -16,12 +16,19 @@ export type ClaimedAttempt = {
   head: HeadRef;
 };
 
+const versionOf = (versions: ReadonlyMap<string, string>, agent: string) => {
+  const version = versions.get(agent);
+  return version === undefined ? {} : { version };
+};
+
 export async function claimBatch(
   pool: pg.Pool,
   worker: string,
   agents: readonly string[],
   limit: number,
   leaseMs: number,
+  /** Each agent's code version (catalog.ts), recorded on its attempt.started entries. */
+  versions: ReadonlyMap<string, string> = new Map(),
 ): Promise<ClaimedAttempt[]> {
   const claimed = await withTransaction(pool, async (client) => {
     const tasks = await claimTasks(client, worker, agents, limit, leaseMs);
@@ -33,7 +40,7 @@ export async function claimBatch(
         kind: "attempt.started",
         actor: `worker:${worker}`,
         taskId: t.id,
-        data: { attempt: t.attempts, agent: t.agent },
+        data: { attempt: t.attempts, agent: t.agent, ...versionOf(versions, t.agent) },
       })),
     );
     return { tasks, started };

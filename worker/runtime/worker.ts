@@ -14,6 +14,7 @@ import {
   retryOnConnectionError,
 } from "../../db/retry";
 import type { WorkerRole } from "../../db/schema/workers";
+import { assertSchemaCurrent } from "../../db/schema-version";
 import { errorFields, type Logger, logger } from "../../lib/log";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
@@ -131,11 +132,16 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
 
   // What this worker runs, for the web app (agent list, input forms, the two-person rule).
   // A worker started while the database restarts (a supervisor bringing it back) waits for it.
+  // First, the schema must be the one this code ships: on any other it refuses to start
+  // (SchemaVersionError, saying to migrate or to upgrade) before it publishes or claims anything.
   const role = config.role ?? "worker";
-  await retryOnConnectionError(
+  const published = await retryOnConnectionError(
     async () => {
-      await publishCatalog(config.pool, config.agents, id);
+      const schema = await assertSchemaCurrent(config.pool, { who: "worker" });
+      if (schema.changed.length > 0) log.warn({ changed: schema.changed }, schema.message);
+      const entries = await publishCatalog(config.pool, config.agents, id);
       await registerWorker(config.pool, { id, role, agents: agentNames });
+      return entries;
     },
     {
       giveUpAfterMs: 60_000,
@@ -147,6 +153,9 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         ),
     },
   );
+
+  // Each attempt.started records the code version that runs it.
+  const versions = new Map(published.map((e) => [e.name, e.version]));
 
   // Reviewers' "check with the provider" requests, answered beside the task loop.
   const checks = startCheckRunner({
@@ -231,7 +240,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
           }
           const sentAt = Date.now();
           wakeMissed = false;
-          const tasks = await claimBatch(config.pool, id, agentNames, free, leaseMs);
+          const tasks = await claimBatch(config.pool, id, agentNames, free, leaseMs, versions);
           dbAnswered();
           claimed = tasks.length;
           for (const task of tasks) spawnAttempt(task, sentAt);

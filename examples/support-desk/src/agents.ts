@@ -71,7 +71,9 @@ export default async function agents({ env }: AgentsModuleContext) {
     },
     tools: { create_ticket: { intent: (a) => ({ orderId: a.orderId }), providerIdempotent: true } },
   });
-  const tools = { ...shopTools(shopUrl), ...tickets.tools };
+  const createTicket = tickets.tools.tickets_create_ticket;
+  if (!createTicket) throw new Error("the tickets server has no create_ticket tool");
+  const tools = { ...shopTools(shopUrl), tickets_create_ticket: createTicket };
   return [
     defineAgent({
       name: "support-refund",

@@ -14,6 +14,7 @@ import type {
 } from "../../server/queries/get-task-detail";
 import type { TaskTimelineDto, TimelineEntryDto } from "../../server/queries/list-task-timeline";
 import type { TaskListItemDto } from "../../server/queries/list-tasks";
+import type { AttemptDto } from "../../server/queries/task-attempts";
 
 const iso = z.string().describe("ISO 8601 time, UTC");
 const json = z
@@ -124,6 +125,20 @@ const approvalSchema: z.ZodType<TaskApprovalDto> = z.object({
   usedAt: iso.nullable(),
 });
 
+const attemptSchema: z.ZodType<AttemptDto> = z.object({
+  attempt: z.number().int(),
+  startedAt: iso,
+  worker: z.string().describe("The worker that ran it, as `worker:<id>`"),
+  version: z
+    .string()
+    .nullable()
+    .describe("The agent code's version that ran it; null if its worker predates versions"),
+  versionChangedFrom: z
+    .string()
+    .nullable()
+    .describe("The previous attempt's version, when this attempt ran another"),
+});
+
 const timelineEntrySchema: z.ZodType<TimelineEntryDto> = z.object({
   id: z.number().int(),
   seq: z.number().int(),
@@ -187,6 +202,7 @@ export const taskDetailSchema: z.ZodType<TaskDetailDto> = z.object({
   steps: z.array(stepSchema),
   effects: z.array(effectSchema),
   approvals: z.array(approvalSchema),
+  attempts: z.array(attemptSchema),
   timeline: timelineSchema,
   ledgerHidden: z.boolean(),
   payloadsHidden: z.boolean(),

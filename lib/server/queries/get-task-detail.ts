@@ -17,6 +17,7 @@ import { taskStream } from "../ledger/append-ledger";
 import { type InputHistoryDto, readInputHistory } from "./input-history";
 import { listTaskTimeline, type TaskTimelineDto, type TimelineSearch } from "./list-task-timeline";
 import { payload, seesPayloads } from "./payloads";
+import { type AttemptDto, readAttempts } from "./task-attempts";
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -115,6 +116,8 @@ export type TaskDetailDto = {
   steps: StepDto[];
   effects: EffectDto[];
   approvals: TaskApprovalDto[];
+  /** Each attempt with the agent code version that ran it, oldest first (task-attempts.ts). */
+  attempts: AttemptDto[];
   /**
    * The task's ledger stream, or the window of it the address asks for; empty when the viewer
    * may not read the ledger (`ledgerHidden`).
@@ -322,6 +325,7 @@ export async function getTaskDetail(
       }
 
       const inputHistory = await readInputHistory(tx, stream, t.input as JsonValue, visible);
+      const attempts = await readAttempts(tx, stream);
 
       return {
         task: {
@@ -377,6 +381,7 @@ export async function getTaskDetail(
           reason: a.reason,
           usedAt: isoOrNull(a.usedAt),
         })),
+        attempts,
         timeline,
         rejection:
           rejected && rejectedData?.success

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { createAgents } from "../../../worker/agents";
-import { publishCatalog } from "../../../worker/runtime/catalog";
+import { catalogEntry, publishCatalog } from "../../../worker/runtime/catalog";
 import { testTokenViewer, testViewer } from "../../auth/testing";
 import { parseEnv } from "../../env";
 import { listAgents } from "./list-agents";
@@ -32,6 +32,16 @@ describe("listAgents", () => {
     });
   });
 
+  it("lists each agent's code version as its worker published it", async () => {
+    const agents = createAgents(parseEnv({}));
+    await publishCatalog(t.pool, agents, "worker-1");
+    const listed = await listAgents(t.pool, viewer);
+    for (const agent of agents) {
+      expect(listed.find((a) => a.name === agent.name)?.version).toBe(catalogEntry(agent).version);
+    }
+    expect(listed.find((a) => a.name === "refund")?.version).toMatch(/^sha-[0-9a-f]{8}$/);
+  });
+
   it("reads a row from a worker that predates the flag as no tool to check, keeping its tools", async () => {
     await t.pool.query(
       `insert into agent_catalog (name, input_schema, tools, published_by) values ('old-mailer', '{}', $1, 'old')`,
@@ -47,6 +57,9 @@ describe("listAgents", () => {
           },
         ]),
       ],
+    );
+    expect((await listAgents(t.pool, viewer)).find((a) => a.name === "old-mailer")?.version).toBe(
+      null,
     );
     expect(await toolOf("old-mailer", "send")).toEqual({
       name: "send",

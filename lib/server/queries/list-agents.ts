@@ -40,6 +40,12 @@ export const agentSchema = z.object({
     ),
   tools: z.array(catalogToolSchema),
   policy: z.json().nullable().describe("The agent's own retry policy, if it declares one"),
+  version: z
+    .string()
+    .nullable()
+    .describe(
+      "The agent code's version: its declared `version`, or `sha-` and a hash of this entry and its run function; null if published by a worker from before versions",
+    ),
   publishedBy: z.string().describe("The worker that published this entry last"),
   updatedAt: z.string(),
 });
@@ -50,6 +56,7 @@ type Row = {
   input_schema: unknown;
   tools: unknown;
   policy: unknown;
+  version: string | null;
   published_by: string;
   updated_at: Date;
 };
@@ -87,12 +94,13 @@ function toDto(row: Row): AgentDto {
       .nullable()
       .catch(null)
       .parse(row.policy ?? null),
+    version: row.version,
     publishedBy: row.published_by,
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
-const COLUMNS = "name, input_schema, tools, policy, published_by, updated_at";
+const COLUMNS = "name, input_schema, tools, policy, version, published_by, updated_at";
 
 export async function listAgents(pool: pg.Pool, viewer: Viewer | null): Promise<AgentDto[]> {
   requireScope(viewer, "tasks:read");

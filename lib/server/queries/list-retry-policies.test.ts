@@ -134,14 +134,22 @@ describe("listRetryPolicies", () => {
 
   it("puts what the agent's code declares (its published catalog entry) between its row and global", async () => {
     await t.pool.query(
-      `insert into agent_catalog (name, input_schema, tools, policy, published_by)
-       values ('coder', '{}', '[]', '{"maxAttempts": 6, "backoffInitialMs": 500}', 'w1'),
-              ('refund', '{}', '[]', '{"maxAttempts": 7, "attemptTimeoutMs": 9000}', 'w1'),
-              ('odd', '{}', '[]', '{"maxAttempts": 0}', 'w1')`,
+      `insert into agent_catalog (name, input_schema, tools, policy, version, published_by)
+       values ('coder', '{}', '[]', '{"maxAttempts": 6, "backoffInitialMs": 500}', '1.4.0', 'w1'),
+              ('refund', '{}', '[]', '{"maxAttempts": 7, "attemptTimeoutMs": 9000}', null, 'w1'),
+              ('odd', '{}', '[]', '{"maxAttempts": 0}', 'sha-0badc0de', 'w1')`,
     );
     const p = await listRetryPolicies(t.db, ops);
     const coder = p.inForce.find((a) => a.agent === "coder");
     expect(coder?.hasRow).toBe(false);
+    // The code version its worker published; none from a worker from before versions.
+    expect(p.inForce.map((a) => [a.agent, a.codeVersion])).toEqual(
+      expect.arrayContaining([
+        ["coder", "1.4.0"],
+        ["refund", null],
+        ["odd", "sha-0badc0de"],
+      ]),
+    );
     expect(coder?.code).toEqual({
       maxAttempts: 6,
       backoffInitialMs: 500,

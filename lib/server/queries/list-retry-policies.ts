@@ -51,6 +51,8 @@ export type AgentPolicyDto = {
   hasRow: boolean;
   /** What the agent's code declares, as a worker last published it; null when none has. */
   code: PolicyValuesDto | null;
+  /** The code version a worker last published; null when none has (or it predates versions). */
+  codeVersion: string | null;
   /** The value in force and the level it comes from. A null budget means unlimited. */
   fields: Record<PolicyField, PolicyCellDto>;
   /** What an empty field of this agent's row falls through to (its code, global, built-in). */
@@ -140,7 +142,11 @@ export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<
     async (tx) => {
       const rows = await tx.select().from(retryPolicies).orderBy(asc(retryPolicies.scope));
       const catalog = await tx
-        .select({ name: agentCatalog.name, policy: agentCatalog.policy })
+        .select({
+          name: agentCatalog.name,
+          policy: agentCatalog.policy,
+          version: agentCatalog.version,
+        })
         .from(agentCatalog)
         .orderBy(asc(agentCatalog.name));
 
@@ -186,6 +192,7 @@ export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<
           return [c.name, parsed.success && c.policy !== null ? toValues(parsed.data) : null];
         }),
       );
+      const versionOf = new Map(catalog.map((c) => [c.name, c.version]));
       const names = [
         ...new Set([
           ...byAgent.keys(),
@@ -206,6 +213,7 @@ export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<
           agent,
           hasRow: row !== undefined,
           code,
+          codeVersion: versionOf.get(agent) ?? null,
           fields: cells(resolvePolicyWithSources(levels)),
           inherited: cells(inheritedBy("agent", levels)),
         };

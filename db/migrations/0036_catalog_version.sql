@@ -1,0 +1,1 @@
+ALTER TABLE "agent_catalog" ADD COLUMN "version" text;
