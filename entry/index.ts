@@ -3,6 +3,12 @@
 
 export type { MigrateResult } from "../db/migrate";
 export { migrate } from "../db/migrate";
+export {
+  assertSchemaCurrent,
+  checkSchema,
+  type SchemaCheck,
+  SchemaVersionError,
+} from "../db/schema-version";
 export * from "../lib/sdk/index";
 export type { StartWorkerOptions, WorkerHandle } from "../worker/start-worker";
 export { startWorker } from "../worker/start-worker";

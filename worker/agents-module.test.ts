@@ -14,6 +14,9 @@ describe("loadAgentsModule", () => {
     });
     expect(loaded.agents.map((a) => a.name)).toEqual(["from-env"]);
     expect(loaded.model?.name).toBe("fixture");
+    const mod = await import("./fixtures/agents-factory");
+    await loaded.close();
+    expect(mod.closed).toBe(1);
   });
 
   it("names the module and what is wrong with it", async () => {

@@ -1,7 +1,8 @@
 // A module of agents, as `agent-ledger worker --agents <module>` and `npm start` load one: it
 // exports `agents` (or a default export): an array of agents, or a factory that receives the
 // environment and the worker's pool and returns them (or a promise of them). It may export
-// `model` the same way: an AI SDK language model or a model client, or a factory of one.
+// `model` the same way: an AI SDK language model or a model client, or a factory of one; and
+// `close()`, which the worker calls after it stops (an MCP connection to end, say).
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
@@ -10,7 +11,13 @@ import { asModelClient } from "../lib/sdk/ai/as-model-client";
 import type { Agent } from "../lib/sdk/define";
 import type { ModelClient } from "../lib/sdk/model";
 
-export type LoadedAgents = { agents: Agent[]; model?: ModelClient; from: string };
+export type LoadedAgents = {
+  agents: Agent[];
+  model?: ModelClient;
+  from: string;
+  /** The module's `close` export (what it holds open), called once the worker has stopped. */
+  close: () => Promise<void>;
+};
 
 const isAgent = (a: unknown): a is Agent =>
   typeof a === "object" && a !== null && (a as { kind?: unknown }).kind === "agent";
@@ -61,5 +68,16 @@ export async function loadAgentsModule(
       `the agents module ${specifier} exports a "model" that is neither an AI SDK language model nor a model client`,
     );
   }
-  return { agents: agents.data as Agent[], model, from: specifier };
+  const close = mod.close;
+  if (close !== undefined && typeof close !== "function") {
+    throw new Error(`the agents module ${specifier} exports a "close" that is not a function`);
+  }
+  return {
+    agents: agents.data as Agent[],
+    model,
+    from: specifier,
+    close: async () => {
+      if (typeof close === "function") await close();
+    },
+  };
 }

@@ -6,7 +6,7 @@ import { createPool } from "../db/client";
 import { isAlive } from "../db/embedded";
 import { openDatabase } from "../db/open";
 import { env } from "../lib/env";
-import { logger } from "../lib/log";
+import { errorFields, logger } from "../lib/log";
 import { configureFaultPoints, FAULT_POINTS } from "../lib/server/fault-points";
 import { configuredPublicKey } from "../lib/server/ledger/signing";
 import { loadAgentsModule } from "./agents-module";
@@ -42,8 +42,9 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   }
   const log = logger("worker");
   let worker: Awaited<ReturnType<typeof startWorker>>;
+  let loaded: Awaited<ReturnType<typeof loadAgentsModule>> | undefined;
   try {
-    const loaded = await loadAgentsModule(opts.agents, { env: process.env, pool });
+    loaded = await loadAgentsModule(opts.agents, { env: process.env, pool });
     log.info({ agents: loaded.agents.map((a) => a.name), from: loaded.from }, "agents loaded");
     worker = await startWorker({
       logger: log,
@@ -57,6 +58,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       maxCheckpointAgeHours: config.LEDGER_CHECKPOINT_MAX_AGE_HOURS,
     });
   } catch (err) {
+    await loaded?.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
     await db.release();
     throw err;
@@ -71,6 +73,10 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const why = await stopped;
   log.info({ worker: worker.id, why }, "stopping; finishing in-flight work");
   await worker.stop(10_000);
+  // What the module holds open (an MCP server's process, a client) would keep this one alive.
+  await loaded
+    .close()
+    .catch((err) => log.warn(errorFields(err), "the agents module's close failed"));
   await pool.end();
   await db.release();
 }

@@ -47,7 +47,8 @@ export function shopTools(shopUrl: string) {
       })) as { refundId: string; orderId: string; amountCents: number; currency: string },
   });
   return {
-    lookup_order: durableTool(lookupOrder, { name: "lookup_order" }),
+    // A read: sending it again is harmless, so a lost answer is simply asked for again.
+    lookup_order: durableTool(lookupOrder, { name: "lookup_order", providerIdempotent: true }),
     refund: durableTool(refund, {
       name: "refund",
       intent: (a) => ({ orderId: a.orderId }), // one refund per order, however it is worded
@@ -60,9 +61,16 @@ export function shopTools(shopUrl: string) {
 
 export const supportInput = z.object({ orderId: z.string(), message: z.string().max(2_000) });
 
+let tickets: Awaited<ReturnType<typeof connectMcp>> | undefined;
+
+/** Called by the worker after it stops: the MCP server's process ends with it. */
+export async function close() {
+  await tickets?.close();
+}
+
 export default async function agents({ env }: AgentsModuleContext) {
   const shopUrl = env.SHOP_URL ?? "http://127.0.0.1:4600";
-  const tickets = await connectMcp({
+  tickets = await connectMcp({
     name: "tickets",
     transport: {
       command: process.execPath,

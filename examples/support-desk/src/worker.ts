@@ -2,7 +2,7 @@
 // --agents ./dist/agents.js` does the same). Stops on SIGTERM after handing back its work.
 import { startWorker } from "agent-ledger";
 import pg from "pg";
-import agents, { model } from "./agents.js";
+import agents, { close, model } from "./agents.js";
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error("set DATABASE_URL");
@@ -18,6 +18,7 @@ const worker = await startWorker({
 console.log(`worker ${worker.id} running`);
 process.once("SIGTERM", async () => {
   await worker.stop();
+  await close();
   await pool.end();
   process.exit(0);
 });
