@@ -1,8 +1,21 @@
 // The npm package's build: each public entry point (entry/*.ts) and the CLI as ESM in dist/,
 // with .d.ts for the entry points. Dependencies stay external (npm installs them); the
 // migrations are copied beside the bundles, where db/migrate.ts looks for them.
-import { cpSync } from "node:fs";
+import { cpSync, readdirSync, rmSync } from "node:fs";
+import path from "node:path";
 import { defineConfig } from "tsup";
+
+// tsup's own clean would also sweep dist/dashboard (the dashboard's build, made by `npm run
+// build`, which a test may be packing at this moment): only what this build writes goes.
+for (const name of (() => {
+  try {
+    return readdirSync("dist");
+  } catch {
+    return [];
+  }
+})()) {
+  if (name !== "dashboard") rmSync(path.join("dist", name), { recursive: true, force: true });
+}
 
 export default defineConfig({
   entry: {
@@ -16,8 +29,7 @@ export default defineConfig({
   target: "node20",
   platform: "node",
   outDir: "dist",
-  // dist/dashboard is the dashboard's build (npm run build), not tsup's.
-  clean: ["!dashboard/**"],
+  clean: false,
   splitting: true,
   sourcemap: false,
   dts: {
