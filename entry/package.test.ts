@@ -55,7 +55,7 @@ function run(cmd: string, args: string[], opts: { cwd: string; env?: Record<stri
 /** A long-running process of the example; stopped after the file. */
 function start(
   args: string[],
-  extra: NodeJS.ProcessEnv,
+  extra: Record<string, string>,
 ): { child: ChildProcess; out: () => string } {
   let out = "";
   const child = spawn(process.execPath, args, {
@@ -254,7 +254,16 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
       JSON.parse(
         run(
           process.execPath,
-          [cli, "tokens", "create", "--name", "pkg", "--scopes", "tasks:read", "--json"],
+          [
+            cli,
+            "tokens",
+            "create",
+            "--name",
+            "pkg",
+            "--scopes",
+            "tasks:read,ledger:read,payloads:read",
+            "--json",
+          ],
           { cwd: project, env: dashEnv },
         ).stdout,
       ) as { token: string }
@@ -290,7 +299,7 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
   it("survives 20 SIGKILLs of its worker mid-effect with 0 duplicate refunds (its own crash proof)", () => {
     const out = run(process.execPath, [example("crash.js")], {
       cwd: project,
-      env: { TEST_DATABASE_URL: serverUrl, CRASH_KILLS: "20", CRASH_TASKS: "20" },
+      env: { TEST_DATABASE_URL: serverUrl, CRASH_KILLS: "20", CRASH_TASKS: "40" },
     });
     const result = JSON.parse(out.stdout.trim().split("\n").at(-1) ?? "{}") as {
       kills: number;
@@ -298,9 +307,9 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
       shop: { refundsPerformed: number; duplicateRefunds: number; refundRequests: number };
     };
     expect(result.kills).toBeGreaterThanOrEqual(20);
-    expect(result.statuses).toEqual({ succeeded: 20 });
+    expect(result.statuses).toEqual({ succeeded: 40 });
     expect(result.shop.duplicateRefunds).toBe(0);
-    expect(result.shop.refundsPerformed).toBe(20);
+    expect(result.shop.refundsPerformed).toBe(40);
     figures.crashKills = result.kills;
     figures.crashRefundRequests = result.shop.refundRequests;
   });

@@ -18,7 +18,7 @@ try {
       input: { orderId: `A-${i + 1}`, message: "I was charged twice" },
       key: `refund:A-${i + 1}`,
     })),
-    faultPoints: { "effect.started": 0.05, "effect.returned": 0.15, "model.call": 0.03 },
+    faultPoints: { "effect.started": 0.1, "effect.returned": 0.25, "model.call": 0.05 },
     kills,
     env: { SHOP_URL: shop.url, TICKETS_FILE: `${db.name}.tickets.jsonl` },
   });
