@@ -88,7 +88,9 @@ const cli = path.join(project, "node_modules", ".bin", "agent-ledger");
 beforeAll(async () => {
   if (!built) return;
   const packed = run("npm", ["pack", "--json", "--pack-destination", work], { cwd: ROOT });
-  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as {
+  // prepack's own output (tsup's) comes first on stdout; npm's JSON is the last "[" line on.
+  const json = packed.stdout.slice(packed.stdout.lastIndexOf("\n[\n") + 1);
+  const [info] = JSON.parse(json) as {
     filename: string;
     size: number;
     unpackedSize: number;

@@ -90,7 +90,7 @@ describe.each(["SIGTERM", "SIGINT"] as const)("npm run worker and %s to npm's pi
     );
     // npm's child is node running the worker: no shell between them to swallow the signal.
     expect(childrenOf(run.npm.pid)).toEqual([
-      expect.stringMatching(/^\S*node --import tsx \S*worker\/main\.ts$/),
+      expect.stringMatching(/^\S*node --import tsx \S*worker\/main\.ts --agents \S+$/),
     ]);
     // The worker's own stop waits up to 10 s for in-flight work; an idle one takes well under.
     const { tree, code } = await stopAsSupervisor(run, signal, 15_000);
