@@ -112,7 +112,23 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  // SIGTERM first: the dashboard command relays it to the server it started (a SIGKILL would
+  // leave that server running); what has not stopped 5 s later is killed.
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  for (const child of running) child.kill("SIGTERM");
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          const hard = setTimeout(() => child.kill("SIGKILL"), 5_000);
+          child.once("exit", () => {
+            clearTimeout(hard);
+            resolve();
+          });
+          if (child.exitCode !== null || child.signalCode !== null) resolve();
+        }),
+    ),
+  );
   await db?.drop();
   rmSync(work, { recursive: true, force: true });
   console.log(`package figures: ${JSON.stringify(figures)}`);
