@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import type { AgentsModuleContext } from "../lib/sdk/agents-module";
 import { asModelClient } from "../lib/sdk/ai/as-model-client";
-import type { Agent } from "../lib/sdk/define";
+import { type Agent, isAgent } from "../lib/sdk/define";
 import type { ModelClient } from "../lib/sdk/model";
 
 export type LoadedAgents = {
@@ -18,9 +18,6 @@ export type LoadedAgents = {
   /** The module's `close` export (what it holds open), called once the worker has stopped. */
   close: () => Promise<void>;
 };
-
-const isAgent = (a: unknown): a is Agent =>
-  typeof a === "object" && a !== null && (a as { kind?: unknown }).kind === "agent";
 
 const agentsSchema = z
   .array(z.unknown())

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { createPool } from "../db/client";
 import { logger as defaultLogger, errorFields, type Logger } from "../lib/log";
 import { type AnyModel, asModelClient } from "../lib/sdk/ai/as-model-client";
-import type { Agent } from "../lib/sdk/define";
+import { type Agent, isAgent } from "../lib/sdk/define";
 import type { ModelClient } from "../lib/sdk/model";
 import { getAlertDestination } from "../lib/server/queries/get-alert-destination";
 import { alertDeliveryAgent } from "./agents/alert-delivery";
@@ -54,10 +54,7 @@ export type WorkerHandle = {
   active(): number;
 };
 
-const agentSchema = z.custom<Agent>(
-  (a) => typeof a === "object" && a !== null && (a as { kind?: unknown }).kind === "agent",
-  { message: "must be an agent made with defineAgent" },
-);
+const agentSchema = z.custom<Agent>(isAgent, { message: "must be an agent made with defineAgent" });
 
 const optionsSchema = z
   .object({

@@ -133,6 +133,13 @@ export type Agent<
   Tools extends Record<string, AnyTool> = Record<string, AnyTool>,
 > = AgentDefinition<S, Tools> & { readonly kind: "agent" };
 
+/** True for what defineAgent made (a module's export, an option handed to startWorker). */
+export function isAgent(value: unknown): value is Agent {
+  return (
+    typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "agent"
+  );
+}
+
 export function defineAgent<S extends z.ZodType, Tools extends Record<string, AnyTool>>(
   def: AgentDefinition<S, Tools>,
 ): Agent<S, Tools> {
