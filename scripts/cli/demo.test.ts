@@ -18,7 +18,7 @@ import { ACTOR, BIN, cliOn, SLOW } from "./testing";
 const t = await setUpTestDatabase("cli-demo");
 const idle = await setUpTestDatabase("cli-demo-idle");
 // A quick retry policy (4 attempts, 20 ms apart), so an outage's refunds reach their limit fast.
-const demo = demoWorker(t.pool, { quickRetries: true });
+const demo = demoWorker(t.pool, { quickRetries: true, leaseMs: 5_000 });
 // A data dir of its own: no run file of a developer's `npm start` in .data/ is read.
 const dataDir = mkdtempSync(path.join(tmpdir(), "agent-ledger-cli-demo-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -114,14 +114,22 @@ describe("agent-ledger demo", SLOW, () => {
       }),
     });
 
-    // The payments service answered every attempt with the outage, refunded nothing, and has
-    // no outage left: a replay now reaches the API.
+    // The payments service answered every refund request with the outage, refunded nothing,
+    // and has no outage left: a replay now reaches the API. (An attempt that lost its lease on a
+    // loaded machine is aborted before its request and reconciles with a GET the next time, so
+    // the creates are counted apart from those checks.)
     const requests = recordedRequestSchema
       .array()
       .parse(demo.receivers.payments.requests())
       .filter((q) => q.params.payment_intent?.includes(out.runId));
-    expect(requests).toHaveLength(6 * 4);
-    expect(requests.every((q) => q.fault === "outage" && !q.createdRefund)).toBe(true);
+    const creates = requests.filter((q) => q.method === "POST");
+    expect(creates.length).toBeGreaterThanOrEqual(6 * 3);
+    expect(creates.length).toBeLessThanOrEqual(6 * 4);
+    expect(creates.filter((q) => q.fault !== "outage" || q.createdRefund)).toEqual([]);
+    expect(requests.filter((q) => q.method !== "POST").every((q) => q.fault === null)).toBe(true);
+    expect(
+      demo.receivers.payments.refunds().filter((r) => r.payment_intent.includes(out.runId)),
+    ).toEqual([]);
     expect(await readPaymentsFaults(demo.receivers.paymentsUrl)).toEqual({});
 
     const human = await cli(["demo", "outage", "--agent", "refund", "--count", "2"]);
