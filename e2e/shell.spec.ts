@@ -6,6 +6,7 @@ const SECTIONS = [
   { name: "Tasks", path: "/tasks", heading: "Tasks" },
   { name: "Dead letters", path: "/dead-letters", heading: "Dead letters" },
   { name: "Approvals", path: "/approvals", heading: "Approvals" },
+  { name: "Agents", path: "/agents", heading: "Agents" },
   { name: "Ledger", path: "/ledger", heading: "Ledger" },
   { name: "Why?", path: "/why", heading: "Why?" },
   { name: "Retry policies", path: "/settings/retry-policies", heading: "Retry policies" },
@@ -37,7 +38,7 @@ test("the shell has landmarks, a skip link and the navigation", async ({ page })
 });
 
 test("every navigation link leads to a page that renders", async ({ page }) => {
-  // Twenty-two page loads, each reading the session and its page's data.
+  // Twenty-four page loads, each reading the session and its page's data.
   test.slow();
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));

@@ -2,7 +2,8 @@
 // outside this repository (its own lockfile, no workspace links, no tsx), type-checked and
 // built with its own tsc, then run with plain node: its worker runs the AI SDK agent loop (two
 // tools, their results read, a third), its MCP tool and its money tool with an approval; the
-// dashboard from the installed package lists the agent, its tools and the MCP server; and the
+// dashboard from the installed package shows the agent, its tools and the MCP server on its
+// Agents screen, two reviewers approve the parked refund there and it acts once; and the
 // example's crash proof kills its worker 20 times mid-effect with 0 duplicate refunds.
 // Needs the dashboard's build (`npm run build`, as npm test's build stage does before vitest):
 // skipped here without one, a failure on CI.
@@ -37,11 +38,16 @@ let db: TestDatabase;
 /** What the README reports: the tarball, the install, the CLI. */
 const figures: Record<string, number | string> = {};
 
-function run(cmd: string, args: string[], opts: { cwd: string; env?: Record<string, string> }) {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; input?: string },
+) {
   const started = Date.now();
   const r = spawnSync(cmd, args, {
     cwd: opts.cwd,
     encoding: "utf8",
+    input: opts.input,
     env: { ...process.env, ...opts.env },
     timeout: 600_000,
   });
@@ -83,6 +89,9 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_
 }
 
 const example = (script: string) => path.join(project, "dist", script);
+/** Set by the worker's test: the example's shop, and the refund that parked for approval. */
+let shopUrl = "";
+let bigTaskId = "";
 const cli = path.join(project, "node_modules", ".bin", "agent-ledger");
 
 beforeAll(async () => {
@@ -179,10 +188,7 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
 
   it("runs the AI SDK loop, the MCP tool and the money tool with an approval in its own worker", async () => {
     const shop = start([example("shop.js")], { PORT: "0" });
-    const shopUrl = await until(
-      "the shop",
-      async () => shop.out().match(/listening on (\S+)/)?.[1],
-    );
+    shopUrl = await until("the shop", async () => shop.out().match(/listening on (\S+)/)?.[1]);
     const dbEnv = { DATABASE_URL: db.url, SHOP_URL: shopUrl, TICKETS_FILE: "run.tickets.jsonl" };
     const first = JSON.parse(
       run(process.execPath, [example("enqueue.js"), "A-7", "charged twice"], {
@@ -214,7 +220,7 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
       { cwd: project, env: dbEnv },
     );
     figures.cliEnqueueMs = cliEnqueue.ms;
-    const big = JSON.parse(cliEnqueue.stdout) as { taskId: string };
+    bigTaskId = (JSON.parse(cliEnqueue.stdout) as { taskId: string }).taskId;
 
     const done = await until("A-7 to succeed", async () => {
       const { rows } = await db.pool.query("select status, result from tasks where id = $1", [
@@ -241,7 +247,7 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
     ]);
     // Above 1,000.00 the refund waits for people: it parks before the shop hears of it.
     await until("BIG-1 to park", async () => {
-      const { rows } = await db.pool.query("select status from tasks where id = $1", [big.taskId]);
+      const { rows } = await db.pool.query("select status from tasks where id = $1", [bigTaskId]);
       return rows[0]?.status === "awaiting_approval" ? true : undefined;
     });
     const stats = (await (await fetch(`${shopUrl}/_stats`)).json()) as Record<string, number>;
@@ -253,7 +259,7 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
     expect(worker.child.exitCode).toBe(0);
   });
 
-  it("shows the agent, its tools and the MCP server from the dashboard of the installed package", async () => {
+  it("shows the agent, its tools and the MCP server on the dashboard of the installed package, where two reviewers approve the parked refund", async () => {
     const port = await freePort();
     const dashEnv = {
       DATABASE_URL: db.url,
@@ -268,29 +274,28 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
     ).catch((err) => {
       throw new Error(`${(err as Error).message}\n${dashboard.out()}`);
     });
-    const token = (
-      JSON.parse(
-        run(
-          process.execPath,
-          [
-            cli,
-            "tokens",
-            "create",
-            "--name",
-            "pkg",
-            "--scopes",
-            "tasks:read,ledger:read,payloads:read",
-            "--json",
-          ],
-          { cwd: project, env: dashEnv },
-        ).stdout,
-      ) as { token: string }
-    ).token;
-    const api = async (p: string) => {
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1${p}`, {
-        headers: { authorization: `Bearer ${token}` },
+    const base = `http://127.0.0.1:${port}`;
+    const tokenFor = (name: string, scopes: string) =>
+      (
+        JSON.parse(
+          run(
+            process.execPath,
+            [cli, "tokens", "create", "--name", name, "--scopes", scopes, "--json"],
+            { cwd: project, env: dashEnv },
+          ).stdout,
+        ) as { token: string }
+      ).token;
+    const token = tokenFor("pkg", "tasks:read,ledger:read,payloads:read");
+    const api = async (p: string, as = token, body?: unknown) => {
+      const res = await fetch(`${base}/api/v1${p}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: {
+          authorization: `Bearer ${as}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
-      expect(res.status, p).toBe(200);
+      if (res.status !== 200) throw new Error(`${p}: ${res.status} ${await res.text()}`);
       return res.json();
     };
     const { agents } = (await api("/agents")) as {
@@ -311,7 +316,80 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
     const detail = JSON.stringify(await api(`/tasks/${rows[0].id}`));
     expect(detail).toContain("effect.succeeded");
     expect(detail).toContain("model.called");
+
+    // The Agents screen, as a person signed in to the installed dashboard reads it.
+    const password = "a-reviewer-password-1234";
+    run(
+      process.execPath,
+      [cli, "users", "add", "--email", "rev@example.com", "--role", "reviewer", "--password-stdin"],
+      { cwd: project, env: dashEnv, input: `${password}\n` },
+    );
+    const signIn = await fetch(`${base}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: base },
+      body: JSON.stringify({ email: "rev@example.com", password }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const page = await fetch(`${base}/agents`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    // React separates adjacent text with <!-- -->: read the text as a browser shows it.
+    const html = (await page.text()).replaceAll("<!-- -->", "");
+    for (const text of [
+      "support-refund",
+      "lookup_order",
+      "tickets_create_ticket",
+      "MCP · tickets",
+      "Moves money · two reviewers",
+      "Needs approval",
+      "No live worker",
+      "Stopped",
+    ]) {
+      expect(html, text).toContain(text);
+    }
+
+    // The refund above the threshold moves money: two different reviewers approve it here.
+    const { version } = ((await api(`/tasks/${bigTaskId}`)) as { task: { version: number } }).task;
+    const first = (await api(
+      `/tasks/${bigTaskId}/approve`,
+      tokenFor("reviewer-a", "tasks:read,approvals:decide"),
+      { version },
+    )) as { version: number; waitingFor: unknown };
+    expect(first.waitingFor).toMatchObject({ kind: "approval" });
+    const second = (await api(
+      `/tasks/${bigTaskId}/approve`,
+      tokenFor("reviewer-b", "tasks:read,approvals:decide"),
+      { version: first.version },
+    )) as { waitingFor: unknown };
+    expect(second.waitingFor).toBeNull();
     dashboard.child.kill("SIGTERM");
+  });
+
+  it("acts on the approved refund once, in a worker started again", async () => {
+    const worker = start([example("worker.js")], {
+      DATABASE_URL: db.url,
+      SHOP_URL: shopUrl,
+      TICKETS_FILE: "run.tickets.jsonl",
+    });
+    await until("BIG-1 to succeed", async () => {
+      const { rows } = await db.pool.query("select status from tasks where id = $1", [bigTaskId]);
+      return rows[0]?.status === "succeeded" ? true : undefined;
+    });
+    const stats = (await (await fetch(`${shopUrl}/_stats`)).json()) as Record<string, number>;
+    expect(stats).toMatchObject({ refundsPerformed: 2, duplicateRefunds: 0 });
+    const { rows } = await db.pool.query<{ kind: string; actor: string }>(
+      `select kind, actor from ledger_entries
+        where task_id = $1 and kind in ('review.first_approved', 'review.approved') order by id`,
+      [bigTaskId],
+    );
+    expect(rows).toEqual([
+      { kind: "review.first_approved", actor: "token:reviewer-a" },
+      { kind: "review.approved", actor: "token:reviewer-b" },
+    ]);
+    worker.child.kill("SIGTERM");
   });
 
   it("survives 20 SIGKILLs of its worker mid-effect with 0 duplicate refunds (its own crash proof)", () => {

@@ -17,6 +17,7 @@ export const NAV_GROUPS: NavGroup[] = [
       { href: "/tasks", label: "Tasks", scope: "tasks:read" },
       { href: "/dead-letters", label: "Dead letters", scope: "tasks:read" },
       { href: "/approvals", label: "Approvals", scope: "tasks:read" },
+      { href: "/agents", label: "Agents", scope: "tasks:read" },
     ],
   },
   {

@@ -4,6 +4,7 @@
 import path from "node:path";
 import type pg from "pg";
 import { DEMO_PAYMENTS_URL, env } from "../../lib/env";
+import { liveWorkerSql } from "../../lib/server/queries/worker-liveness";
 import { liveRun, runFilePath } from "../launch/run-file";
 import { type Progress, parseOption, wholeNumber } from "./shared";
 
@@ -15,9 +16,7 @@ export function timeoutSeconds(option: string | undefined, byDefault: number): n
 
 export async function liveWorkerFor(pool: pg.Pool, agent: string): Promise<boolean> {
   const { rows } = await pool.query<{ live: number }>(
-    `select count(*)::int as live from workers
-      where role = 'worker' and stopped_at is null and $1 = any(agents)
-        and last_seen_at > now() - $2 * interval '1 millisecond'`,
+    `select count(*)::int as live from workers where $1 = any(agents) and ${liveWorkerSql("$2")}`,
     [agent, env().AGENT_LEDGER_LEASE_MS],
   );
   return (rows[0]?.live ?? 0) > 0;

@@ -61,27 +61,28 @@ export function shopTools(shopUrl: string) {
 
 export const supportInput = z.object({ orderId: z.string(), message: z.string().max(2_000) });
 
-let tickets: Awaited<ReturnType<typeof connectMcp>> | undefined;
+let connection: { close(): Promise<void> } | undefined;
 
 /** Called by the worker after it stops: the MCP server's process ends with it. */
 export async function close() {
-  await tickets?.close();
+  await connection?.close();
 }
 
 export default async function agents({ env }: AgentsModuleContext) {
   const shopUrl = env.SHOP_URL ?? "http://127.0.0.1:4600";
-  tickets = await connectMcp({
+  // `only` names the server's tools we use, so their names are typed (tickets_create_ticket).
+  const tickets = await connectMcp({
     name: "tickets",
     transport: {
       command: process.execPath,
       args: [fileURLToPath(new URL("./tickets-server.js", import.meta.url))],
       env: { TICKETS_FILE: env.TICKETS_FILE ?? "tickets.jsonl" },
     },
+    only: ["create_ticket"],
     tools: { create_ticket: { intent: (a) => ({ orderId: a.orderId }), providerIdempotent: true } },
   });
-  const createTicket = tickets.tools.tickets_create_ticket;
-  if (!createTicket) throw new Error("the tickets server has no create_ticket tool");
-  const tools = { ...shopTools(shopUrl), tickets_create_ticket: createTicket };
+  connection = tickets;
+  const tools = { ...shopTools(shopUrl), ...tickets.tools };
   return [
     defineAgent({
       name: "support-refund",

@@ -2,6 +2,7 @@
 // package's .d.ts is real. Never run.
 import { defineAgent, startWorker } from "agent-ledger";
 import { durableTool } from "agent-ledger/ai";
+import { connectMcp } from "agent-ledger/mcp";
 import { tool } from "ai";
 import { z } from "zod";
 import { shopTools } from "./agents.js";
@@ -33,3 +34,14 @@ durableTool(
 
 // @ts-expect-error concurrency is a number
 void startWorker({ databaseUrl: "postgres://x", agents: [], concurrency: "4" });
+
+export async function mcpMisuse() {
+  const desk = await connectMcp({
+    name: "desk",
+    transport: { command: "node", args: ["desk-server.js"] },
+    only: ["create_ticket"],
+  });
+  void desk.tools.desk_create_ticket;
+  // @ts-expect-error the server's tool is desk_create_ticket: the names `only` lists are typed
+  void desk.tools.desk_open_ticket;
+}

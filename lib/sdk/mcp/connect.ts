@@ -5,7 +5,7 @@ import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { JsonValue } from "../../domain/json";
 import type { Tool } from "../define";
-import { type ConnectMcpOptions, parseConnectOptions } from "./config";
+import { type ConnectMcpOptions, type McpToolConfig, parseConnectOptions } from "./config";
 import { McpConnection } from "./connection";
 import { mcpTool } from "./tool";
 
@@ -22,9 +22,9 @@ export type McpServerHandle = {
   tools: string[];
 };
 
-export type McpConnectionHandle = {
+export type McpConnectionHandle<N extends string = string> = {
   /** By our tool name: spread into defineAgent's `tools`. */
-  tools: Record<string, McpTool>;
+  tools: Record<N, McpTool>;
   server: McpServerHandle;
   /** Ends the connection (stops a stdio child). Calls after it fail without acting. */
   close(): Promise<void>;
@@ -41,7 +41,85 @@ function checkNames(server: string, listed: McpToolInfo[], named: string[], what
   }
 }
 
-export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnectionHandle> {
+type SnakeChar =
+  | "a"
+  | "b"
+  | "c"
+  | "d"
+  | "e"
+  | "f"
+  | "g"
+  | "h"
+  | "i"
+  | "j"
+  | "k"
+  | "l"
+  | "m"
+  | "n"
+  | "o"
+  | "p"
+  | "q"
+  | "r"
+  | "s"
+  | "t"
+  | "u"
+  | "v"
+  | "w"
+  | "x"
+  | "y"
+  | "z"
+  | "0"
+  | "1"
+  | "2"
+  | "3"
+  | "4"
+  | "5"
+  | "6"
+  | "7"
+  | "8"
+  | "9"
+  | "_";
+type AllSnake<S extends string> = S extends `${infer H}${infer R}`
+  ? H extends SnakeChar
+    ? AllSnake<R>
+    : false
+  : true;
+/**
+ * `<server>_<tool>` when that is already snake_case (what snakeCase leaves as it is); any other
+ * spelling is typed as a plain string rather than guessed at.
+ */
+type SnakeName<S extends string> =
+  AllSnake<S> extends true
+    ? S extends `_${string}` | `${string}_` | `${string}__${string}`
+      ? string
+      : S
+    : string;
+/** A tool's name on our side: its `as`, else `<server>_<tool>`. */
+type OurName<S extends string, T extends string, C> = C extends { [K in T]: { as: infer A } }
+  ? A extends string
+    ? A
+    : string
+  : SnakeName<`${S}_${T}`>;
+/**
+ * The tools' names as types when `only` lists them (a const tuple): `ctx.tool` and the agent's
+ * tools then refuse a misspelt name at compile time. Without `only` the server decides at run
+ * time, so the names are strings.
+ */
+export type McpToolNames<S extends string, C, O> = O extends readonly (infer T extends string)[]
+  ? string extends T | S
+    ? string
+    : T extends string
+      ? OurName<S, T, C>
+      : never
+  : string;
+
+export async function connectMcp<
+  const S extends string,
+  const C extends Record<string, McpToolConfig> = Record<never, McpToolConfig>,
+  const O extends readonly string[] | undefined = undefined,
+>(
+  options: ConnectMcpOptions & { name: S; tools?: C; only?: O },
+): Promise<McpConnectionHandle<McpToolNames<S, C, O>>> {
   const opts = parseConnectOptions(options);
   const conn = new McpConnection(opts.name, opts.transport, opts.timeoutMs);
   try {

@@ -13,6 +13,7 @@ export {
   type McpConnectionHandle,
   type McpServerHandle,
   type McpTool,
+  type McpToolNames,
 } from "./connect";
 export { IDEMPOTENCY_KEY_META, McpOutcomeUnknownError } from "./connection";
 export { McpToolError } from "./tool";

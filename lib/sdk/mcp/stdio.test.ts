@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { stageLostClaim } from "../../../worker/runtime/stage-unknown-outcome";
@@ -20,7 +20,7 @@ import { defineAgent } from "../define";
 import { NonRetryableError } from "../errors";
 // @ts-expect-error: a plain .mjs fixture, run by plain node, without type declarations
 import { readCalls } from "./fixtures/tickets.mjs";
-import { connectMcp } from "./index";
+import { connectMcp, type McpTool, type McpToolNames } from "./index";
 
 const t = await setUpTestDatabase("mcp_stdio");
 const kit = runtimeTestKit(t.pool);
@@ -112,6 +112,17 @@ async function exited(pid: number): Promise<void> {
 }
 
 describe("MCP tools over stdio", () => {
+  it("types the names of the tools `only` lists (or their `as`); without it the server decides", () => {
+    expect(Object.keys(desk.tools)).toEqual(["desk_close_ticket"]);
+    expectTypeOf(desk.tools).toEqualTypeOf<Record<"desk_close_ticket", McpTool>>();
+    expectTypeOf(tickets.tools).toEqualTypeOf<Record<string, McpTool>>();
+    expectTypeOf<
+      McpToolNames<"desk", { close_ticket: { as: "close" } }, ["close_ticket", "find_ticket"]>
+    >().toEqualTypeOf<"close" | "desk_find_ticket">();
+    // A name snakeCase would respell is typed as a string, not guessed at.
+    expectTypeOf<McpToolNames<"help-desk", object, ["findTicket"]>>().toEqualTypeOf<string>();
+  });
+
   it("opens a ticket as an effect: the key in _meta, the ledger and the catalog", async () => {
     const taskId = await kit.enqueue("ticketer", { title: "Printer on fire", priority: "high" });
     const done = await kit.settle(taskId);

@@ -13,6 +13,7 @@ import {
   type TaskStatus,
 } from "../../domain/task-states";
 import { countEffects, countLedger, countTasks } from "./table-counts";
+import { liveWorkerSql } from "./worker-liveness";
 
 /**
  * Claim latency is read back from the ledger, which keeps no histogram: the quantiles cover
@@ -156,9 +157,7 @@ export async function getMetrics(
     });
 
     const live = await client.query<{ n: number }>({
-      text: `select count(*)::int as n from workers
-              where role = 'worker' and stopped_at is null
-                and last_seen_at > now() - $1 * interval '1 millisecond'`,
+      text: `select count(*)::int as n from workers where ${liveWorkerSql("$1")}`,
       values: [options.leaseMs],
     });
 

@@ -32,6 +32,7 @@ import {
   countSystemDead,
   countTasks,
 } from "./table-counts";
+import { liveWorkerSql } from "./worker-liveness";
 
 export const OVERVIEW_LATEST_ENTRIES = 10;
 
@@ -103,8 +104,7 @@ export async function getOverview(
       outcomeUnknown: effectCounts.outcomeUnknown,
     });
     const fleet = await client.query<{ live: number; last_seen_at: Date | null }>({
-      text: `select count(*) filter (where stopped_at is null
-                                       and last_seen_at > now() - $1 * interval '1 millisecond')::int as live,
+      text: `select count(*) filter (where ${liveWorkerSql("$1")})::int as live,
                     max(last_seen_at) as last_seen_at
                from workers where role = 'worker'`,
       values: [leaseMs],

@@ -1,0 +1,116 @@
+// The agents screen: what the workers run, as they published it (the catalog: each agent's code
+// version, tools and their flags, where a tool comes from), the MCP servers those tools come
+// from, and the worker processes that run them now. The web app never loads agent code: a team's
+// workers publish their agents at start, from their own repository.
+import type pg from "pg";
+import { requireScope, type Viewer } from "../../domain/access";
+import { type AgentDto, listAgents, type ToolSourceDto } from "./list-agents";
+import { liveWorkerSql } from "./worker-liveness";
+
+export type AgentWorkerDto = {
+  id: string;
+  host: string;
+  pid: number;
+  agents: string[];
+  startedAt: string;
+  lastSeenAt: string;
+  stoppedAt: string | null;
+  live: boolean;
+};
+
+export type McpServerDto = {
+  name: string;
+  transport: ToolSourceDto["transport"];
+  /** Its tools as the agents know them (`<server>_<tool>`), with the agent that uses each. */
+  tools: { agent: string; name: string; tool: string }[];
+};
+
+export type AgentsScreenDto = {
+  asOf: string;
+  agents: (AgentDto & { liveWorkers: number })[];
+  mcpServers: McpServerDto[];
+  /** Live workers and those seen within the last day, live first, at most WORKERS_SHOWN. */
+  workers: AgentWorkerDto[];
+  /** How many such workers there are in all (the list may be cut at WORKERS_SHOWN). */
+  workersTotal: number;
+};
+
+export const WORKERS_SHOWN = 50;
+const RECENT = "interval '1 day'";
+
+type WorkerRow = {
+  id: string;
+  host: string;
+  pid: number;
+  agents: string[];
+  started_at: Date;
+  last_seen_at: Date;
+  stopped_at: Date | null;
+  live: boolean;
+};
+
+/** The MCP servers the catalog's tools come from, by server name, each tool with its agent. */
+export function mcpServersOf(agents: readonly AgentDto[]): McpServerDto[] {
+  const servers = new Map<string, McpServerDto>();
+  for (const agent of agents) {
+    for (const tool of agent.tools) {
+      if (!tool.source) continue;
+      const server = servers.get(tool.source.server) ?? {
+        name: tool.source.server,
+        transport: tool.source.transport,
+        tools: [],
+      };
+      server.tools.push({ agent: agent.name, name: tool.name, tool: tool.source.tool });
+      servers.set(server.name, server);
+    }
+  }
+  return [...servers.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export async function getAgentsScreen(
+  pool: pg.Pool,
+  viewer: Viewer | null,
+  opts: { leaseMs: number },
+): Promise<AgentsScreenDto> {
+  requireScope(viewer, "tasks:read");
+  const agents = await listAgents(pool, viewer);
+  const recent = `(${liveWorkerSql("$1")}) or last_seen_at > now() - ${RECENT}`;
+  const [workers, live, clock] = await Promise.all([
+    pool.query<WorkerRow & { total: number }>({
+      name: "agents_screen_workers",
+      text: `select id, host, pid, agents, started_at, last_seen_at, stopped_at,
+                    (${liveWorkerSql("$1")}) as live, count(*) over ()::int as total
+               from workers
+              where role = 'worker' and (${recent})
+              order by live desc, last_seen_at desc, id
+              limit $2`,
+      values: [opts.leaseMs, WORKERS_SHOWN],
+    }),
+    pool.query<{ agent: string; n: number }>({
+      name: "agents_screen_live_per_agent",
+      text: `select agent, count(*)::int as n
+               from workers, unnest(agents) as agent
+              where ${liveWorkerSql("$1")}
+              group by agent`,
+      values: [opts.leaseMs],
+    }),
+    pool.query<{ now: Date }>("select now() as now"),
+  ]);
+  const liveOf = new Map(live.rows.map((r) => [r.agent, r.n]));
+  return {
+    asOf: (clock.rows[0]?.now ?? new Date()).toISOString(),
+    agents: agents.map((a) => ({ ...a, liveWorkers: liveOf.get(a.name) ?? 0 })),
+    mcpServers: mcpServersOf(agents),
+    workers: workers.rows.map((w) => ({
+      id: w.id,
+      host: w.host,
+      pid: w.pid,
+      agents: w.agents,
+      startedAt: w.started_at.toISOString(),
+      lastSeenAt: w.last_seen_at.toISOString(),
+      stoppedAt: w.stopped_at?.toISOString() ?? null,
+      live: w.live,
+    })),
+    workersTotal: workers.rows[0]?.total ?? 0,
+  };
+}
