@@ -129,7 +129,14 @@ test("a stale screen is told who acted first and offered a reload", async ({ pag
 
   // The screen goes stale: its live re-reads do not arrive (a network hiccup) while someone
   // else decides. Without this the live page would simply show the new state.
+  // A re-read already on its way when the route is set would still arrive, after the decision
+  // below, and show it: the decision waits until a re-read of this task has been cut.
+  const cut = page.waitForEvent(
+    "requestfailed",
+    (r) => r.url().includes("/api/screens/") && r.url().includes(id),
+  );
   await page.route("**/api/screens/**", (route) => route.abort());
+  await cut;
   const before = await taskRow(db, id);
   expect(
     await approveTask(db, operator("user:quick@example.com"), {

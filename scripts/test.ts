@@ -3,6 +3,7 @@
 // even if an earlier one failed, and the last line is `N passed, N failed`.
 //   --only vitest|e2e|lint|typecheck|build   run some stages (comma-separated)
 //   --summary FILE                           also write the counts as JSON
+//   --exclude FILE[,FILE]                    vitest files left out of this run
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -23,10 +24,11 @@ type Stage = {
 };
 
 const { values } = parseArgs({
-  options: { only: { type: "string" }, summary: { type: "string" } },
+  options: { only: { type: "string" }, summary: { type: "string" }, exclude: { type: "string" } },
   allowPositionals: false,
 });
 const only = values.only?.split(",").map((s) => s.trim());
+const excluded = values.exclude?.split(",").map((s) => s.trim()) ?? [];
 const results = path.join(PROJECT_ROOT, "test-results");
 mkdirSync(results, { recursive: true });
 const bin = (name: string) => path.join(PROJECT_ROOT, "node_modules", ".bin", name);
@@ -68,6 +70,7 @@ function vitest(): Stage {
     "--reporter=default",
     "--reporter=json",
     `--outputFile=${out}`,
+    ...excluded.flatMap((file) => ["--exclude", file]),
   ]);
   const report = readJson(out) as
     | {
