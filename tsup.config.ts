@@ -1,7 +1,7 @@
 // The npm package's build: each public entry point (entry/*.ts) and the CLI as ESM in dist/,
 // with .d.ts for the entry points. Dependencies stay external (npm installs them); the
 // migrations are copied beside the bundles, where db/migrate.ts looks for them.
-import { cpSync, readdirSync, rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { defineConfig } from "tsup";
 
@@ -41,11 +41,6 @@ export default defineConfig({
     },
   },
   tsconfig: "tsconfig.build.json",
-  onSuccess: async () => {
-    // The SQL and drizzle's journal; the schema snapshots (3 MB) are for drizzle-kit only.
-    cpSync("db/migrations", "dist/migrations", {
-      recursive: true,
-      filter: (src) => !src.endsWith("_snapshot.json"),
-    });
-  },
+  // Run as a command: this config imports nothing of the project's folders.
+  onSuccess: "node --import tsx scripts/ship-migrations.ts dist/migrations",
 });

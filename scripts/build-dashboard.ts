@@ -20,6 +20,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import nft from "next/dist/compiled/@vercel/nft";
 import { DASHBOARD_DIR, DASHBOARD_SERVER } from "./launch/dashboard-paths";
+import { shipMigrations } from "./ship-migrations";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -119,11 +120,8 @@ export async function buildDashboard(root = ROOT): Promise<{ out: string; ms: nu
     `${JSON.stringify({ ...DASHBOARD_PACKAGE, version }, null, 2)}\n`,
   );
   // The schema check compares the database with the migrations this build ships, found beside
-  // server.js as db/migrate.ts finds them beside itself (the snapshots are drizzle-kit's only).
-  cpSync(path.join(root, "db", "migrations"), path.join(out, "migrations"), {
-    recursive: true,
-    filter: (src) => !src.endsWith("_snapshot.json"),
-  });
+  // server.js as db/migrate.ts finds them beside itself.
+  shipMigrations(root, path.join(out, "migrations"));
 
   // What server.js itself imports (pg, pino, pino-pretty, next's custom-server entry, …): traced
   // like Next traces its pages, from this checkout's node_modules (so before the folder has a

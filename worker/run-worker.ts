@@ -10,7 +10,7 @@ import { errorFields, logger } from "../lib/log";
 import { configureFaultPoints, FAULT_POINTS } from "../lib/server/fault-points";
 import { configuredPublicKey } from "../lib/server/ledger/signing";
 import { loadAgentsModule } from "./agents-module";
-import { startWorker } from "./start-worker";
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, startWorker } from "./start-worker";
 
 const faultPointsSchema = z.partialRecord(z.enum(FAULT_POINTS), z.number().min(0).max(1));
 
@@ -86,17 +86,17 @@ export const WORKER_USAGE = `Options:
                     ./dist/agents.js, or a package name. It exports \`agents\` (or a default):
                     an array of agents, or a function ({ env, pool }) returning them; it may
                     export \`model\` the same way.
-  --concurrency N   tasks run at once (default 4)`;
+  --concurrency N   tasks run at once (1 to ${MAX_CONCURRENCY}, default ${DEFAULT_CONCURRENCY})`;
 
 /** `--agents M [--concurrency N]`, or what is wrong with them. */
 export function parseWorkerArgs(values: {
   agents?: string;
   concurrency?: string;
 }): WorkerOptions | { error: string } {
-  const concurrency = Number(values.concurrency ?? "4");
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
+  const concurrency = Number(values.concurrency ?? DEFAULT_CONCURRENCY);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
     return {
-      error: `--concurrency must be a whole number from 1 to 256, got "${values.concurrency}"`,
+      error: `--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got "${values.concurrency}"`,
     };
   }
   if (!values.agents) {

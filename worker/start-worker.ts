@@ -16,6 +16,10 @@ import { startAlertEvaluator } from "./alerts/evaluator";
 import { startLedgerVerifier } from "./ledger-verify";
 import { startWorker as startRuntime } from "./runtime/worker";
 
+/** How many tasks one worker runs at once, at most and by default. */
+export const MAX_CONCURRENCY = 256;
+export const DEFAULT_CONCURRENCY = 4;
+
 export type StartWorkerOptions = {
   /** A postgres:// URL; the worker opens (and on stop closes) its own pool. */
   databaseUrl?: string;
@@ -27,7 +31,7 @@ export type StartWorkerOptions = {
    * priced by the default table) or `aiModel(model, { prices })`; without it those calls fail.
    */
   model?: AnyModel;
-  /** Tasks run at once (1–256, default 4). */
+  /** Tasks run at once (1 to MAX_CONCURRENCY, default DEFAULT_CONCURRENCY). */
   concurrency?: number;
   /** A task's lease (default 30 s): a crashed worker's tasks return after this long. */
   leaseMs?: number;
@@ -76,7 +80,7 @@ const optionsSchema = z
       })
       .transform((m) => asModelClient(m) as ModelClient)
       .optional(),
-    concurrency: z.number().int().min(1).max(256).default(4),
+    concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY),
     leaseMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
     logger: z.custom<Logger>((l) => typeof l === "object" && l !== null).optional(),
     alerts: z.boolean().default(true),
