@@ -60,6 +60,16 @@ export function TaskFacts({ task }: { task: TaskHeaderDto }) {
       <Fact term="Status since">
         <Timestamp iso={task.statusChangedAt} />
       </Fact>
+      {task.priority !== 0 ? (
+        <Fact term="Priority">
+          <span className="tabular-nums" data-testid="task-priority">
+            {task.priority > 0 ? `+${task.priority}` : task.priority}
+          </span>
+          <span className="block text-xs text-slate-600">
+            claimed {task.priority > 0 ? "before" : "after"} priority 0
+          </span>
+        </Fact>
+      ) : null}
       {WAITING.includes(task.status) ? (
         <Fact term="Runs at">
           <Timestamp iso={task.runAt} />

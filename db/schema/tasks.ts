@@ -33,6 +33,11 @@ export const tasks = pgTable(
     /** Task-level retry policy override (partial), the first level of policy resolution. */
     policy: jsonb("policy"),
     runAt: timestamp("run_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Higher runs first among the tasks runnable now (-1000 to 1000, default 0): an urgent task
+     * is claimed before a bulk import's that were enqueued earlier. Set at enqueue.
+     */
+    priority: integer("priority").notNull().default(0),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
     /** Makes enqueueing idempotent: the same key returns the first task. */
@@ -77,9 +82,13 @@ export const tasks = pgTable(
     check("tasks_attempts_check", sql`${t.attempts} >= 0`),
     check("tasks_attempt_base_check", sql`${t.attemptBase} between 0 and ${t.attempts}`),
     check("tasks_version_check", sql`${t.version} >= 1`),
+    check("tasks_priority_check", sql`${t.priority} between -1000 and 1000`),
     uniqueIndex("tasks_enqueue_key_idx").on(t.enqueueKey),
-    // Claim the next runnable task: the partial index holds only claimable rows.
-    index("tasks_claim_idx").on(t.runAt, t.id).where(sql`${t.status} in ('queued', 'retry_wait')`),
+    // Claim the next runnable task, highest priority first: the partial index holds only
+    // claimable rows.
+    index("tasks_claim_idx")
+      .on(t.priority.desc().nullsFirst(), t.runAt, t.id)
+      .where(sql`${t.status} in ('queued', 'retry_wait')`),
     // Reap leases of crashed workers.
     index("tasks_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
     // Dead letters by reason and age.

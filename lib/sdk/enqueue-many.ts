@@ -8,7 +8,7 @@ import { operator } from "../domain/access";
 import { describeIssues } from "../domain/zod-issues";
 import { enqueueTasks } from "../server/commands/enqueue-tasks";
 import type { EnqueueOptions } from "./enqueue";
-import { InvalidTaskInputError, policyProblem } from "./enqueue";
+import { InvalidTaskInputError, policyProblem, priorityProblem } from "./enqueue";
 
 export type EnqueueManyItem = Omit<EnqueueOptions, "actor">;
 
@@ -41,6 +41,8 @@ export async function enqueueMany(
   for (const [index, item] of items.entries()) {
     const wrongPolicy = policyProblem(agentName(item), item.policy);
     if (wrongPolicy) bad.push({ index, message: wrongPolicy });
+    const wrongPriority = priorityProblem(agentName(item), item.priority);
+    if (wrongPriority) bad.push({ index, message: wrongPriority });
     if (typeof item.agent === "string") continue;
     const parsed = item.agent.input.safeParse(item.input);
     if (!parsed.success) {
@@ -59,6 +61,7 @@ export async function enqueueMany(
       input: item.input,
       key: item.key,
       runAt: item.runAt,
+      priority: item.priority,
       policy: item.policy,
       unpublished: "enqueue",
     })),

@@ -5,6 +5,7 @@
 // that names it deploys it. A key makes enqueueing idempotent: the same key returns the first task.
 import type pg from "pg";
 import { operator } from "../domain/access";
+import { prioritySchema } from "../domain/priority";
 import { type PartialRetryPolicy, partialRetryPolicySchema } from "../domain/retry-policy";
 import { describeIssues } from "../domain/zod-issues";
 import { enqueueTask } from "../server/commands/enqueue-task";
@@ -15,6 +16,8 @@ export type EnqueueOptions = {
   input: unknown;
   key?: string;
   runAt?: Date;
+  /** Higher is claimed first among the tasks runnable now: -1000 to 1000, default 0. */
+  priority?: number;
   policy?: PartialRetryPolicy;
   /** Recorded in the ledger as who enqueued it. */
   actor?: string;
@@ -37,6 +40,15 @@ export function policyProblem(agent: string, policy: unknown): string | null {
     : `invalid retry policy for ${agent}: ${describeIssues(parsed.error)}`;
 }
 
+/** What is wrong with a task's priority, or null. */
+export function priorityProblem(agent: string, priority: unknown): string | null {
+  if (priority === undefined) return null;
+  const parsed = prioritySchema.safeParse(priority);
+  return parsed.success
+    ? null
+    : `invalid priority for ${agent}: ${parsed.error.issues.map((i) => i.message).join("; ")}`;
+}
+
 export async function enqueue(
   pool: pg.Pool,
   opts: EnqueueOptions,
@@ -52,11 +64,14 @@ export async function enqueue(
   const agent = typeof opts.agent === "string" ? opts.agent : opts.agent.name;
   const wrongPolicy = policyProblem(agent, opts.policy);
   if (wrongPolicy) throw new InvalidTaskInputError(wrongPolicy);
+  const wrongPriority = priorityProblem(agent, opts.priority);
+  if (wrongPriority) throw new InvalidTaskInputError(wrongPriority);
   const result = await enqueueTask(pool, operator(opts.actor ?? "library"), {
     agent,
     input: opts.input,
     key: opts.key,
     runAt: opts.runAt,
+    priority: opts.priority,
     policy: opts.policy,
     unpublished: "enqueue",
   });

@@ -54,7 +54,7 @@ export async function benchBareQueue(
           `update tasks set status = 'running', attempts = attempts + 1, lease_owner = 'bare',
              lease_expires_at = now() + interval '30 seconds'
            where id = (select id from tasks where status = 'queued' and agent = 'bare' and run_at <= now()
-                       order by run_at, id limit 1 for update skip locked)
+                       order by priority desc, run_at, id limit 1 for update skip locked)
            returning id`,
         );
         const id = claimed.rows[0]?.id;

@@ -102,6 +102,49 @@ describe("enqueue --input @file.jsonl", SLOW, () => {
     expect(await count()).toBe(before);
   });
 
+  it("--priority sets one task's priority and is the default of lines without their own; a bad one exits 2", async () => {
+    const one = cli([
+      "enqueue",
+      "--agent",
+      "mailer",
+      "--input",
+      JSON.stringify({ to: "p@example.com", invoiceId: "prio_0" }),
+      "--priority",
+      "7",
+      "--json",
+    ]);
+    expect(one.code, one.stderr).toBe(0);
+    const single = (JSON.parse(one.stdout) as { taskId: string }).taskId;
+    const p = file("prio.jsonl", [
+      { input: { to: "p@example.com", invoiceId: "prio_1" }, priority: -2 },
+      { input: { to: "p@example.com", invoiceId: "prio_2" } },
+    ]);
+    const lines = cli(["enqueue", "--agent", "mailer", "--input", `@${p}`, "--priority", "40"]);
+    expect(lines.code, lines.stderr).toBe(0);
+    const { rows } = await t.pool.query<{ invoice: string; priority: number }>(
+      `select input->>'invoiceId' as invoice, priority from tasks
+        where input->>'invoiceId' like 'prio\\_%' order by 1`,
+    );
+    expect(rows).toEqual([
+      { invoice: "prio_0", priority: 7 },
+      { invoice: "prio_1", priority: -2 },
+      { invoice: "prio_2", priority: 40 },
+    ]);
+    expect((await t.pool.query("select id from tasks where id = $1", [single])).rowCount).toBe(1);
+
+    const before = await count();
+    const bad = cli(["enqueue", "--agent", "mailer", "--input", "{}", "--priority", "urgent"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--priority: must be a whole number from -1000 to 1000");
+    const far = file("far.jsonl", [
+      { input: { to: "p@example.com", invoiceId: "prio_3" }, priority: 5000 },
+    ]);
+    const refused = cli(["enqueue", "--agent", "mailer", "--input", `@${far}`]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("line 1: priority: must be at most 1000");
+    expect(await count()).toBe(before);
+  });
+
   it("a key already naming another input refuses the file (1), and --key is a usage error", async () => {
     const before = await count();
     const taken = cli([

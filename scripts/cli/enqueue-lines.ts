@@ -8,6 +8,7 @@ import { createInterface } from "node:readline";
 import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import { canonicalJson, toJsonValue } from "../../lib/domain/json";
+import { prioritySchema } from "../../lib/domain/priority";
 import { describeIssues } from "../../lib/domain/zod-issues";
 import {
   ENQUEUE_CHUNK,
@@ -38,13 +39,14 @@ const lineSchema = z
         .max(200, { error: "must be at most 200 characters" })
         .optional(),
       runAt: isoInstant.optional(),
+      priority: prioritySchema.optional(),
     },
     {
       error: (issue) =>
         issue.code === "unrecognized_keys"
-          ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(", ")}: each line is a task, {"agent", "input", "key", "runAt"}`
+          ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(", ")}: each line is a task, {"agent", "input", "key", "runAt", "priority"}`
           : issue.code === "invalid_type"
-            ? 'must be a task object: {"agent", "input", "key", "runAt"}'
+            ? 'must be a task object: {"agent", "input", "key", "runAt", "priority"}'
             : undefined,
     },
   )
@@ -63,7 +65,10 @@ class Refused extends Error {
   }
 }
 
-function parseLine(text: string, line: number, agent: string | undefined, runAt?: Date): Line {
+/** What a line without its own agent, runAt or priority gets: the command's options. */
+type LineDefaults = { agent?: string; runAt?: Date; priority?: number };
+
+function parseLine(text: string, line: number, defaults: LineDefaults): Line {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -75,7 +80,7 @@ function parseLine(text: string, line: number, agent: string | undefined, runAt?
     throw new Refused(EXIT.error, `line ${line}: ${describeIssues(parsed.error)}`);
   }
   const task = parsed.data;
-  const name = task.agent ?? agent;
+  const name = task.agent ?? defaults.agent;
   if (!name) {
     throw new Refused(EXIT.error, `line ${line}: agent: is required (in the line, or --agent A)`);
   }
@@ -91,7 +96,8 @@ function parseLine(text: string, line: number, agent: string | undefined, runAt?
       agent: name,
       input,
       key: task.key,
-      runAt: task.runAt ?? runAt,
+      runAt: task.runAt ?? defaults.runAt,
+      priority: task.priority ?? defaults.priority,
       unpublished: "refuse",
     },
   };
@@ -113,6 +119,7 @@ export async function enqueueLines(opts: {
   input: string;
   agent?: string;
   runAt?: Date;
+  priority?: number;
   json: boolean;
 }): Promise<number> {
   const from = opts.input === "-" ? "-" : opts.input.slice(1);
@@ -190,7 +197,7 @@ export async function enqueueLines(opts: {
         };
         for await (const { text, line } of numberedLines(from)) {
           if (text.trim() === "") continue;
-          batch.push(parseLine(text, line, opts.agent, opts.runAt));
+          batch.push(parseLine(text, line, opts));
           if (batch.length >= ENQUEUE_CHUNK) await flush();
         }
         await flush();

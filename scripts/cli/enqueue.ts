@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { canonicalJson, toJsonValue } from "../../lib/domain/json";
+import { prioritySchema } from "../../lib/domain/priority";
 import { describeIssues } from "../../lib/domain/zod-issues";
 import { type EnqueueRefusal, enqueueTask } from "../../lib/server/commands/enqueue-task";
 import { ENQUEUE_CHUNK } from "../../lib/server/commands/enqueue-tasks";
@@ -23,16 +24,23 @@ import {
   UsageError,
 } from "./shared";
 
-const USAGE = `agent-ledger enqueue --agent A --input JSON|@FILE|- [--key K] [--run-at TIME] [--json]
-agent-ledger enqueue --input @FILE.jsonl [--agent A] [--run-at TIME] [--json]
+/** --priority N: a whole number, as the library and the API bound it. */
+const priorityOption = z
+  .string()
+  .regex(/^[+-]?\d+$/, "must be a whole number from -1000 to 1000")
+  .transform(Number)
+  .pipe(prioritySchema);
+
+const USAGE = `agent-ledger enqueue --agent A --input JSON|@FILE|- [--key K] [--run-at TIME] [--priority N] [--json]
+agent-ledger enqueue --input @FILE.jsonl [--agent A] [--run-at TIME] [--priority N] [--json]
 
 Enqueues one task for agent A. The input is JSON: written inline, read from a file (@FILE),
 or from standard input (-). It is checked against the input schema the agent's workers
 published (agent_catalog); an agent no worker has published is refused, with the known ones.
 
 Many tasks: a file named *.jsonl or *.ndjson (or any file, or -, with --jsonl) holds one task
-per line: {"agent": "A", "input": {...}, "key": "K", "runAt": "TIME"}; only agent is needed,
-and --agent and --run-at are the defaults for lines without them (input defaults to {}; blank
+per line: {"agent": "A", "input": {...}, "key": "K", "runAt": "TIME", "priority": N}; only agent
+is needed, and --agent, --run-at and --priority are the defaults for lines without them (input defaults to {}; blank
 lines are skipped). The file is read as a stream and enqueued ${ENQUEUE_CHUNK} lines at a time, all in one
 transaction: the whole file or nothing. A bad line (not JSON, not a task, an unknown agent, an
 input the schema refuses, a key taken by another input) enqueues nothing and is reported by
@@ -50,6 +58,8 @@ Options:
   --jsonl         read --input as JSON Lines, whatever the file is called
   --key K         an idempotency key for this enqueue (at most 200 characters)
   --run-at TIME   not before this ISO 8601 time (2025-06-01T09:00:00Z); default now
+  --priority N    higher is claimed first among the tasks runnable now (-1000 to 1000,
+                  default 0): an urgent task before a bulk import's
   --json          print {"taskId", "created", "agent", "key"}
   -h, --help
 
@@ -126,8 +136,13 @@ export const enqueueCommand: Command = {
       input: { type: "string" },
       key: { type: "string" },
       "run-at": { type: "string" },
+      priority: { type: "string" },
       jsonl: { type: "boolean" },
     });
+    const priority =
+      opts.priority === undefined
+        ? undefined
+        : parseOption(priorityOption, opts.priority, "--priority");
     if (isJsonLines(opts.input, opts.jsonl === true)) {
       if (opts.key !== undefined) {
         throw new UsageError('--key: names one task; give each line its own "key"');
@@ -144,6 +159,7 @@ export const enqueueCommand: Command = {
           opts["run-at"] === undefined
             ? undefined
             : parseOption(isoInstant, opts["run-at"], "--run-at"),
+        priority,
         json: opts.json === true,
       });
     }
@@ -162,7 +178,13 @@ export const enqueueCommand: Command = {
     }
 
     return withAppDatabase("enqueue", async (pool) => {
-      const outcome = await enqueueTask(pool, cliPrincipal(), { agent, input, key, runAt });
+      const outcome = await enqueueTask(pool, cliPrincipal(), {
+        agent,
+        input,
+        key,
+        runAt,
+        priority,
+      });
       if (!outcome.ok) {
         const { exit, message } = refusalOf(agent, outcome);
         console.error(`agent-ledger enqueue: ${message}`);

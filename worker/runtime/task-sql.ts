@@ -48,7 +48,7 @@ export async function claimTasks(
     text: `with candidates as (
              select id from tasks
              where status in ('queued', 'retry_wait') and run_at <= now() and agent = any($4::text[])
-             order by run_at, id
+             order by priority desc, run_at, id
              limit $1
              for update skip locked
            ), claimed as (

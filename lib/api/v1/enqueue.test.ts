@@ -102,6 +102,22 @@ describe("POST /tasks with an array", () => {
     expect((await verifyLedger(t.pool)).problems).toEqual([]);
   });
 
+  it("sets each item's priority, and refuses one out of range by its index (400, nothing enqueued)", async () => {
+    const r = await post([{ ...greet(20), priority: 12 }, greet(21)]);
+    expect(r.status).toBe(201);
+    const { rows } = await t.pool.query(
+      "select priority from tasks where id = any($1::uuid[]) order by input->>'to'",
+      [r.body.tasks.map((x: { id: string }) => x.id)],
+    );
+    expect(rows.map((x) => x.priority)).toEqual([12, 0]);
+    const before = await count();
+    const bad = await post([greet(22), { ...greet(23), priority: 1e6 }]);
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("must be at most 1000");
+    expect(JSON.stringify(bad.body)).toContain("1.priority");
+    expect(await count()).toBe(before);
+  });
+
   it("refuses the whole array when an item does not match its schema or names an unknown agent: 422, every bad index, nothing enqueued", async () => {
     const before = await count();
     const r = await post([

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { principalOf, type Viewer } from "../../domain/access";
 import { isoInstant } from "../../domain/instant";
+import { prioritySchema } from "../../domain/priority";
 import { partialRetryPolicySchema } from "../../domain/retry-policy";
 import { issueFields } from "../../domain/zod-issues";
 import { env } from "../../env";
@@ -44,6 +45,9 @@ export const enqueueBodySchema = z
       .default({})
       .describe("Checked against the agent's input schema"),
     runAt: isoInstant.optional().describe("Not before this time (default: now)"),
+    priority: prioritySchema
+      .optional()
+      .describe("Higher is claimed first among the tasks runnable now: -1000 to 1000 (default 0)"),
     policy: partialRetryPolicySchema
       .strict()
       .optional()
@@ -159,6 +163,7 @@ const requestOf = (body: OneBody): EnqueueRequest => ({
   agent: body.agent,
   input: body.input,
   runAt: body.runAt,
+  priority: body.priority,
   policy: body.policy,
 });
 

@@ -69,6 +69,10 @@ export const taskHeaderSchema: z.ZodType<TaskHeaderDto> = z.object({
   updatedAt: iso,
   statusChangedAt: iso,
   runAt: iso,
+  priority: z
+    .number()
+    .int()
+    .describe("Higher is claimed first among the tasks runnable now (-1000 to 1000, default 0)"),
   leaseOwner: z.string().nullable(),
   leaseExpiresAt: iso.nullable(),
   enqueueKey: z.string().nullable(),

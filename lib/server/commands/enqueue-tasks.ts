@@ -17,6 +17,7 @@ import type { Principal } from "../../domain/access";
 import { type CommandFailure, refuseWithout } from "../../domain/command-result";
 import { entryHash, GENESIS_HASH } from "../../domain/hash";
 import { type JsonValue, JsonValueError, toJsonValue } from "../../domain/json";
+import { DEFAULT_PRIORITY, prioritySchema } from "../../domain/priority";
 import { describeIssues } from "../../domain/zod-issues";
 import { type GroupCommit, groupCommit } from "../group-commit";
 import { taskStream } from "../ledger/append-ledger";
@@ -31,6 +32,8 @@ export type EnqueueRequest = {
   input: unknown;
   key?: string;
   runAt?: Date;
+  /** Higher is claimed first among runnable tasks (PRIORITY_MIN to PRIORITY_MAX, default 0). */
+  priority?: number;
   /** Task-level retry policy override (partial). */
   policy?: Record<string, unknown>;
   /**
@@ -346,6 +349,7 @@ type Row = {
   input: JsonValue;
   key: string | null;
   runAt: string | null;
+  priority: number;
   policy: JsonValue;
   data: JsonValue;
 };
@@ -379,6 +383,9 @@ export async function insertTasks(
       }
       firstOfKey.set(r.key, index);
     }
+    if (r.priority !== undefined && !prioritySchema.safeParse(r.priority).success) {
+      throw new Error(`enqueue: priority ${r.priority} is not a whole number from -1000 to 1000`);
+    }
     const id = randomUUID();
     const input = toJsonValue(r.input, "input");
     const policy = toJsonValue(r.policy ?? null, "policy");
@@ -393,8 +400,16 @@ export async function insertTasks(
         input,
         key,
         runAt: r.runAt?.toISOString() ?? null,
+        priority: r.priority ?? DEFAULT_PRIORITY,
         policy,
-        data: { agent: r.agent, input, key, policy },
+        // The priority is recorded only when it was set: entries before it read the same.
+        data: {
+          agent: r.agent,
+          input,
+          key,
+          policy,
+          ...(r.priority ? { priority: r.priority } : {}),
+        },
       },
     });
     results.push({ taskId: id, created: true });
@@ -481,11 +496,12 @@ async function insertChunk(
     name: "enqueue_insert_tasks",
     text: `with r as (
        select * from unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[],
-                            $6::timestamptz[], $7::jsonb[], $8::jsonb[], $9::text[], $10::text[])
-         with ordinality as r(id, stream, agent, input, key, run_at, policy, data, hash, actor, ord)
+                            $6::timestamptz[], $7::jsonb[], $8::jsonb[], $9::text[], $10::text[],
+                            $14::int[])
+         with ordinality as r(id, stream, agent, input, key, run_at, policy, data, hash, actor, priority, ord)
      ), t as (
-       insert into tasks (id, agent, input, enqueue_key, run_at, policy, created_by)
-       select id, agent, input, key, coalesce(run_at, now()), policy, actor from r order by ord
+       insert into tasks (id, agent, input, enqueue_key, run_at, policy, created_by, priority)
+       select id, agent, input, key, coalesce(run_at, now()), policy, actor, priority from r order by ord
        on conflict (enqueue_key) do nothing
        returning id
      ), s as (
@@ -517,6 +533,7 @@ async function insertChunk(
       at,
       GENESIS_HASH,
       TASKS_CHANNEL,
+      rows.map((r) => r.priority),
     ],
   });
   return {

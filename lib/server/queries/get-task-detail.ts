@@ -45,6 +45,8 @@ export type TaskHeaderDto = {
   updatedAt: string;
   statusChangedAt: string;
   runAt: string;
+  /** Higher is claimed first among runnable tasks; 0 unless set at enqueue. */
+  priority: number;
   leaseOwner: string | null;
   leaseExpiresAt: string | null;
   enqueueKey: string | null;
@@ -341,6 +343,7 @@ export async function getTaskDetail(
           updatedAt: iso(t.updatedAt),
           statusChangedAt: iso(t.statusChangedAt),
           runAt: iso(t.runAt),
+          priority: t.priority,
           leaseOwner: t.leaseOwner,
           leaseExpiresAt: isoOrNull(t.leaseExpiresAt),
           enqueueKey: t.enqueueKey,
