@@ -41,44 +41,9 @@ function checkNames(server: string, listed: McpToolInfo[], named: string[], what
   }
 }
 
-type SnakeChar =
-  | "a"
-  | "b"
-  | "c"
-  | "d"
-  | "e"
-  | "f"
-  | "g"
-  | "h"
-  | "i"
-  | "j"
-  | "k"
-  | "l"
-  | "m"
-  | "n"
-  | "o"
-  | "p"
-  | "q"
-  | "r"
-  | "s"
-  | "t"
-  | "u"
-  | "v"
-  | "w"
-  | "x"
-  | "y"
-  | "z"
-  | "0"
-  | "1"
-  | "2"
-  | "3"
-  | "4"
-  | "5"
-  | "6"
-  | "7"
-  | "8"
-  | "9"
-  | "_";
+/** The characters of a string type, as a union ("ab" → "a" | "b"). */
+type CharsOf<S extends string> = S extends `${infer H}${infer R}` ? H | CharsOf<R> : never;
+type SnakeChar = CharsOf<"abcdefghijklmnopqrstuvwxyz0123456789_">;
 type AllSnake<S extends string> = S extends `${infer H}${infer R}`
   ? H extends SnakeChar
     ? AllSnake<R>

@@ -17,7 +17,12 @@ import type { Principal } from "../../domain/access";
 import { type CommandFailure, refuseWithout } from "../../domain/command-result";
 import { entryHash, GENESIS_HASH } from "../../domain/hash";
 import { type JsonValue, JsonValueError, toJsonValue } from "../../domain/json";
-import { DEFAULT_PRIORITY, prioritySchema } from "../../domain/priority";
+import {
+  DEFAULT_PRIORITY,
+  PRIORITY_MAX,
+  PRIORITY_MIN,
+  prioritySchema,
+} from "../../domain/priority";
 import { describeIssues } from "../../domain/zod-issues";
 import { type GroupCommit, groupCommit } from "../group-commit";
 import { taskStream } from "../ledger/append-ledger";
@@ -384,7 +389,9 @@ export async function insertTasks(
       firstOfKey.set(r.key, index);
     }
     if (r.priority !== undefined && !prioritySchema.safeParse(r.priority).success) {
-      throw new Error(`enqueue: priority ${r.priority} is not a whole number from -1000 to 1000`);
+      throw new Error(
+        `enqueue: priority ${r.priority} is not a whole number from ${PRIORITY_MIN} to ${PRIORITY_MAX}`,
+      );
     }
     const id = randomUUID();
     const input = toJsonValue(r.input, "input");

@@ -29,14 +29,16 @@ export type AgentsScreenDto = {
   asOf: string;
   agents: (AgentDto & { liveWorkers: number })[];
   mcpServers: McpServerDto[];
-  /** Live workers and those seen within the last day, live first, at most WORKERS_SHOWN. */
+  /**
+   * Workers seen within the last day (a live one always is: a lease is at most an hour), live
+   * first, at most WORKERS_SHOWN.
+   */
   workers: AgentWorkerDto[];
   /** How many such workers there are in all (the list may be cut at WORKERS_SHOWN). */
   workersTotal: number;
 };
 
 export const WORKERS_SHOWN = 50;
-const RECENT = "interval '1 day'";
 
 type WorkerRow = {
   id: string;
@@ -74,14 +76,13 @@ export async function getAgentsScreen(
 ): Promise<AgentsScreenDto> {
   requireScope(viewer, "tasks:read");
   const agents = await listAgents(pool, viewer);
-  const recent = `(${liveWorkerSql("$1")}) or last_seen_at > now() - ${RECENT}`;
   const [workers, live, clock] = await Promise.all([
     pool.query<WorkerRow & { total: number }>({
       name: "agents_screen_workers",
       text: `select id, host, pid, agents, started_at, last_seen_at, stopped_at,
                     (${liveWorkerSql("$1")}) as live, count(*) over ()::int as total
                from workers
-              where role = 'worker' and (${recent})
+              where role = 'worker' and last_seen_at > now() - interval '1 day'
               order by live desc, last_seen_at desc, id
               limit $2`,
       values: [opts.leaseMs, WORKERS_SHOWN],
