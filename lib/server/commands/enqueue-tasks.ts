@@ -48,6 +48,8 @@ export type EnqueueRequest = {
    * Either way a published schema, when there is one, is checked.
    */
   unpublished?: "refuse" | "enqueue";
+  /** The schedule occurrence this task is, recorded in its task.enqueued entry. */
+  schedule?: { id: string; name: string; occurrence: string };
 };
 
 export type EnqueueResult = {
@@ -416,6 +418,7 @@ export async function insertTasks(
           key,
           policy,
           ...(r.priority ? { priority: r.priority } : {}),
+          ...(r.schedule ? { schedule: r.schedule } : {}),
         },
       },
     });
