@@ -95,6 +95,16 @@ export async function tickSchedules(
 ): Promise<TickResult> {
   const result: TickResult = { enqueued: 0, skipped: 0, schedules: 0 };
   if (agents.length === 0) return result;
+  // Most ticks find nothing due: one indexed read, no transaction.
+  const due = await pool.query({
+    name: "schedules_any_due",
+    text: `select 1 from schedules
+            where agent = any($1::text[]) and not paused
+              and (next_occurrence_at is null or next_occurrence_at <= clock_timestamp())
+            limit 1`,
+    values: [agents],
+  });
+  if (due.rowCount === 0) return result;
   await withTransaction(pool, async (client) => {
     const { rows } = await client.query<DueRow>({
       name: "schedules_due",
