@@ -56,12 +56,12 @@ const add: Sub = async (argv) => {
   return withAppDatabase("schedules", async (pool) => {
     // The command parses the rest (cron, time zone, missed) and checks the input.
     const result = await createSchedule(pool, cliPrincipal(), {
-      agent: opts.agent ?? "",
-      name: opts.name ?? "",
-      cron: opts.cron ?? "",
+      agent: opts.agent,
+      name: opts.name,
+      cron: opts.cron,
       timezone: opts.timezone,
       input,
-      missed: opts.missed as never,
+      missed: opts.missed,
     });
     if (!result.ok) return failure("schedules add", result);
     if (opts.json) printJson(result.value);

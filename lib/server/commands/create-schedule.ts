@@ -15,7 +15,8 @@ import { checkAgentInput } from "./enqueue-tasks";
 export const createScheduleSchema = scheduleSpecSchema.extend({
   agent: z.string().min(1, "name the agent"),
 });
-export type CreateScheduleInput = z.input<typeof createScheduleSchema>;
+/** As a form or a shell gives it: the command parses every field and names the one it refuses. */
+export type CreateScheduleInput = { [K in keyof z.input<typeof createScheduleSchema>]?: unknown };
 
 export async function createSchedule(
   pool: pg.Pool,
