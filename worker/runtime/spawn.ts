@@ -11,6 +11,7 @@ import { describeIssues } from "../../lib/domain/zod-issues";
 import type { Agent, ChildTask, SpawnOptions } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import { enqueueTask } from "../../lib/server/commands/enqueue-task";
+import { faultPoint } from "../../lib/server/fault-points";
 import type { AttemptScope } from "./context";
 
 const spawnOptionsSchema = z
@@ -60,5 +61,6 @@ export async function spawnChild(
     unpublished: "enqueue",
   });
   if (!outcome.ok) throw new NonRetryableError(`spawn ${name}: ${outcome.message}`);
+  faultPoint("spawn.enqueued");
   return { taskId: outcome.value.taskId, agent: name };
 }
