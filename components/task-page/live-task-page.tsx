@@ -18,7 +18,7 @@ import { TaskApprovals } from "../tasks/task-approvals";
 import { TaskAttempts } from "../tasks/task-attempts";
 import { TaskCallout } from "../tasks/task-callout";
 import { TaskFacts } from "../tasks/task-facts";
-import { TaskFamily } from "../tasks/task-family";
+import { openChildren, TaskFamily } from "../tasks/task-family";
 import { TaskLedger } from "../tasks/task-ledger";
 import { TaskOutcome } from "../tasks/task-outcome";
 import { Card } from "../ui/card";
@@ -72,6 +72,7 @@ export function LiveTaskPage({
               .map((e) => ({ key: e.key, tool: e.tool, stepSeq: e.stepSeq, refs: e.refs }))}
             input={task.input}
             steps={detail.steps.map((s) => ({ seq: s.seq, kind: s.kind, name: s.name }))}
+            openChildren={openChildren(detail.family)}
           />
         </Card>
       ) : null}

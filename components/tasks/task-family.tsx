@@ -1,12 +1,18 @@
 // The task this one was spawned by, and the tasks it spawned with their states: a parent's
 // children are tasks of their own, each retried, dead-lettered and reviewed on its own page.
-import { TASK_STATUSES } from "../../lib/domain/task-states";
+import { TASK_STATUSES, TERMINAL_STATUSES } from "../../lib/domain/task-states";
 import type { TaskFamilyDto } from "../../lib/server/queries/task-family";
 import { Badge } from "../ui/badge";
 import { DEAD_REASON_LABEL, TASK_STATUS_LABEL, TASK_STATUS_TONE } from "../ui/labels";
 import { Table, Td, Th } from "../ui/table";
 import { Timestamp } from "../ui/timestamp";
 import { TaskLink } from "./task-link";
+
+/** Children not yet succeeded, rejected or cancelled. */
+export function openChildren(family: TaskFamilyDto): number {
+  const ended = TERMINAL_STATUSES.reduce((sum, s) => sum + (family.byStatus[s] ?? 0), 0);
+  return family.childCount - ended;
+}
 
 function State({ t }: { t: TaskFamilyDto["children"][number] }) {
   return (

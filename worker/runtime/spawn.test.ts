@@ -4,7 +4,8 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { TaskFamily } from "../../components/tasks/task-family";
+import { childrenNote } from "../../components/review/task-review-panel";
+import { openChildren, TaskFamily } from "../../components/tasks/task-family";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { testViewer } from "../../lib/auth/testing";
 import { operator } from "../../lib/domain/access";
@@ -169,6 +170,12 @@ describe("ctx.spawn", () => {
       childCount: 2,
       byStatus: { queued: 1, cancelled: 1 },
     });
+    // Cancelling or rejecting the parent says the queued child goes on.
+    expect(openChildren(parent?.family ?? never())).toBe(1);
+    expect(childrenNote(1)).toBe(
+      "Its 1 unfinished child task goes on as it is: cancel or reject it on its own page.",
+    );
+    expect(childrenNote(0)).toBeNull();
     const html = renderToStaticMarkup(TaskFamily({ family: parent?.family ?? never() }));
     expect(html.replaceAll("<!-- -->", "")).toContain("2 children: 1 Queued, 1 Cancelled.");
     expect(html).toContain(`data-task-child="${one?.id}"`);
