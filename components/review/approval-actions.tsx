@@ -170,9 +170,12 @@ function ApproveForm({ target, close }: { target: ApprovalTarget; close: () => v
 export function RejectForm({
   target,
   close,
+  note = null,
 }: {
   target: { taskId: string; version: number };
   close: () => void;
+  /** What rejecting does not do (its children go on), when there is something to say. */
+  note?: string | null;
 }) {
   return (
     <DecisionForm
@@ -180,7 +183,7 @@ export function RejectForm({
       close={close}
       action={rejectTaskAction}
       field="reason"
-      explain="The task ends as rejected with your reason. Nothing more is done for it."
+      explain={`The task ends as rejected with your reason. Nothing more is done for it.${note ? ` ${note}` : ""}`}
       success={() => "Rejected. The task ends here and nothing more is done for it."}
       submit={{ label: "Reject the task", working: "Rejecting…", className: dangerButton }}
     />

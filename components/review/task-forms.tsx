@@ -220,7 +220,16 @@ function providerSaid(
   };
 }
 
-export function CancelForm({ target, close }: { target: Target; close: () => void }) {
+export function CancelForm({
+  target,
+  close,
+  note = null,
+}: {
+  target: Target;
+  close: () => void;
+  /** What cancelling does not do (its children go on), when there is something to say. */
+  note?: string | null;
+}) {
   const [frozen] = useState(target);
   const { feedback, pending, run } = useDialogReview(close);
   const reasonId = useId();
@@ -240,6 +249,11 @@ export function CancelForm({ target, close }: { target: Target; close: () => voi
       <p className="text-sm text-slate-700">
         The task stops for good. A running attempt loses its lease and writes nothing more.
       </p>
+      {note ? (
+        <p className="text-sm text-slate-700" data-testid="children-note">
+          {note}
+        </p>
+      ) : null}
       <TextField
         id={reasonId}
         name="reason"

@@ -32,7 +32,17 @@ export type TaskReviewPanelProps = {
   /** The task's input now, for a correction to start from. */
   input: unknown;
   steps: JournalStep[];
+  /** Children (ctx.spawn) not yet succeeded, rejected or cancelled: cancelling leaves them be. */
+  openChildren?: number;
 };
+
+/** What ending a parent does to its children: nothing, and the reviewer reads that first. */
+export function childrenNote(open: number): string | null {
+  if (open === 0) return null;
+  return open === 1
+    ? "Its 1 unfinished child task goes on as it is: cancel or reject it on its own page."
+    : `Its ${open} unfinished child tasks go on as they are: cancel or reject each on its own page.`;
+}
 
 export function TaskReviewPanel(props: TaskReviewPanelProps) {
   return (
@@ -50,6 +60,7 @@ function Controls({
   unknownEffects,
   input,
   steps,
+  openChildren = 0,
 }: TaskReviewPanelProps) {
   const target = { taskId: task.id, version: task.version };
   const money = state.moneyApprovals[0];
@@ -118,7 +129,9 @@ function Controls({
               testId="reject-dead-open"
               shortcut="r"
             >
-              {(close) => <RejectForm target={target} close={close} />}
+              {(close) => (
+                <RejectForm target={target} close={close} note={childrenNote(openChildren)} />
+              )}
             </ReviewDialog>
           ) : null}
         </div>
@@ -202,7 +215,9 @@ function Controls({
             buttonClass={dangerButton}
             testId="cancel-open"
           >
-            {(close) => <CancelForm target={target} close={close} />}
+            {(close) => (
+              <CancelForm target={target} close={close} note={childrenNote(openChildren)} />
+            )}
           </ReviewDialog>
         </div>
       ) : null}

@@ -18,6 +18,7 @@ import { TaskApprovals } from "../tasks/task-approvals";
 import { TaskAttempts } from "../tasks/task-attempts";
 import { TaskCallout } from "../tasks/task-callout";
 import { TaskFacts } from "../tasks/task-facts";
+import { openChildren, TaskFamily } from "../tasks/task-family";
 import { TaskLedger } from "../tasks/task-ledger";
 import { TaskOutcome } from "../tasks/task-outcome";
 import { Card } from "../ui/card";
@@ -71,6 +72,7 @@ export function LiveTaskPage({
               .map((e) => ({ key: e.key, tool: e.tool, stepSeq: e.stepSeq, refs: e.refs }))}
             input={task.input}
             steps={detail.steps.map((s) => ({ seq: s.seq, kind: s.kind, name: s.name }))}
+            openChildren={openChildren(detail.family)}
           />
         </Card>
       ) : null}
@@ -116,6 +118,16 @@ export function LiveTaskPage({
           <TaskOutcome detail={detail} />
         </Card>
       </div>
+
+      {detail.family.parent !== null || detail.family.childCount > 0 ? (
+        <Card
+          id="family"
+          title={detail.family.childCount > 0 ? "Child tasks" : "Parent task"}
+          description="Tasks spawned with ctx.spawn: one per intent, however often the parent is retried or replayed. Each child is retried, dead-lettered and reviewed on its own page; cancelling or rejecting the parent leaves its children as they are."
+        >
+          <TaskFamily family={detail.family} />
+        </Card>
+      ) : null}
 
       {detail.attempts.length > 0 ? (
         <Card

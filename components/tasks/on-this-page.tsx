@@ -5,6 +5,17 @@ export function OnThisPage({ detail }: { detail: TaskDetailDto }) {
   const sections = [
     { id: "input", label: "Input" },
     { id: "outcome", label: "Outcome" },
+    ...(detail.family.parent !== null || detail.family.childCount > 0
+      ? [
+          {
+            id: "family",
+            label:
+              detail.family.childCount > 0
+                ? `Children (${detail.family.childCount})`
+                : "Parent task",
+          },
+        ]
+      : []),
     ...(detail.attempts.length > 0
       ? [{ id: "attempts", label: `Attempts (${detail.attempts.length})` }]
       : []),

@@ -1,6 +1,6 @@
 // What a replay from step 1 would do, before anyone confirms it: which steps run again and, for
 // each effect already keyed, whether the replay returns the stored result or acts.
-import type { ReplayPreview } from "../../lib/domain/replay-plan";
+import { mayChange, type ReplayPreview } from "../../lib/domain/replay-plan";
 import { Badge } from "../ui/badge";
 import { EFFECT_STATUS_LABEL } from "../ui/labels";
 import { Stat } from "../ui/stat";
@@ -17,7 +17,7 @@ export function ReplayPreviewView({
   supersedesApproval: boolean;
 }) {
   const count = (outcome: string) => preview.effects.filter((e) => e.outcome === outcome).length;
-  const firstChanging = preview.rerun.find((s) => s.kind !== "tool" && s.kind !== "sleep");
+  const firstChanging = preview.rerun.find(mayChange);
   return (
     <div className="space-y-4">
       <p className="text-sm text-slate-700">

@@ -13,6 +13,7 @@ const KIND_LABEL: Record<StepDto["kind"], string> = {
   tool: "Tool",
   step: "Step",
   sleep: "Sleep",
+  spawn: "Child task",
 };
 
 type ModelResult = { text?: unknown; toolCalls?: unknown; cost?: unknown };

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   check,
   doublePrecision,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -42,6 +43,11 @@ export const tasks = pgTable(
     leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
     /** Makes enqueueing idempotent: the same key returns the first task. */
     enqueueKey: text("enqueue_key"),
+    /**
+     * The task whose run enqueued this one with ctx.spawn, null for a task enqueued from
+     * outside. Set at enqueue, never changed: the task page draws the tree from it.
+     */
+    parentId: uuid("parent_id"),
     lastError: jsonb("last_error"),
     result: jsonb("result"),
     /** Model cost spent so far, in the policy's budget units. */
@@ -84,6 +90,11 @@ export const tasks = pgTable(
     check("tasks_version_check", sql`${t.version} >= 1`),
     check("tasks_priority_check", sql`${t.priority} between -1000 and 1000`),
     uniqueIndex("tasks_enqueue_key_idx").on(t.enqueueKey),
+    // A parent's children, for its page and its joins.
+    index("tasks_parent_idx")
+      .on(t.parentId, t.createdAt, t.id)
+      .where(sql`${t.parentId} is not null`),
+    foreignKey({ columns: [t.parentId], foreignColumns: [t.id], name: "tasks_parent_fk" }),
     // Claim the next runnable task, highest priority first: the partial index holds only
     // claimable rows.
     index("tasks_claim_idx")

@@ -50,6 +50,15 @@ export function stepOutOfRange(fromStep: number, lastStep: number): CommandFailu
 }
 
 /**
+ * Whether a re-run of the step may come out differently. Tool results, sleeps and spawned
+ * children come back as they were (the same intent gives the same key, so the same effect or
+ * child); a model call or a computation may not.
+ */
+export function mayChange(step: { kind: string }): boolean {
+  return step.kind !== "tool" && step.kind !== "sleep" && step.kind !== "spawn";
+}
+
+/**
  * The plan of a replay from `fromStep`. `declared`: where each money tool's amount is in its
  * arguments (the catalog's), so a loop's earlier proposals are described with their amounts.
  */
@@ -63,8 +72,7 @@ export function planReplay(
     .filter((s) => s.seq >= fromStep)
     .sort((a, b) => a.seq - b.seq)
     .map((s) => ({ seq: s.seq, kind: s.kind, name: s.name }));
-  // Tool results and sleeps come back as they were; a model call or computation may not.
-  const firstChanging = rerun.find((s) => s.kind !== "tool" && s.kind !== "sleep")?.seq;
+  const firstChanging = rerun.find(mayChange)?.seq;
   const reached = effects
     .filter((e) => e.stepSeq >= fromStep)
     .sort((a, b) => a.stepSeq - b.stepSeq);

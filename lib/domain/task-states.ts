@@ -23,7 +23,7 @@ export const DEAD_REASONS = [
 ] as const;
 export type DeadReason = (typeof DEAD_REASONS)[number];
 
-export const STEP_KINDS = ["model", "tool", "step", "sleep"] as const;
+export const STEP_KINDS = ["model", "tool", "step", "sleep", "spawn"] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 export const EFFECT_STATUSES = ["started", "succeeded", "failed"] as const;

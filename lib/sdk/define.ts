@@ -83,6 +83,20 @@ type AnyTool = Tool<z.ZodType, JsonValue>;
 export type ToolArgs<T> = T extends Tool<infer S, JsonValue> ? z.input<S> : never;
 export type ToolResult<T> = T extends Tool<z.ZodType, infer R> ? R : never;
 
+/** A task another task's run enqueued with ctx.spawn. */
+export type ChildTask = { taskId: string; agent: string };
+
+export type SpawnOptions = {
+  /**
+   * What makes this child the same child on every attempt and replay of the parent (e.g. the
+   * order id it is about). Default: the input itself. Two spawns of one agent with the same key
+   * from one parent are one child.
+   */
+  key?: string;
+  /** The child's priority (-1000 to 1000, default 0). */
+  priority?: number;
+};
+
 export type AgentContext<Tools extends Record<string, AnyTool>> = {
   taskId: string;
   /** 1 for the first attempt; counts attempts the worker started. */
@@ -96,6 +110,17 @@ export type AgentContext<Tools extends Record<string, AnyTool>> = {
   ): Promise<ToolResult<Tools[K]>>;
   /** Any other durable computation: runs once, later attempts get the journaled result. */
   step<T extends JsonValue>(name: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Enqueues a task of another agent (or this one) as a child of this task, at most once per
+   * intent: a retry or a replay of this task gets the same child back instead of a second one.
+   * With the Agent object the input is typed and checked against its schema here.
+   */
+  spawn<A extends Agent>(
+    agent: A,
+    input: z.input<A["input"]>,
+    options?: SpawnOptions,
+  ): Promise<ChildTask>;
+  spawn(agent: string, input: JsonValue, options?: SpawnOptions): Promise<ChildTask>;
   /** A durable pause: the task waits in the queue, not in memory. */
   sleep(ms: number): Promise<void>;
   /**

@@ -1,6 +1,14 @@
 // The library's entry point for agent authors and the user's own code.
 export type { AgentsModuleContext } from "./agents-module";
-export type { Agent, AgentContext, AgentSchedule, Tool, ToolExecuteContext } from "./define";
+export type {
+  Agent,
+  AgentContext,
+  AgentSchedule,
+  ChildTask,
+  SpawnOptions,
+  Tool,
+  ToolExecuteContext,
+} from "./define";
 export { defineAgent, defineTool } from "./define";
 export { enqueue, InvalidTaskInputError } from "./enqueue";
 export { type EnqueueManyItem, enqueueMany, InvalidTaskBatchError } from "./enqueue-many";

@@ -10,6 +10,8 @@ export const FAULT_POINTS = [
   "model.call",
   /** Between locking a stream head and writing the entries. */
   "ledger.append",
+  /** A child task's enqueue (ctx.spawn) committed; the parent's journal does not hold it yet. */
+  "spawn.enqueued",
 ] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 

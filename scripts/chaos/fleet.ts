@@ -18,7 +18,11 @@ export const FAULT_PROBABILITY: Record<FaultPoint, number> = {
   "effect.returned": 0.2,
   "model.call": 0.2,
   "ledger.append": 0.02,
+  "spawn.enqueued": 0.2,
 };
+
+/** The points the demo agents pass (they spawn no children; spawn-crash.test.ts arms that one). */
+const ARMED_POINTS = FAULT_POINTS.filter((p) => p !== "spawn.enqueued");
 
 export type WorkerProcess = {
   slot: number;
@@ -90,8 +94,8 @@ export function startFleet(config: FleetConfig) {
   const nextPoint = (): FaultPoint => {
     const load = (p: FaultPoint) =>
       deaths.faultPoints[p] + [...live.values()].filter((w) => w.faultPoint === p).length;
-    const start = generations % FAULT_POINTS.length;
-    const order = [...FAULT_POINTS.slice(start), ...FAULT_POINTS.slice(0, start)];
+    const start = generations % ARMED_POINTS.length;
+    const order = [...ARMED_POINTS.slice(start), ...ARMED_POINTS.slice(0, start)];
     return order.reduce((best, p) => (load(p) < load(best) ? p : best));
   };
 

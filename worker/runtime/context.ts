@@ -4,7 +4,7 @@ import type pg from "pg";
 import { retryOnConnectionError } from "../../db/retry";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import type { StepKind } from "../../lib/domain/task-states";
-import type { Agent, AgentContext, Tool } from "../../lib/sdk/define";
+import type { Agent, AgentContext, ChildTask, SpawnOptions, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient, ModelResponse } from "../../lib/sdk/model";
 import { appendOnKnownHead, type HeadRef } from "../../lib/server/ledger/append-known-head";
@@ -14,6 +14,7 @@ import { LeaseLostError, SuspendError } from "./errors";
 import { runGenerateText } from "./generate-text";
 import { type JournaledStep, journalStepCtes, journalStepValues } from "./journal";
 import { callModel, offeredTools } from "./model-step";
+import { spawnChild } from "./spawn";
 
 export type AttemptScope = {
   pool: pg.Pool;
@@ -126,6 +127,17 @@ export function createContext(
       const result = toJsonValue(await fn(), `step "${name}" result`);
       await record({ seq: n, kind: "step", name, result, effectKey: null });
       return result as never;
+    },
+
+    async spawn(child: Agent | string, input: unknown, options?: SpawnOptions) {
+      const n = ++seq;
+      await begin();
+      const name = typeof child === "string" ? child : child.name;
+      const done = replayed(n, "spawn", name);
+      if (done) return done.result as ChildTask;
+      const spawned = await spawnChild(scope, child, input, options);
+      await record({ seq: n, kind: "spawn", name, result: spawned, effectKey: null });
+      return spawned;
     },
 
     async sleep(ms) {

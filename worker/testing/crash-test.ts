@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type pg from "pg";
 import { z } from "zod";
 import { enqueue } from "../../lib/sdk/enqueue";
 import { FAULT_POINTS } from "../../lib/server/fault-points";
@@ -24,6 +25,10 @@ const optionsSchema = z.object({
   /** Keep killing until at least this many workers died (default 20); then run clean. */
   kills: z.number().int().min(0).max(10_000).default(20),
   concurrency: z.number().int().min(1).max(256).default(4),
+  /** Worker processes at once (default 1), each replaced by a new one when it dies. */
+  workers: z.number().int().min(1).max(16).default(1),
+  /** Wait for the tasks' children (ctx.spawn), and theirs, to settle too. */
+  descendants: z.boolean().default(false),
   /** A dead worker's tasks return after this lease (default 1.5 s). */
   leaseMs: z.number().int().min(500).default(1_500),
   timeoutMs: z.number().int().positive().default(300_000),
@@ -56,6 +61,31 @@ function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
   return new Promise((resolve) => child.once("exit", (code, signal) => resolve(signal ?? code)));
 }
 
+/** SIGTERM, and SIGKILL after 20 s if it does not stop. */
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = exited(child);
+  child.kill("SIGTERM");
+  // A worker that does not stop (its agents module holds something open and exports no close)
+  // is ended: the tasks are settled, nothing of theirs is in flight.
+  const hard = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  await gone;
+  clearTimeout(hard);
+}
+
+/** Every task spawned by one of `ids`, or by one of those, and so on. */
+async function descendantsOf(pool: pg.Pool, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await pool.query<{ id: string }>(
+    `with recursive family(id) as (
+       select id from tasks where parent_id = any($1::uuid[])
+       union all
+       select t.id from tasks t join family f on t.parent_id = f.id
+     ) select id from family`,
+    [ids],
+  );
+  return rows.map((r) => r.id);
+}
+
 export async function crashTest(
   db: Pick<TestDatabase, "pool" | "url">,
   options: CrashTestOptions,
@@ -70,7 +100,7 @@ export async function crashTest(
   const bin = cliPath();
   let kills = 0;
   let workers = 0;
-  let current: ChildProcess | undefined;
+  const current = new Set<ChildProcess>();
   let done = false;
   const spawnWorker = (armed: boolean) => {
     workers++;
@@ -90,39 +120,39 @@ export async function crashTest(
         },
       },
     );
-    current = child;
+    current.add(child);
     return child;
   };
-  // One worker at a time: each death is a kill at a fault point, its successor takes over.
-  const loop = (async () => {
+  // `workers` slots: each death is a kill at a fault point, a successor takes the slot over.
+  const slot = async () => {
     while (!done) {
       const child = spawnWorker(kills < opts.kills);
       const how = await exited(child);
+      current.delete(child);
       if (how === "SIGKILL") kills++;
       else if (!done) {
         throw new Error(`crashTest: a worker exited with ${how} (see its output above)`);
       }
     }
-  })();
+  };
+  const loop = Promise.all(Array.from({ length: opts.workers }, slot));
+  const deadline = Date.now() + opts.timeoutMs;
   try {
     await Promise.race([
-      waitSettled(db.pool, ids, opts.timeoutMs),
+      (async () => {
+        await waitSettled(db.pool, ids, opts.timeoutMs);
+        // Children are enqueued by their parents' runs: once the parents settled, none is added.
+        if (opts.descendants) {
+          await waitSettled(db.pool, await descendantsOf(db.pool, ids), deadline - Date.now());
+        }
+      })(),
       loop.then(() => {
         throw new Error("crashTest: the workers stopped before the tasks settled");
       }),
     ]);
   } finally {
     done = true;
-    if (current && current.exitCode === null && current.signalCode === null) {
-      const child = current;
-      const gone = exited(child);
-      child.kill("SIGTERM");
-      // A worker that does not stop (its agents module holds something open and exports no
-      // close) is ended: the tasks are settled, nothing of theirs is in flight.
-      const hard = setTimeout(() => child.kill("SIGKILL"), 20_000);
-      await gone;
-      clearTimeout(hard);
-    }
+    await Promise.all([...current].map(stop));
     await loop.catch(() => undefined);
   }
   return { kills, workers, tasks: await Promise.all(ids.map((id) => taskReport(db.pool, id))) };

@@ -15,6 +15,7 @@ import type {
 import type { TaskTimelineDto, TimelineEntryDto } from "../../server/queries/list-task-timeline";
 import type { TaskListItemDto } from "../../server/queries/list-tasks";
 import type { AttemptDto } from "../../server/queries/task-attempts";
+import type { FamilyTaskDto, TaskFamilyDto } from "../../server/queries/task-family";
 
 const iso = z.string().describe("ISO 8601 time, UTC");
 const json = z
@@ -201,12 +202,28 @@ const diffRowSchema = z.object({
   after: z.string().nullable(),
 });
 
+const familyTaskSchema: z.ZodType<FamilyTaskDto> = z.object({
+  id: z.string(),
+  agent: z.string(),
+  status: taskStatusSchema,
+  deadReason: deadReasonSchema.nullable(),
+  createdAt: z.string(),
+});
+
+const familySchema: z.ZodType<TaskFamilyDto> = z.object({
+  parent: familyTaskSchema.nullable(),
+  children: z.array(familyTaskSchema),
+  childCount: z.number().int(),
+  byStatus: z.partialRecord(taskStatusSchema, z.number().int()),
+});
+
 export const taskDetailSchema: z.ZodType<TaskDetailDto> = z.object({
   task: taskHeaderSchema,
   steps: z.array(stepSchema),
   effects: z.array(effectSchema),
   approvals: z.array(approvalSchema),
   attempts: z.array(attemptSchema),
+  family: familySchema,
   timeline: timelineSchema,
   ledgerHidden: z.boolean(),
   payloadsHidden: z.boolean(),

@@ -41,6 +41,8 @@ export type EnqueueRequest = {
   priority?: number;
   /** Task-level retry policy override (partial). */
   policy?: Record<string, unknown>;
+  /** The task whose run enqueues this one (ctx.spawn); recorded on the task and its first entry. */
+  parent?: string;
   /**
    * An agent no worker has published yet: "refuse" it (the default: the API and the CLI, where
    * someone typed its name) or "enqueue" it for the worker that will publish and run it (the
@@ -358,6 +360,7 @@ type Row = {
   runAt: string | null;
   priority: number;
   policy: JsonValue;
+  parent: string | null;
   data: JsonValue;
 };
 
@@ -411,13 +414,15 @@ export async function insertTasks(
         runAt: r.runAt?.toISOString() ?? null,
         priority: r.priority ?? DEFAULT_PRIORITY,
         policy,
-        // The priority is recorded only when it was set: entries before it read the same.
+        parent: r.parent ?? null,
+        // The priority and the parent are recorded only when set: entries before them read the same.
         data: {
           agent: r.agent,
           input,
           key,
           policy,
           ...(r.priority ? { priority: r.priority } : {}),
+          ...(r.parent ? { parent: r.parent } : {}),
           ...(r.schedule ? { schedule: r.schedule } : {}),
         },
       },
@@ -507,11 +512,11 @@ async function insertChunk(
     text: `with r as (
        select * from unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[],
                             $6::timestamptz[], $7::jsonb[], $8::jsonb[], $9::text[], $10::text[],
-                            $14::int[])
-         with ordinality as r(id, stream, agent, input, key, run_at, policy, data, hash, actor, priority, ord)
+                            $14::int[], $15::uuid[])
+         with ordinality as r(id, stream, agent, input, key, run_at, policy, data, hash, actor, priority, parent, ord)
      ), t as (
-       insert into tasks (id, agent, input, enqueue_key, run_at, policy, created_by, priority)
-       select id, agent, input, key, coalesce(run_at, now()), policy, actor, priority from r order by ord
+       insert into tasks (id, agent, input, enqueue_key, run_at, policy, created_by, priority, parent_id)
+       select id, agent, input, key, coalesce(run_at, now()), policy, actor, priority, parent from r order by ord
        on conflict (enqueue_key) do nothing
        returning id
      ), s as (
@@ -544,6 +549,7 @@ async function insertChunk(
       GENESIS_HASH,
       TASKS_CHANNEL,
       rows.map((r) => r.priority),
+      rows.map((r) => r.parent),
     ],
   });
   return {

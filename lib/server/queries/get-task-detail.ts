@@ -18,6 +18,7 @@ import { type InputHistoryDto, readInputHistory } from "./input-history";
 import { listTaskTimeline, type TaskTimelineDto, type TimelineSearch } from "./list-task-timeline";
 import { payload, seesPayloads } from "./payloads";
 import { type AttemptDto, readAttempts } from "./task-attempts";
+import { readTaskFamily, type TaskFamilyDto } from "./task-family";
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -120,6 +121,8 @@ export type TaskDetailDto = {
   approvals: TaskApprovalDto[];
   /** Each attempt with the agent code version that ran it, oldest first (task-attempts.ts). */
   attempts: AttemptDto[];
+  /** The task that spawned this one and the ones it spawned (task-family.ts). */
+  family: TaskFamilyDto;
   /**
    * The task's ledger stream, or the window of it the address asks for; empty when the viewer
    * may not read the ledger (`ledgerHidden`).
@@ -328,6 +331,7 @@ export async function getTaskDetail(
 
       const inputHistory = await readInputHistory(tx, stream, t.input as JsonValue, visible);
       const attempts = await readAttempts(tx, stream);
+      const family = await readTaskFamily(tx, t.id, t.parentId);
 
       return {
         task: {
@@ -385,6 +389,7 @@ export async function getTaskDetail(
           usedAt: isoOrNull(a.usedAt),
         })),
         attempts,
+        family,
         timeline,
         rejection:
           rejected && rejectedData?.success
