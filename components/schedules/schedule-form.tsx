@@ -3,7 +3,7 @@
 // as JSON. Each field's refusal shows beside it, in the words of the schema that refused it.
 import { useId, useRef } from "react";
 import { createScheduleAction } from "../../lib/actions/schedules-create";
-import { MISSED_POLICIES } from "../../lib/domain/schedules";
+import { MISSED_POLICIES } from "../../lib/domain/schedule-vocabulary";
 import { ActionMessage, LedgerNote, useAdminAction } from "../admin/action-feedback";
 import { FieldError, fieldsOf } from "../ui/action-outcome";
 import { inputClass, primaryButton } from "../ui/control-styles";

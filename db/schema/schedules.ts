@@ -11,7 +11,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import type { JsonValue } from "../../lib/domain/json";
-import { MISSED_POLICIES, SCHEDULE_SOURCES } from "../../lib/domain/schedules";
+import { MISSED_POLICIES, SCHEDULE_SOURCES } from "../../lib/domain/schedule-vocabulary";
 import { inList } from "./check";
 
 /**

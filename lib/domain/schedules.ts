@@ -1,14 +1,16 @@
-// Schedules: a cron expression (seconds allowed) read in an IANA time zone, the vocabulary the
-// schedules table checks, and the pure decision of which occurrences a tick enqueues. The worker
-// and the admin commands both come here; the enqueue key of an occurrence is derived here only.
+// Schedules: a cron expression (seconds allowed) read in an IANA time zone, and the pure decision
+// of which occurrences a tick enqueues. The worker and the admin commands both come here; the
+// enqueue key of an occurrence is derived here only. The vocabulary is schedule-vocabulary.ts.
 import { Cron } from "croner";
 import { z } from "zod";
+import { MISSED_POLICIES, type MissedPolicy } from "./schedule-vocabulary";
 
-export const MISSED_POLICIES = ["skip", "run-once", "run-each"] as const;
-export type MissedPolicy = (typeof MISSED_POLICIES)[number];
-
-export const SCHEDULE_SOURCES = ["code", "admin"] as const;
-export type ScheduleSource = (typeof SCHEDULE_SOURCES)[number];
+export {
+  MISSED_POLICIES,
+  type MissedPolicy,
+  SCHEDULE_SOURCES,
+  type ScheduleSource,
+} from "./schedule-vocabulary";
 
 /** The most occurrences one tick enqueues for a schedule under run-each; older ones are skipped. */
 export const RUN_EACH_CAP = 1000;
