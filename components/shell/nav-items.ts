@@ -18,6 +18,7 @@ export const NAV_GROUPS: NavGroup[] = [
       { href: "/dead-letters", label: "Dead letters", scope: "tasks:read" },
       { href: "/approvals", label: "Approvals", scope: "tasks:read" },
       { href: "/agents", label: "Agents", scope: "tasks:read" },
+      { href: "/schedules", label: "Schedules", scope: "tasks:read" },
     ],
   },
   {

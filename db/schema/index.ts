@@ -10,6 +10,7 @@ export * from "./ledger-verifications";
 export * from "./reconcile-checks";
 export * from "./retry-policies";
 export * from "./review-requests";
+export * from "./schedules";
 export * from "./status-counts";
 export * from "./steps";
 export * from "./tasks";

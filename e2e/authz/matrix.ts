@@ -150,6 +150,17 @@ async function freshAlertRule(ctx: MatrixContext): Promise<{ id: string; version
   return { id, version: 1 };
 }
 
+/** An admin's schedule of an agent no worker runs (nothing ticks it in e2e). */
+async function freshSchedule(ctx: MatrixContext): Promise<{ agent: string; name: string }> {
+  const name = ctx.unique("authz").toLowerCase();
+  await ctx.db.query(
+    `insert into schedules (agent, name, cron, timezone, input, missed, source, created_by, updated_by)
+     values ('authz-scheduled', $1, '0 9 * * *', 'UTC', '{}', 'skip', 'admin', 'authz', 'authz')`,
+    [name],
+  );
+  return { agent: "authz-scheduled", name };
+}
+
 /** A disabled rule with one dead delivery to retry (no worker runs in e2e: it stays queued). */
 async function undeliveredAlert(ctx: MatrixContext): Promise<string> {
   const { id } = await freshAlertRule(ctx);
@@ -425,6 +436,41 @@ export const MATRIX: readonly MatrixRow[] = [
     scope: "alerts:write",
   },
 
+  // Schedules: admins change them (code schedules too: pause and resume).
+  {
+    target: "action:createScheduleAction",
+    does: "adds a schedule",
+    call: {
+      kind: "action",
+      args: async (ctx) => [
+        {
+          agent: await ctx.apiAgent(),
+          name: ctx.unique("authz").toLowerCase(),
+          cron: "0 9 * * 1-5",
+          timezone: "Europe/Paris",
+          missed: "skip",
+          input: "{}",
+        },
+      ],
+    },
+    scope: "schedules:write",
+  },
+  {
+    target: "action:setSchedulePausedAction",
+    does: "pauses a schedule",
+    call: {
+      kind: "action",
+      args: async (ctx) => [{ ...(await freshSchedule(ctx)), paused: true }],
+    },
+    scope: "schedules:write",
+  },
+  {
+    target: "action:deleteScheduleAction",
+    does: "deletes a schedule",
+    call: { kind: "action", args: async (ctx) => [await freshSchedule(ctx)] },
+    scope: "schedules:write",
+  },
+
   // People: admins only.
   {
     target: "action:createUserAction",
@@ -501,6 +547,13 @@ export const MATRIX: readonly MatrixRow[] = [
     target: "GET /api/v1/agents",
     does: "lists agents",
     call: { kind: "route", path: "/api/v1/agents" },
+    scope: "tasks:read",
+    readOnly: true,
+  },
+  {
+    target: "GET /api/v1/schedules",
+    does: "lists schedules",
+    call: { kind: "route", path: "/api/v1/schedules" },
     scope: "tasks:read",
     readOnly: true,
   },

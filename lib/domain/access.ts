@@ -19,6 +19,7 @@ export const SCOPES = [
   "tokens:manage",
   "export:run",
   "metrics:read",
+  "schedules:write",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

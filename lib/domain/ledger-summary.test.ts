@@ -63,6 +63,37 @@ describe("summarizeEntry", () => {
     ).toBe("reason: exhausted · error: SMTP 451");
   });
 
+  it("names the schedule occurrence a task is, and who changed a schedule", () => {
+    expect(
+      summarizeEntry({
+        kind: "task.enqueued",
+        actor: "schedule:digest/nightly",
+        data: {
+          agent: "digest",
+          input: {},
+          schedule: { id: "s1", name: "nightly", occurrence: "2026-05-04T17:00:00.000Z" },
+        },
+      }),
+    ).toBe("agent: digest · schedule: nightly @ 2026-05-04T17:00:00.000Z");
+    expect(
+      summarizeEntry({
+        kind: "schedule.paused",
+        actor: "user:ada@example.com",
+        data: {
+          before: { agent: "digest", name: "nightly", cron: "0 2 * * *", paused: false },
+          after: { agent: "digest", name: "nightly", cron: "0 2 * * *", paused: true },
+        },
+      }),
+    ).toBe("by: ada@example.com · digest/nightly · cron: 0 2 * * *");
+    expect(
+      summarizeEntry({
+        kind: "schedule.missed",
+        actor: "schedule:digest/nightly",
+        data: { agent: "digest", name: "nightly", missed: "skip", skipped: 10 },
+      }),
+    ).toMatch(/digest\/nightly · skipped: 10$/);
+  });
+
   it("shows a hidden payload's marker, and shortens long values", () => {
     expect(
       summarizeEntry({

@@ -88,7 +88,22 @@ export function summarizeEntry(entry: {
         ["reason", d.reason],
         ["why", d.why],
         ["error", isObj(d.error) ? d.error.message : d.error],
+        [
+          "schedule",
+          isObj(d.schedule) ? `${d.schedule.name} @ ${d.schedule.occurrence}` : undefined,
+        ],
       ]);
+    case "schedule": {
+      // A person's change records before and after; a tick's note records the schedule itself.
+      const s = isObj(d.after) ? d.after : isObj(d.before) ? d.before : d;
+      return fields([
+        ["by", actorName(entry.actor)],
+        ["", `${s.agent}/${s.name}`],
+        ["cron", s.cron],
+        ["skipped", d.skipped],
+        ["reason", d.reason],
+      ]);
+    }
     case "attempt":
     case "retry":
       return fields([

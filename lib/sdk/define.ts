@@ -5,6 +5,7 @@ import { AGENT_VERSION_PATTERN } from "../domain/agent-version";
 import type { JsonValue } from "../domain/json";
 import type { MoneyArgs } from "../domain/money";
 import type { PartialRetryPolicy } from "../domain/retry-policy";
+import { type MissedPolicy, scheduleSpecSchema } from "../domain/schedules";
 import type { GenerateTextRequest, GenerateTextResult } from "./generate-text";
 import type { ModelResponse } from "./model";
 
@@ -139,6 +140,19 @@ export type AgentContext<Tools extends Record<string, AnyTool>> = {
   generateText(request: GenerateTextRequest<keyof Tools & string>): Promise<GenerateTextResult>;
 };
 
+/** A cron schedule in the agent's code: each occurrence enqueues one task with `input`. */
+export type AgentSchedule<I> = {
+  /** Unique within the agent: lower-case letters, digits, ".", "_" or "-". */
+  name: string;
+  /** 5 fields (minute hour day month weekday), or 6 with seconds first ("* * * * * *"). */
+  cron: string;
+  /** An IANA time zone the expression is read in; default "UTC". */
+  timezone?: string;
+  input: I;
+  /** What happens to occurrences missed while no worker ticked; default "skip". */
+  missed?: MissedPolicy;
+};
+
 export type AgentDefinition<S extends z.ZodType, Tools extends Record<string, AnyTool>> = {
   name: string;
   description?: string;
@@ -150,6 +164,8 @@ export type AgentDefinition<S extends z.ZodType, Tools extends Record<string, An
    * absent, a worker derives one from the published catalog entry and `run`'s source: `sha-…`.
    */
   version?: string;
+  /** Cron schedules: every worker running the agent ticks them; each occurrence runs once. */
+  schedules?: readonly AgentSchedule<z.input<S>>[];
   run(ctx: AgentContext<Tools>, input: z.output<S>): Promise<JsonValue | undefined>;
 };
 
@@ -181,5 +197,33 @@ export function defineAgent<S extends z.ZodType, Tools extends Record<string, An
       throw new Error(`agent ${def.name}: tool registered as "${key}" is named "${tool.name}"`);
     }
   }
+  checkSchedules(def);
   return { ...def, kind: "agent" };
+}
+
+/** Each schedule's cron, time zone, name and input, refused naming the agent, schedule and field. */
+function checkSchedules(def: AgentDefinition<z.ZodType, Record<string, AnyTool>>) {
+  const seen = new Set<string>();
+  for (const [i, schedule] of (def.schedules ?? []).entries()) {
+    const label = `agent ${def.name}: schedule ${JSON.stringify(schedule.name ?? `#${i}`)}`;
+    const parsed = scheduleSpecSchema.safeParse(schedule);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(`${label}: ${issue?.path.join(".") || "schedule"}: ${issue?.message}`);
+    }
+    if (seen.has(schedule.name)) throw new Error(`${label}: name: declared twice`);
+    seen.add(schedule.name);
+    let input: ReturnType<z.ZodType["safeParse"]>;
+    try {
+      input = def.input.safeParse(schedule.input);
+    } catch {
+      // An async schema cannot be checked here; the worker checks each task's input anyway.
+      continue;
+    }
+    if (!input.success) {
+      const issue = input.error.issues[0];
+      const path = ["input", ...(issue?.path ?? [])].join(".");
+      throw new Error(`${label}: ${path}: ${issue?.message} (the agent's input schema)`);
+    }
+  }
 }

@@ -3,6 +3,7 @@ export type { AgentsModuleContext } from "./agents-module";
 export type {
   Agent,
   AgentContext,
+  AgentSchedule,
   ChildTask,
   SpawnOptions,
   Tool,

@@ -97,6 +97,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("./alerts")).alertsCommand,
   },
   {
+    name: "schedules",
+    summary: "Cron schedules per agent (list, add, pause, resume, remove)",
+    load: async () => (await import("./schedules")).schedulesCommand,
+  },
+  {
     name: "demo",
     summary: "Stage an outage or bad inputs the worker dead-letters for real (demo data)",
     load: async () => (await import("./demo")).demoCommand,

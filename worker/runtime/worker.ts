@@ -25,10 +25,12 @@ import { completionBatcher } from "./completion-batch";
 import { effectBatchers } from "./effect-batch";
 import { LeaseLostError, SuspendError } from "./errors";
 import { startListener } from "./listener";
+import { startPeriodic } from "./periodic";
 import { markWorkerStopped, registerWorker, touchWorker } from "./presence";
 import { reapExpiredLeases } from "./reaper";
 import { startCheckRunner } from "./reconcile-checks";
 import { type AttemptOutcome, runAttempt } from "./run-attempt";
+import { publishSchedules, SCHEDULE_TICK_MS, tickSchedules } from "./schedules";
 import { extendEffectLeases, heartbeat } from "./task-sql";
 
 export type WorkerConfig = {
@@ -140,6 +142,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       const schema = await assertSchemaCurrent(config.pool, { who: "worker" });
       if (schema.changed.length > 0) log.warn({ changed: schema.changed }, schema.message);
       const entries = await publishCatalog(config.pool, config.agents, id);
+      await publishSchedules(config.pool, config.agents, id);
       await registerWorker(config.pool, { id, role, agents: agentNames });
       return entries;
     },
@@ -166,6 +169,15 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     pollMs,
     log,
   });
+
+  // Every worker ticks its agents' schedules; the row lock and the enqueue key make one task
+  // of each occurrence however many tick.
+  const ticker = startPeriodic(SCHEDULE_TICK_MS, () =>
+    tickSchedules(config.pool, agentNames, (message) => log.error(message)).then(
+      () => undefined,
+      (err: unknown) => dbFailed("schedule tick", err),
+    ),
+  );
 
   const listener = startListener({
     clientConfig: {
@@ -367,6 +379,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     stopping = true;
     wake();
     await loop;
+    await ticker.stop();
     await checks.stop();
     let graceTimer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((r) => {

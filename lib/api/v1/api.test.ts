@@ -8,6 +8,7 @@ import { setUpTestDatabase } from "../../../db/testing/database";
 import { operator, type Scope } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
 import { createApiToken } from "../../server/commands/api-tokens";
+import { createSchedule } from "../../server/commands/create-schedule";
 import { insertTask } from "../../server/commands/enqueue-task";
 
 const t = await setUpTestDatabase("api_v1");
@@ -16,6 +17,7 @@ process.env.DATABASE_URL = t.appUrl;
 const tasksRoute = await import("../../../app/api/v1/tasks/route");
 const taskRoute = await import("../../../app/api/v1/tasks/[id]/route");
 const agentsRoute = await import("../../../app/api/v1/agents/route");
+const schedulesRoute = await import("../../../app/api/v1/schedules/route");
 const approveRoute = await import("../../../app/api/v1/tasks/[id]/approve/route");
 const rejectRoute = await import("../../../app/api/v1/tasks/[id]/reject/route");
 const replayRoute = await import("../../../app/api/v1/tasks/[id]/replay/route");
@@ -339,6 +341,34 @@ describe("reading", () => {
     const withoutFlag = structuredClone(r.body);
     delete withoutFlag.agents[1].tools[0].reconcile;
     expect(documented("/agents", "GET", 200)?.safeParse(withoutFlag).success).toBe(false);
+  });
+
+  it("lists schedules with their next run, as documented", async () => {
+    const made = await createSchedule(t.pool, operator("user:admin@example.com"), {
+      agent: "greeter",
+      name: "morning",
+      cron: "0 8 * * *",
+      timezone: "Europe/Lisbon",
+      input: { to: "a@example.com" },
+    });
+    expect(made.ok).toBe(true);
+    const r = await call({ handler: schedulesRoute.GET, template: "/schedules" });
+    expect(r.status).toBe(200);
+    expect(r.body.schedules).toMatchObject([
+      {
+        agent: "greeter",
+        name: "morning",
+        timezone: "Europe/Lisbon",
+        source: "admin",
+        lastTask: null,
+      },
+    ]);
+    const refused = await call({
+      handler: schedulesRoute.GET,
+      template: "/schedules",
+      auth: enqueuer,
+    });
+    expect(refused.status).toBe(403);
   });
 
   it("lists tasks page by page and reads one with its timeline", async () => {

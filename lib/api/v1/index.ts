@@ -14,10 +14,12 @@ import {
   replayEndpoint,
   resolveEndpoint,
 } from "./review";
+import { listSchedulesEndpoint } from "./schedules";
 import { enqueueTaskEndpoint, getTaskEndpoint, listTasksEndpoint } from "./tasks";
 
 export const ENDPOINTS: readonly Endpoint[] = [
   listAgentsEndpoint,
+  listSchedulesEndpoint,
   enqueueTaskEndpoint,
   listTasksEndpoint,
   getTaskEndpoint,

@@ -50,6 +50,8 @@ export type EnqueueRequest = {
    * Either way a published schema, when there is one, is checked.
    */
   unpublished?: "refuse" | "enqueue";
+  /** The schedule occurrence this task is, recorded in its task.enqueued entry. */
+  schedule?: { id: string; name: string; occurrence: string };
 };
 
 export type EnqueueResult = {
@@ -421,6 +423,7 @@ export async function insertTasks(
           policy,
           ...(r.priority ? { priority: r.priority } : {}),
           ...(r.parent ? { parent: r.parent } : {}),
+          ...(r.schedule ? { schedule: r.schedule } : {}),
         },
       },
     });
