@@ -29,6 +29,7 @@ describe("resolvePolicy", () => {
       backoffMaxMs: BUILT_IN_POLICY.backoffMaxMs,
       attemptTimeoutMs: 5_000,
       budget: 0.5,
+      concurrencyLimit: null,
     });
   });
 

@@ -6,7 +6,7 @@
 import type pg from "pg";
 import { operator } from "../domain/access";
 import { prioritySchema } from "../domain/priority";
-import { type PartialRetryPolicy, partialRetryPolicySchema } from "../domain/retry-policy";
+import { type TaskPolicy, taskPolicySchema } from "../domain/retry-policy";
 import { describeIssues } from "../domain/zod-issues";
 import { enqueueTask } from "../server/commands/enqueue-task";
 import type { Agent } from "./define";
@@ -18,7 +18,7 @@ export type EnqueueOptions = {
   runAt?: Date;
   /** Higher is claimed first among the tasks runnable now: -1000 to 1000, default 0. */
   priority?: number;
-  policy?: PartialRetryPolicy;
+  policy?: TaskPolicy;
   /** Recorded in the ledger as who enqueued it. */
   actor?: string;
 };
@@ -34,7 +34,7 @@ export class InvalidTaskInputError extends Error {
  */
 export function policyProblem(agent: string, policy: unknown): string | null {
   if (policy === undefined) return null;
-  const parsed = partialRetryPolicySchema.safeParse(policy);
+  const parsed = taskPolicySchema.safeParse(policy);
   return parsed.success
     ? null
     : `invalid retry policy for ${agent}: ${describeIssues(parsed.error)}`;

@@ -1,0 +1,195 @@
+// Per-agent concurrency limits against real PostgreSQL (issue 21): a keyed limit holds per key
+// with more worker slots than the limit, tasks enqueued by name are keyed by the worker, an
+// admin's override changes the limit the claim enforces (and the ledger says from what), and a
+// key function that fails dead-letters its task, non-retryable, saying why.
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { setUpTestDatabase } from "../../db/testing/database";
+import { operator } from "../../lib/domain/access";
+import type { JsonValue } from "../../lib/domain/json";
+import { describePolicyChange } from "../../lib/domain/policy-text";
+import { policyFieldChanges } from "../../lib/domain/retry-policy";
+import { defineAgent } from "../../lib/sdk/define";
+import { setPolicy } from "../../lib/server/commands/set-policy";
+import { runtimeTestKit } from "./test-support";
+import { type RunningWorker, startWorker } from "./worker";
+
+const t = await setUpTestDatabase("concurrency");
+const kit = runtimeTestKit(t.pool);
+
+/** Most tasks seen running at once per key, by this process's own count inside run(). */
+const inFlight = new Map<string, number>();
+const most = new Map<string, number>();
+
+const input = z.object({ merchant: z.string(), n: z.number() });
+
+function limitedAgent(name: string, limit: number, holdMs: number) {
+  return defineAgent({
+    name,
+    input,
+    tools: {},
+    concurrency: { limit, key: (i) => i.merchant },
+    run: async (_ctx, i) => {
+      const key = `${name}/${i.merchant}`;
+      const now = (inFlight.get(key) ?? 0) + 1;
+      inFlight.set(key, now);
+      most.set(key, Math.max(most.get(key) ?? 0, now));
+      await new Promise((r) => setTimeout(r, holdMs));
+      inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
+      return null;
+    },
+  });
+}
+
+/** Samples the database's own count of running tasks per key until `stop` is set. */
+function sampleRunning(agent: string): { stop: () => Promise<Map<string, number>> } {
+  const peak = new Map<string, number>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await t.pool.query<{ k: string; n: number }>(
+        `select concurrency_key as k, count(*)::int as n from tasks
+         where agent = $1 and status = 'running' group by 1`,
+        [agent],
+      );
+      for (const r of rows) peak.set(r.k, Math.max(peak.get(r.k) ?? 0, r.n));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return peak;
+    },
+  };
+}
+
+const workers: RunningWorker[] = [];
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop(1_000)));
+});
+
+async function worker(agents: Parameters<typeof startWorker>[0]["agents"]) {
+  const w = await startWorker({
+    pool: t.pool,
+    agents,
+    concurrency: 10,
+    leaseMs: 2_000,
+    pollMs: 20,
+    log: () => {},
+  });
+  workers.push(w);
+  return w;
+}
+
+describe("a keyed concurrency limit", () => {
+  it("never runs more than the limit per key, with more worker slots than that", async () => {
+    const agent = limitedAgent("conc-keyed", 2, 60);
+    // Enqueued by name, as the API and the CLI do: the worker computes each key before claiming.
+    const ids = [];
+    for (let n = 0; n < 10; n++) {
+      ids.push(await kit.enqueue(agent.name, { merchant: n % 2 === 0 ? "acme" : "globex", n }));
+    }
+    const sampler = sampleRunning(agent.name);
+    await worker([agent]);
+    for (const id of ids) expect((await kit.settle(id)).status).toBe("succeeded");
+    const peak = await sampler.stop();
+
+    expect(most.get("conc-keyed/acme")).toBe(2);
+    expect(most.get("conc-keyed/globex")).toBe(2);
+    expect(Math.max(...peak.values())).toBeLessThanOrEqual(2);
+    const { rows } = await t.pool.query<{ k: string; n: number }>(
+      "select concurrency_key as k, count(*)::int as n from tasks where agent = $1 group by 1 order by 1",
+      [agent.name],
+    );
+    expect(rows).toEqual([
+      { k: "acme", n: 5 },
+      { k: "globex", n: 5 },
+    ]);
+  });
+});
+
+describe("an admin override of the limit", () => {
+  it("is what the claim enforces, recorded as policy.changed from the code's value", async () => {
+    const agent = limitedAgent("conc-override", 3, 40);
+    const w = await worker([agent]);
+    // The worker published the code's limit: the override's before is "3 (agent code)".
+    const saved = await setPolicy(t.pool, operator("user:admin@example.com"), {
+      scope: `agent:${agent.name}`,
+      version: null,
+      policy: { concurrencyLimit: 1 },
+    });
+    expect(saved.ok).toBe(true);
+    const { rows: changes } = await t.pool.query<{ data: { [k: string]: JsonValue } }>(
+      "select data from ledger_entries where kind = 'policy.changed' order by id desc limit 1",
+    );
+    const data = changes[0]?.data ?? {};
+    const fields = policyFieldChanges(data.before, data.after, data.inForce) ?? [];
+    expect(fields.map((f) => describePolicyChange(`agent:${agent.name}`, f))).toEqual([
+      "Running at once 3 (agent code) → 1",
+    ]);
+
+    const ids = [];
+    for (let n = 0; n < 6; n++) ids.push(await kit.enqueue(agent.name, { merchant: "acme", n }));
+    for (const id of ids) expect((await kit.settle(id)).status).toBe("succeeded");
+    expect(most.get("conc-override/acme")).toBe(1);
+    expect(w.active()).toBe(0);
+  });
+
+  it("is refused for the global row", async () => {
+    const refused = await setPolicy(t.pool, operator("user:admin@example.com"), {
+      scope: "global",
+      version: null,
+      policy: { concurrencyLimit: 4 },
+    });
+    expect(refused).toMatchObject({ ok: false, code: "invalid" });
+  });
+});
+
+describe("a key function that fails", () => {
+  it("dead-letters the task, non-retryable, and the others run", async () => {
+    const agent = defineAgent({
+      name: "conc-bad-key",
+      input,
+      tools: {},
+      concurrency: {
+        limit: 1,
+        key: (i) => {
+          if (i.n === 1) throw new Error("no merchant on file");
+          return i.n === 2 ? "" : i.merchant;
+        },
+      },
+      run: async () => null,
+    });
+    await worker([agent]);
+    const good = await kit.enqueue(agent.name, { merchant: "acme", n: 0 });
+    const throws = await kit.enqueue(agent.name, { merchant: "acme", n: 1 });
+    const empty = await kit.enqueue(agent.name, { merchant: "acme", n: 2 });
+    expect((await kit.settle(good)).status).toBe("succeeded");
+    const dead = await kit.settle(throws);
+    expect(dead).toMatchObject({ status: "dead", dead_reason: "non_retryable", attempts: 1 });
+    expect(dead.last_error?.message).toBe(
+      "agent conc-bad-key: concurrency.key threw for this input: no merchant on file",
+    );
+    expect((await kit.settle(empty)).last_error?.message).toBe(
+      "agent conc-bad-key: concurrency.key must return 1 to 200 characters, got 0",
+    );
+  });
+});
+
+describe("defineAgent", () => {
+  it("refuses a limit that is not a whole number from 1 to 10000, naming the agent", () => {
+    for (const limit of [0, 1.5, 10_001, Number.NaN]) {
+      expect(() =>
+        defineAgent({
+          name: "conc-misuse",
+          input,
+          tools: {},
+          concurrency: { limit },
+          run: async () => null,
+        }),
+      ).toThrow(/agent conc-misuse: concurrency.limit must be a whole number from 1 to 10000/);
+    }
+  });
+});
