@@ -2,15 +2,21 @@
 // with more worker slots than the limit, tasks enqueued by name are keyed by the worker, an
 // admin's override changes the limit the claim enforces (and the ledger says from what), and a
 // key function that fails dead-letters its task, non-retryable, saying why.
+import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { AgentsTable } from "../../components/agents/agent-catalog";
+import { TaskFacts } from "../../components/tasks/task-facts";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { testViewer } from "../../lib/auth/testing";
 import { operator } from "../../lib/domain/access";
 import type { JsonValue } from "../../lib/domain/json";
 import { describePolicyChange } from "../../lib/domain/policy-text";
 import { policyFieldChanges } from "../../lib/domain/retry-policy";
 import { defineAgent } from "../../lib/sdk/define";
 import { setPolicy } from "../../lib/server/commands/set-policy";
+import { getAgentsScreen } from "../../lib/server/queries/get-agents-screen";
+import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { runtimeTestKit } from "./test-support";
 import { type RunningWorker, startWorker } from "./worker";
 
@@ -107,6 +113,18 @@ describe("a keyed concurrency limit", () => {
       { k: "acme", n: 5 },
       { k: "globex", n: 5 },
     ]);
+
+    // The task page says which key the task counts under; the agents screen, the limit.
+    const detail = await getTaskDetail(t.db, testViewer("ops"), ids[1] ?? "");
+    expect(detail?.task.concurrencyKey).toBe("globex");
+    const facts = detail ? renderToStaticMarkup(TaskFacts({ task: detail.task })) : "";
+    expect(facts).toContain("Concurrency key");
+    expect(facts).toContain("globex");
+    const screen = await getAgentsScreen(t.pool, testViewer("ops"), { leaseMs: 2_000 });
+    const shown = screen.agents.find((a) => a.name === agent.name);
+    expect(shown?.concurrency).toEqual({ limit: 2, source: "code", keyed: true });
+    const table = renderToStaticMarkup(AgentsTable({ agents: shown ? [shown] : [] }));
+    expect(table.replaceAll("<!-- -->", "")).toContain("2</span> per key");
   });
 });
 
@@ -135,6 +153,12 @@ describe("an admin override of the limit", () => {
     for (const id of ids) expect((await kit.settle(id)).status).toBe("succeeded");
     expect(most.get("conc-override/acme")).toBe(1);
     expect(w.active()).toBe(0);
+    const screen = await getAgentsScreen(t.pool, testViewer("ops"), { leaseMs: 2_000 });
+    expect(screen.agents.find((a) => a.name === agent.name)?.concurrency).toEqual({
+      limit: 1,
+      source: "agent",
+      keyed: true,
+    });
   });
 
   it("is refused for the global row", async () => {
