@@ -14,6 +14,8 @@ import type { JsonValue } from "../../lib/domain/json";
 import { describePolicyChange } from "../../lib/domain/policy-text";
 import { policyFieldChanges } from "../../lib/domain/retry-policy";
 import { defineAgent } from "../../lib/sdk/define";
+import { enqueue, InvalidTaskInputError } from "../../lib/sdk/enqueue";
+import { enqueueMany } from "../../lib/sdk/enqueue-many";
 import { setPolicy } from "../../lib/server/commands/set-policy";
 import { getAgentsScreen } from "../../lib/server/queries/get-agents-screen";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
@@ -198,6 +200,35 @@ describe("a key function that fails", () => {
     );
     expect((await kit.settle(empty)).last_error?.message).toBe(
       "agent conc-bad-key: concurrency.key must return 1 to 200 characters, got 0",
+    );
+  });
+});
+
+describe("a library enqueue given the Agent", () => {
+  it("stores the key at once, and refuses an input whose key function fails", async () => {
+    // No worker runs this agent: the key can only come from the enqueue itself.
+    const agent = defineAgent({
+      name: "conc-library",
+      input,
+      tools: {},
+      concurrency: { limit: 1, key: (i) => (i.n < 0 ? "" : `m-${i.merchant}`) },
+      run: async () => null,
+    });
+    const { taskId } = await enqueue(t.pool, { agent, input: { merchant: "acme", n: 1 } });
+    const [many] = await enqueueMany(t.pool, [{ agent, input: { merchant: "globex", n: 2 } }]);
+    const { rows } = await t.pool.query<{ id: string; concurrency_key: string | null }>(
+      "select id, concurrency_key from tasks where id = any($1::uuid[]) order by concurrency_key",
+      [[taskId, many?.taskId]],
+    );
+    expect(rows.map((r) => r.concurrency_key)).toEqual(["m-acme", "m-globex"]);
+
+    const bad = { agent, input: { merchant: "acme", n: -1 } };
+    await expect(enqueue(t.pool, bad)).rejects.toThrow(InvalidTaskInputError);
+    await expect(enqueue(t.pool, bad)).rejects.toThrow(
+      "agent conc-library: concurrency.key must return 1 to 200 characters, got 0",
+    );
+    await expect(enqueueMany(t.pool, [bad])).rejects.toThrow(
+      /#0: agent conc-library: concurrency.key/,
     );
   });
 });
