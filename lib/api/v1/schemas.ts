@@ -52,6 +52,7 @@ export const taskListItemSchema: z.ZodType<TaskListItemDto> = z.object({
   status: taskStatusSchema,
   deadReason: deadReasonSchema.nullable(),
   attempts: z.number().int(),
+  priority: z.number().int().describe("Higher is claimed first among the tasks runnable now"),
   createdAt: iso,
   statusChangedAt: iso,
   lastError: z.string().nullable().describe("The first 300 characters of the last error"),
