@@ -16,6 +16,7 @@ import { policyFieldChanges } from "../../lib/domain/retry-policy";
 import { defineAgent } from "../../lib/sdk/define";
 import { enqueue, InvalidTaskInputError } from "../../lib/sdk/enqueue";
 import { enqueueMany } from "../../lib/sdk/enqueue-many";
+import { correctInput } from "../../lib/server/commands/correct-input";
 import { setPolicy } from "../../lib/server/commands/set-policy";
 import { getAgentsScreen } from "../../lib/server/queries/get-agents-screen";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
@@ -201,6 +202,24 @@ describe("a key function that fails", () => {
     expect((await kit.settle(empty)).last_error?.message).toBe(
       "agent conc-bad-key: concurrency.key must return 1 to 200 characters, got 0",
     );
+
+    // A reviewer fixes the input: the key is computed again, from the new input, and it runs.
+    const { rows } = await t.pool.query<{ version: number }>(
+      "select version from tasks where id = $1",
+      [throws],
+    );
+    const fixed = await correctInput(t.pool, operator("user:alice@example.com"), {
+      taskId: throws,
+      version: rows[0]?.version ?? 0,
+      input: { merchant: "globex", n: 3 },
+    });
+    expect(fixed.ok).toBe(true);
+    expect((await kit.waitFor(throws, (r) => r.status === "succeeded")).status).toBe("succeeded");
+    const { rows: keyed } = await t.pool.query<{ concurrency_key: string | null }>(
+      "select concurrency_key from tasks where id = $1",
+      [throws],
+    );
+    expect(keyed[0]?.concurrency_key).toBe("globex");
   });
 });
 
