@@ -39,12 +39,15 @@ function limitedAgent(name: string, limit: number, holdMs: number) {
     tools: {},
     concurrency: { limit, key: (i) => i.merchant },
     run: async (_ctx, i) => {
-      const key = `${name}/${i.merchant}`;
-      const now = (inFlight.get(key) ?? 0) + 1;
-      inFlight.set(key, now);
-      most.set(key, Math.max(most.get(key) ?? 0, now));
+      // Per merchant, and over all of the agent's tasks ("*").
+      const keys = [`${name}/${i.merchant}`, `${name}/*`];
+      for (const key of keys) {
+        const now = (inFlight.get(key) ?? 0) + 1;
+        inFlight.set(key, now);
+        most.set(key, Math.max(most.get(key) ?? 0, now));
+      }
       await new Promise((r) => setTimeout(r, holdMs));
-      inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
+      for (const key of keys) inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
       return null;
     },
   });
@@ -128,6 +131,58 @@ describe("a keyed concurrency limit", () => {
     expect(shown?.concurrency).toEqual({ limit: 2, source: "code", keyed: true });
     const table = renderToStaticMarkup(AgentsTable({ agents: shown ? [shown] : [] }));
     expect(table.replaceAll("<!-- -->", "")).toContain("2</span> per key");
+  });
+});
+
+describe("an overall limit", () => {
+  it("counts all the agent's tasks as one, from its code or from an admin row alone", async () => {
+    const overall = defineAgent({
+      name: "conc-overall",
+      input,
+      tools: {},
+      concurrency: { limit: 2 },
+      run: limitedAgent("conc-overall", 2, 40).run,
+    });
+    // No limit in its code: the admin's row limits it, read by the worker's claim planner.
+    const uncoded = defineAgent({
+      name: "conc-uncoded",
+      input,
+      tools: {},
+      run: limitedAgent("conc-uncoded", 1, 40).run,
+    });
+    const saved = await setPolicy(t.pool, operator("user:admin@example.com"), {
+      scope: `agent:${uncoded.name}`,
+      version: null,
+      policy: { concurrencyLimit: 1 },
+    });
+    expect(saved.ok).toBe(true);
+    await worker([overall, uncoded]);
+    const ids = [];
+    for (let n = 0; n < 6; n++) {
+      // Two merchants each: an overall limit ignores them.
+      const merchant = n % 2 === 0 ? "acme" : "globex";
+      ids.push(await kit.enqueue(overall.name, { merchant, n }));
+      ids.push(await kit.enqueue(uncoded.name, { merchant, n }));
+    }
+    for (const id of ids) expect((await kit.settle(id)).status).toBe("succeeded");
+    expect(most.get("conc-overall/*")).toBe(2);
+    expect(most.get("conc-uncoded/*")).toBe(1);
+    // Not keyed: no task got a key.
+    const { rows } = await t.pool.query<{ agent: string; n: number }>(
+      `select agent, count(*)::int as n from tasks where agent = any($1) and concurrency_key is null
+       group by agent order by agent`,
+      [[overall.name, uncoded.name]],
+    );
+    expect(rows).toEqual([
+      { agent: "conc-overall", n: 6 },
+      { agent: "conc-uncoded", n: 6 },
+    ]);
+    const screen = await getAgentsScreen(t.pool, testViewer("ops"), { leaseMs: 2_000 });
+    expect(screen.agents.find((a) => a.name === uncoded.name)?.concurrency).toEqual({
+      limit: 1,
+      source: "agent",
+      keyed: false,
+    });
   });
 });
 
