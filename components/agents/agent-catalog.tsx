@@ -38,6 +38,20 @@ function Version({ version }: { version: string | null }) {
   );
 }
 
+/** "2 per key (agent code)", "5 at once (agent row)", or that nothing limits it. */
+function Concurrency({ of }: { of: Agent["concurrency"] }) {
+  if (of === null) return <span className="text-slate-600">No limit</span>;
+  return (
+    <span data-testid="agent-concurrency">
+      <span className="font-medium tabular-nums">{of.limit}</span>{" "}
+      {of.keyed ? "per key" : "at once"}{" "}
+      <span className="text-xs text-slate-600">
+        ({of.source === "agent" ? "agent row" : "agent code"})
+      </span>
+    </span>
+  );
+}
+
 export function AgentsTable({ agents }: { agents: Agent[] }) {
   return (
     <Table caption="Agents the workers run">
@@ -46,6 +60,7 @@ export function AgentsTable({ agents }: { agents: Agent[] }) {
           <Th>Agent</Th>
           <Th>Code version</Th>
           <Th align="right">Tools</Th>
+          <Th>Running at once</Th>
           <Th>Workers</Th>
           <Th>Published</Th>
         </tr>
@@ -62,6 +77,9 @@ export function AgentsTable({ agents }: { agents: Agent[] }) {
               <Version version={a.version} />
             </Td>
             <Td align="right">{a.tools.length}</Td>
+            <Td>
+              <Concurrency of={a.concurrency} />
+            </Td>
             <Td>
               <LiveWorkers n={a.liveWorkers} />
             </Td>

@@ -70,7 +70,8 @@ function PolicyForm({ scope, version, values, inherited, close }: Props) {
         Durations are in seconds. The change is recorded in the ledger with before, after and you.
       </p>
       <div className="grid gap-4 sm:grid-cols-2">
-        {POLICY_FIELDS.map((f) => {
+        {/* The concurrency limit is an agent's own: the global row never sets it. */}
+        {POLICY_FIELDS.filter((f) => !global || f !== "concurrencyLimit").map((f) => {
           const name = FORM_FIELD[f];
           const inputId = `${id}-${name}`;
           const from = inherited[f];
@@ -89,10 +90,10 @@ function PolicyForm({ scope, version, values, inherited, close }: Props) {
                 // (1e309, a 400-digit timeout), and an empty field here means "inherit", so the
                 // bad value would be saved as no value. The server refuses it in words instead.
                 type="text"
-                inputMode={f === "maxAttempts" ? "numeric" : "decimal"}
+                inputMode={f === "maxAttempts" || f === "concurrencyLimit" ? "numeric" : "decimal"}
                 autoComplete="off"
                 spellCheck={false}
-                required={global && f !== "budget"}
+                required={global && f !== "budget" && f !== "concurrencyLimit"}
                 defaultValue={formInputValue(f, values?.[f])}
                 placeholder={
                   from.value === null

@@ -18,6 +18,7 @@ export const POLICY_FIELD_UNIT: Record<PolicyField, string> = {
   backoffMaxMs: "seconds",
   attemptTimeoutMs: "seconds",
   budget: "cost units",
+  concurrencyLimit: "tasks",
 };
 
 export const POLICY_FIELD_HINT: Record<PolicyField, string> = {
@@ -27,6 +28,8 @@ export const POLICY_FIELD_HINT: Record<PolicyField, string> = {
   backoffMaxMs: "The ceiling never grows past this.",
   attemptTimeoutMs: "An attempt running longer is stopped and counts as failed.",
   budget: "Model cost one task may spend, in the provider's cost units.",
+  concurrencyLimit:
+    "Tasks of the agent running at once, across all workers; per concurrency key when its code declares one. Agents only.",
 };
 
 /** A value as the form's input holds it: durations in seconds, no grouping. */

@@ -19,11 +19,14 @@ import {
   POLICY_SOURCE_LABEL,
 } from "./policy-format";
 
-/** One level's values as a definition list: the global row and the built-in defaults. */
+/**
+ * One level's values as a definition list: the global row and the built-in defaults. Neither
+ * ever sets the concurrency limit (an agent's own), so it is not listed.
+ */
 export function PolicyValues({ values, testId }: { values: PolicyValuesDto; testId: string }) {
   return (
     <dl data-testid={testId} className="grid gap-x-6 gap-y-4 sm:grid-cols-2 xl:grid-cols-3">
-      {POLICY_FIELDS.map((f) => (
+      {POLICY_FIELDS.filter((f) => f !== "concurrencyLimit").map((f) => (
         <div key={f} className="min-w-0">
           <dt className="text-sm font-medium text-slate-700">{POLICY_FIELD_LABEL[f]}</dt>
           <dd data-field={f} className="mt-0.5 text-xl font-semibold text-slate-900 tabular-nums">

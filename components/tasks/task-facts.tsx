@@ -70,6 +70,24 @@ export function TaskFacts({ task }: { task: TaskHeaderDto }) {
           </span>
         </Fact>
       ) : null}
+      {task.concurrencyKey !== null ? (
+        <Fact term="Concurrency key">
+          {task.concurrencyKey === "" ? (
+            <span className="text-slate-700">the agent's key function failed</span>
+          ) : (
+            <span
+              className="block truncate font-mono text-xs"
+              title={task.concurrencyKey}
+              data-testid="task-concurrency-key"
+            >
+              {task.concurrencyKey}
+            </span>
+          )}
+          <span className="block text-xs text-slate-600">
+            counts toward the agent's limit for this key
+          </span>
+        </Fact>
+      ) : null}
       {WAITING.includes(task.status) ? (
         <Fact term="Runs at">
           <Timestamp iso={task.runAt} />

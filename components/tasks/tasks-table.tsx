@@ -28,6 +28,14 @@ export function TasksTable({ tasks, caption }: { tasks: TaskListItemDto[]; capti
             </Td>
             <Td>
               <span className="whitespace-nowrap">{t.agent}</span>
+              {t.priority !== 0 ? (
+                <span
+                  className="block text-xs text-slate-600 tabular-nums"
+                  data-priority={t.priority}
+                >
+                  priority {t.priority > 0 ? `+${t.priority}` : t.priority}
+                </span>
+              ) : null}
             </Td>
             <Td>
               <span className="flex flex-col items-start gap-1">

@@ -1,4 +1,4 @@
-import { jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import type { JsonValue } from "../../lib/domain/json";
 
 /**
@@ -17,6 +17,11 @@ export const agentCatalog = pgTable("agent_catalog", {
    * It sits between the admin's agent row and the global row when a policy is resolved.
    */
   policy: jsonb("policy").$type<JsonValue>(),
+  /**
+   * The code's concurrency limit counts per key (`concurrency.key`) rather than over all the
+   * agent's tasks; the limit itself is `policy.concurrencyLimit`. Issue 21.
+   */
+  concurrencyKeyed: boolean("concurrency_keyed").notNull().default(false),
   /**
    * The agent code's version: what `defineAgent({ version })` says, else `sha-` and a short hash
    * of this entry and the run function's source. Null for rows published before migration 0036.

@@ -15,6 +15,11 @@ export const retryPolicies = pgTable(
     backoffMaxMs: integer("backoff_max_ms"),
     attemptTimeoutMs: integer("attempt_timeout_ms"),
     budget: doublePrecision("budget"),
+    /**
+     * At most this many of the agent's tasks running at once (per concurrency key when its code
+     * declares one); null falls through to the code's limit. Agent rows only. Issue 21.
+     */
+    concurrencyLimit: integer("concurrency_limit"),
     version: integer("version").notNull().default(1),
     updatedBy: text("updated_by").notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
@@ -36,6 +41,10 @@ export const retryPolicies = pgTable(
     check(
       "retry_policies_timeout_check",
       sql`${t.attemptTimeoutMs} is null or ${t.attemptTimeoutMs} > 0`,
+    ),
+    check(
+      "retry_policies_concurrency_limit_check",
+      sql`${t.concurrencyLimit} is null or (${t.scope} <> 'global' and ${t.concurrencyLimit} between 1 and 10000)`,
     ),
     check("retry_policies_budget_check", sql`${t.budget} is null or ${t.budget} >= 0`),
   ],

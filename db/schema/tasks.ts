@@ -39,6 +39,13 @@ export const tasks = pgTable(
      * is claimed before a bulk import's that were enqueued earlier. Set at enqueue.
      */
     priority: integer("priority").notNull().default(0),
+    /**
+     * The agent's concurrency key for this task (`concurrency.key(input)`; "*" for an agent
+     * limited overall), set at a library enqueue given the Agent or by a worker running the agent
+     * before it claims the task; null until then. "" marks a key function that failed: the task
+     * is claimed and its attempt dead-letters it (run-attempt.ts). Issue 21.
+     */
+    concurrencyKey: text("concurrency_key"),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
     /** Makes enqueueing idempotent: the same key returns the first task. */
@@ -89,6 +96,10 @@ export const tasks = pgTable(
     check("tasks_attempt_base_check", sql`${t.attemptBase} between 0 and ${t.attempts}`),
     check("tasks_version_check", sql`${t.version} >= 1`),
     check("tasks_priority_check", sql`${t.priority} between -1000 and 1000`),
+    check(
+      "tasks_concurrency_key_check",
+      sql`${t.concurrencyKey} is null or length(${t.concurrencyKey}) <= 200`,
+    ),
     uniqueIndex("tasks_enqueue_key_idx").on(t.enqueueKey),
     // A parent's children, for its page and its joins.
     index("tasks_parent_idx")
@@ -100,6 +111,18 @@ export const tasks = pgTable(
     index("tasks_claim_idx")
       .on(t.priority.desc().nullsFirst(), t.runAt, t.id)
       .where(sql`${t.status} in ('queued', 'retry_wait')`),
+    // A limited agent's claim counts its running tasks per key (concurrency-sql.ts).
+    index("tasks_concurrency_running_idx")
+      .on(t.agent, t.concurrencyKey)
+      .where(sql`${t.status} = 'running'`),
+    // A limited agent's claim walks its own runnable tasks, and fills their keys first.
+    index("tasks_agent_claim_idx")
+      .on(t.agent, t.priority.desc().nullsFirst(), t.runAt, t.id)
+      .where(sql`${t.status} in ('queued', 'retry_wait')`),
+    // A keyed agent's worker finds the tasks whose key it has yet to compute.
+    index("tasks_concurrency_unkeyed_idx")
+      .on(t.agent)
+      .where(sql`${t.concurrencyKey} is null and ${t.status} in ('queued', 'retry_wait')`),
     // Reap leases of crashed workers.
     index("tasks_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
     // Dead letters by reason and age.

@@ -27,6 +27,31 @@ describe("policyFormSchema", () => {
     });
   });
 
+  it("takes an agent's concurrency limit as a whole number of tasks, never on the global row", () => {
+    const r = parse({ scope: "agent:refund", version: "2", concurrencyLimit: "4" });
+    expect(r.success && r.data.policy).toEqual({ concurrencyLimit: 4 });
+    expect(errors({ scope: "agent:refund", concurrencyLimit: "1.5" })).toEqual({
+      concurrencyLimit: "must be a whole number",
+    });
+    expect(errors({ scope: "agent:refund", concurrencyLimit: "0" })).toEqual({
+      concurrencyLimit: "must be at least 1",
+    });
+    expect(errors({ scope: "agent:refund", concurrencyLimit: "10001" })).toEqual({
+      concurrencyLimit: "must be at most 10,000",
+    });
+    expect(
+      errors({
+        scope: "global",
+        maxAttempts: "5",
+        backoffInitialSeconds: "1",
+        backoffFactor: "2",
+        backoffMaxSeconds: "60",
+        attemptTimeoutSeconds: "60",
+        concurrencyLimit: "3",
+      }),
+    ).toEqual({ concurrencyLimit: "is set per agent (its code or its row), not globally" });
+  });
+
   it("makes an empty global budget unlimited and requires the global row's other fields", () => {
     const full = {
       scope: "global",

@@ -18,6 +18,7 @@ export const FORM_FIELD = {
   backoffMaxMs: "backoffMaxSeconds",
   attemptTimeoutMs: "attemptTimeoutSeconds",
   budget: "budget",
+  concurrencyLimit: "concurrencyLimit",
 } as const satisfies Record<PolicyField, string>;
 
 /** An empty field arrives from a form as "": the level does not set it. */
@@ -53,7 +54,7 @@ const number = <T extends z.ZodType<unknown, number>>(schema: T) =>
 
 const grouped = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
 
-const whole = (field: "maxAttempts") =>
+const whole = (field: "maxAttempts" | "concurrencyLimit") =>
   number(
     z
       .number()
@@ -119,9 +120,17 @@ export const policyFormSchema = z
     [FORM_FIELD.backoffMaxMs]: optional(seconds("backoffMaxMs")),
     [FORM_FIELD.attemptTimeoutMs]: optional(seconds("attemptTimeoutMs")),
     [FORM_FIELD.budget]: optional(plain("budget")),
+    [FORM_FIELD.concurrencyLimit]: optional(whole("concurrencyLimit")),
   })
   .superRefine((v, ctx) => {
     if (v.scope !== "global") return;
+    if (v.concurrencyLimit !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: [FORM_FIELD.concurrencyLimit],
+        message: "is set per agent (its code or its row), not globally",
+      });
+    }
     for (const field of FLOOR_FIELDS) {
       if (v[FORM_FIELD[field]] === undefined) {
         ctx.addIssue({
@@ -140,6 +149,7 @@ export const policyFormSchema = z
       backoffMaxMs: v.backoffMaxSeconds,
       attemptTimeoutMs: v.attemptTimeoutSeconds,
       budget: v.budget,
+      concurrencyLimit: v.concurrencyLimit,
     };
     const set = Object.fromEntries(
       Object.entries(policy).filter(([, value]) => value !== undefined),

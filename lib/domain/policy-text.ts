@@ -16,6 +16,7 @@ export const POLICY_FIELD_LABEL: Record<PolicyField, string> = {
   backoffMaxMs: "Longest backoff",
   attemptTimeoutMs: "Attempt timeout",
   budget: "Model budget per task",
+  concurrencyLimit: "Running at once",
 };
 
 export const POLICY_SOURCE_LABEL: Record<PolicyLevel, string> = {
@@ -37,9 +38,9 @@ export function formatSeconds(ms: number): string {
   return `${plain.format(ms / 1_000)} s`;
 }
 
-/** A value as a person reads it; only a budget can be unset (no limit). */
+/** A value as a person reads it; only a budget and a concurrency limit can be unset (no limit). */
 export function formatPolicyValue(field: PolicyField, value: number | null): string {
-  if (value === null) return field === "budget" ? "Unlimited" : "—";
+  if (value === null) return field === "budget" || field === "concurrencyLimit" ? "Unlimited" : "—";
   if (isDurationField(field)) return formatSeconds(value);
   switch (field) {
     case "backoffFactor":
@@ -70,7 +71,9 @@ export function policyChangeSides(
   }
   const row = (v: number | null) => {
     if (v !== null) return formatPolicyValue(c.field, v);
-    if (scope === "global") return c.field === "budget" ? "Unlimited" : "built-in";
+    if (scope === "global") {
+      return c.field === "budget" || c.field === "concurrencyLimit" ? "Unlimited" : "built-in";
+    }
     return "inherited";
   };
   return { before: row(c.before), after: row(c.after) };

@@ -13,6 +13,7 @@ import {
   type RetryPolicy,
   resolvePolicy,
   resolvePolicyWithSources,
+  taskPolicySchema,
 } from "./retry-policy";
 
 describe("resolvePolicy", () => {
@@ -29,6 +30,7 @@ describe("resolvePolicy", () => {
       backoffMaxMs: BUILT_IN_POLICY.backoffMaxMs,
       attemptTimeoutMs: 5_000,
       budget: 0.5,
+      concurrencyLimit: null,
     });
   });
 
@@ -272,5 +274,19 @@ describe("backoffDelayMs", () => {
         },
       ),
     );
+  });
+});
+
+describe("taskPolicySchema", () => {
+  it("refuses a concurrency limit on a task, which is the agent's as a whole", () => {
+    const r = taskPolicySchema.safeParse({ maxAttempts: 3, concurrencyLimit: 2 });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      [
+        "concurrencyLimit",
+        "is not a task's: set it with defineAgent's concurrency option or the agent's policy row",
+      ],
+    ]);
+    expect(taskPolicySchema.safeParse({ maxAttempts: 3 }).success).toBe(true);
   });
 });

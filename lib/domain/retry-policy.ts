@@ -18,6 +18,8 @@ export const POLICY_BOUNDS = {
   attemptTimeoutMs: { min: 1, max: 86_400_000 },
   /** A model budget per task of a million cost units is no limit a person means to set. */
   budget: { min: 0, max: 1_000_000 },
+  /** Tasks of one agent running at once (per concurrency key when keyed); issue 21. */
+  concurrencyLimit: { min: 1, max: 10_000 },
 } as const;
 
 const B = POLICY_BOUNDS;
@@ -41,11 +43,34 @@ export const retryPolicySchema = z.object({
   attemptTimeoutMs: bounded("attemptTimeoutMs", true),
   /** Model cost allowed per task, in the provider's cost units; null means unlimited. */
   budget: bounded("budget", false).nullable(),
+  /**
+   * At most this many of the agent's tasks running at once, per concurrency key when the code
+   * declares one; null means no limit. Set by the agent's code or its admin row, never by a task
+   * or the global row: it is enforced in the claim, for the agent as a whole.
+   */
+  concurrencyLimit: bounded("concurrencyLimit", true).nullable(),
 });
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 
 /** A level of the resolution chain: any field may be absent (falls through). */
 export const partialRetryPolicySchema = retryPolicySchema.partial();
+
+/**
+ * A task's own override, and the retry policy an agent's code declares: every field but the
+ * concurrency limit, which is the agent's as a whole (`defineAgent({ concurrency })` or its row).
+ */
+export const taskPolicySchema = retryPolicySchema
+  .omit({ concurrencyLimit: true })
+  .partial()
+  .extend({
+    concurrencyLimit: z
+      .undefined({
+        error:
+          "is not a task's: set it with defineAgent's concurrency option or the agent's policy row",
+      })
+      .optional(),
+  });
+export type TaskPolicy = z.infer<typeof taskPolicySchema>;
 export type PartialRetryPolicy = z.infer<typeof partialRetryPolicySchema>;
 
 /** The scopes a policy row may have: the global floor or one agent's override. */
@@ -59,6 +84,7 @@ export const POLICY_FIELDS = [
   "backoffMaxMs",
   "attemptTimeoutMs",
   "budget",
+  "concurrencyLimit",
 ] as const satisfies readonly (keyof RetryPolicy)[];
 export type PolicyField = (typeof POLICY_FIELDS)[number];
 
@@ -81,6 +107,7 @@ export type PolicyColumns = {
   backoff_max_ms: number | null;
   attempt_timeout_ms: number | null;
   budget: number | null;
+  concurrency_limit: number | null;
 };
 
 /** The policy a row sets: the fields it leaves null are absent, so resolution falls through. */
@@ -92,6 +119,7 @@ export function policyFromColumns(row: PolicyColumns): PartialRetryPolicy {
     backoffMaxMs: row.backoff_max_ms ?? undefined,
     attemptTimeoutMs: row.attempt_timeout_ms ?? undefined,
     budget: row.budget ?? undefined,
+    concurrencyLimit: row.concurrency_limit ?? undefined,
   };
 }
 
@@ -102,6 +130,7 @@ export const BUILT_IN_POLICY: RetryPolicy = {
   backoffMaxMs: 60_000,
   attemptTimeoutMs: 60_000,
   budget: null,
+  concurrencyLimit: null,
 };
 
 /**

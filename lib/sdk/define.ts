@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { AGENT_VERSION_PATTERN } from "../domain/agent-version";
 import type { JsonValue } from "../domain/json";
 import type { MoneyArgs } from "../domain/money";
-import type { PartialRetryPolicy } from "../domain/retry-policy";
+import { POLICY_BOUNDS, type TaskPolicy } from "../domain/retry-policy";
 import { type MissedPolicy, scheduleSpecSchema } from "../domain/schedules";
 import type { GenerateTextRequest, GenerateTextResult } from "./generate-text";
 import type { ModelResponse } from "./model";
@@ -24,6 +24,8 @@ export type ToolOrigin = {
   tool: string;
   transport: "stdio" | "http";
 };
+
+const CONCURRENCY_LIMIT_BOUNDS = POLICY_BOUNDS.concurrencyLimit;
 
 export type ReconcileOutcome<R> = { happened: true; result: R } | { happened: false };
 
@@ -153,12 +155,24 @@ export type AgentSchedule<I> = {
   missed?: MissedPolicy;
 };
 
+/**
+ * At most `limit` of the agent's tasks running at once across all workers: overall, or per key
+ * when `key` is given (e.g. per merchant). A task over the limit waits in the queue; no attempt
+ * is spent. Admins can override `limit` on the retry-policies screen.
+ */
+export type ConcurrencyOption<I> = {
+  limit: number;
+  /** 1 to 200 characters; a key that throws or is not one dead-letters the task, non-retryable. */
+  key?(input: I): string;
+};
+
 export type AgentDefinition<S extends z.ZodType, Tools extends Record<string, AnyTool>> = {
   name: string;
   description?: string;
   input: S;
   tools: Tools;
-  policy?: PartialRetryPolicy;
+  policy?: TaskPolicy;
+  concurrency?: ConcurrencyOption<z.output<S>>;
   /**
    * The code's version, recorded on each attempt and shown in the dashboard (e.g. "1.4.0"). When
    * absent, a worker derives one from the published catalog entry and `run`'s source: `sha-…`.
@@ -191,6 +205,22 @@ export function defineAgent<S extends z.ZodType, Tools extends Record<string, An
     throw new Error(
       `agent ${def.name}: version "${def.version}" must be 1 to 64 letters, digits, ".", "_", "+" or "-", starting with a letter or digit`,
     );
+  }
+  const concurrency = def.concurrency;
+  if (concurrency !== undefined) {
+    const { limit, key } = concurrency;
+    if (
+      !Number.isInteger(limit) ||
+      limit < CONCURRENCY_LIMIT_BOUNDS.min ||
+      limit > CONCURRENCY_LIMIT_BOUNDS.max
+    ) {
+      throw new Error(
+        `agent ${def.name}: concurrency.limit must be a whole number from ${CONCURRENCY_LIMIT_BOUNDS.min} to ${CONCURRENCY_LIMIT_BOUNDS.max}, got ${String(limit)}`,
+      );
+    }
+    if (key !== undefined && typeof key !== "function") {
+      throw new Error(`agent ${def.name}: concurrency.key must be a function of the input`);
+    }
   }
   for (const [key, tool] of Object.entries(def.tools)) {
     if (key !== tool.name) {

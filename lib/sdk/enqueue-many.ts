@@ -8,7 +8,12 @@ import { operator } from "../domain/access";
 import { describeIssues } from "../domain/zod-issues";
 import { enqueueTasks } from "../server/commands/enqueue-tasks";
 import type { EnqueueOptions } from "./enqueue";
-import { InvalidTaskInputError, policyProblem, priorityProblem } from "./enqueue";
+import {
+  concurrencyKeyFor,
+  InvalidTaskInputError,
+  policyProblem,
+  priorityProblem,
+} from "./enqueue";
 
 export type EnqueueManyItem = Omit<EnqueueOptions, "actor">;
 
@@ -38,6 +43,7 @@ export async function enqueueMany(
   opts: { actor?: string } = {},
 ): Promise<{ taskId: string; created: boolean }[]> {
   const bad: { index: number; message: string }[] = [];
+  const keys: (string | undefined)[] = [];
   for (const [index, item] of items.entries()) {
     const wrongPolicy = policyProblem(agentName(item), item.policy);
     if (wrongPolicy) bad.push({ index, message: wrongPolicy });
@@ -50,19 +56,24 @@ export async function enqueueMany(
         index,
         message: `invalid input for ${item.agent.name}: ${describeIssues(parsed.error)}`,
       });
+      continue;
     }
+    const keyed = concurrencyKeyFor(item.agent, item.input);
+    if ("problem" in keyed) bad.push({ index, message: keyed.problem });
+    else keys[index] = keyed.key;
   }
   if (bad.length > 0) throw new InvalidTaskBatchError(bad, items.length);
   const result = await enqueueTasks(
     db,
     operator(opts.actor ?? "library"),
-    items.map((item) => ({
+    items.map((item, index) => ({
       agent: agentName(item),
       input: item.input,
       key: item.key,
       runAt: item.runAt,
       priority: item.priority,
       policy: item.policy,
+      concurrencyKey: keys[index],
       unpublished: "enqueue",
     })),
   );

@@ -6,9 +6,10 @@
 import type pg from "pg";
 import { operator } from "../domain/access";
 import { prioritySchema } from "../domain/priority";
-import { type PartialRetryPolicy, partialRetryPolicySchema } from "../domain/retry-policy";
+import { type TaskPolicy, taskPolicySchema } from "../domain/retry-policy";
 import { describeIssues } from "../domain/zod-issues";
 import { enqueueTask } from "../server/commands/enqueue-task";
+import { concurrencyKeyOf, isKeyed } from "./concurrency-key";
 import type { Agent } from "./define";
 
 export type EnqueueOptions = {
@@ -18,7 +19,7 @@ export type EnqueueOptions = {
   runAt?: Date;
   /** Higher is claimed first among the tasks runnable now: -1000 to 1000, default 0. */
   priority?: number;
-  policy?: PartialRetryPolicy;
+  policy?: TaskPolicy;
   /** Recorded in the ledger as who enqueued it. */
   actor?: string;
 };
@@ -34,10 +35,24 @@ export class InvalidTaskInputError extends Error {
  */
 export function policyProblem(agent: string, policy: unknown): string | null {
   if (policy === undefined) return null;
-  const parsed = partialRetryPolicySchema.safeParse(policy);
+  const parsed = taskPolicySchema.safeParse(policy);
   return parsed.success
     ? null
     : `invalid retry policy for ${agent}: ${describeIssues(parsed.error)}`;
+}
+
+/**
+ * The concurrency key of a keyed agent's task, computed here when the caller hands over the
+ * Agent (its key function is code the dashboard and the API never have); undefined otherwise,
+ * and a worker running the agent computes it. A key function that fails is refused here.
+ */
+export function concurrencyKeyFor(
+  agent: Agent | string,
+  input: unknown,
+): { key: string | undefined } | { problem: string } {
+  if (typeof agent === "string" || !isKeyed(agent)) return { key: undefined };
+  const outcome = concurrencyKeyOf(agent, input);
+  return outcome.ok ? { key: outcome.key } : { problem: outcome.problem };
 }
 
 /** What is wrong with a task's priority, or null. */
@@ -66,6 +81,8 @@ export async function enqueue(
   if (wrongPolicy) throw new InvalidTaskInputError(wrongPolicy);
   const wrongPriority = priorityProblem(agent, opts.priority);
   if (wrongPriority) throw new InvalidTaskInputError(wrongPriority);
+  const keyed = concurrencyKeyFor(opts.agent, opts.input);
+  if ("problem" in keyed) throw new InvalidTaskInputError(keyed.problem);
   const result = await enqueueTask(pool, operator(opts.actor ?? "library"), {
     agent,
     input: opts.input,
@@ -73,6 +90,7 @@ export async function enqueue(
     runAt: opts.runAt,
     priority: opts.priority,
     policy: opts.policy,
+    concurrencyKey: keyed.key,
     unpublished: "enqueue",
   });
   if (result.ok) return { taskId: result.value.taskId, created: result.value.created };

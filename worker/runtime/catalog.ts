@@ -6,7 +6,8 @@ import { z } from "zod";
 import type { SqlClient } from "../../db/client";
 import { derivedAgentVersion } from "../../lib/domain/agent-version";
 import { type MoneyArgs, moneyArgsOf, movesMoney } from "../../lib/domain/money";
-import { type PartialRetryPolicy, partialRetryPolicySchema } from "../../lib/domain/retry-policy";
+import { type PartialRetryPolicy, taskPolicySchema } from "../../lib/domain/retry-policy";
+import { isKeyed } from "../../lib/sdk/concurrency-key";
 import type { Agent, ToolOrigin } from "../../lib/sdk/define";
 
 export type CatalogTool = {
@@ -28,8 +29,13 @@ export type CatalogEntry = {
   name: string;
   inputSchema: unknown;
   tools: CatalogTool[];
-  /** Only the fields the code sets; null when it declares no policy. */
+  /**
+   * Only the fields the code sets; null when it declares no policy. `concurrencyLimit` is
+   * defineAgent's `concurrency.limit`.
+   */
   policy: PartialRetryPolicy | null;
+  /** The concurrency limit counts per `concurrency.key` (issue 21). */
+  concurrencyKeyed: boolean;
   /** The agent's own `version`, else derived from the fields above and `run`'s source. */
   version: string;
 };
@@ -49,14 +55,15 @@ function inputSchemaOf(agent: Agent): unknown {
  * or correct on the policies screen.
  */
 function codePolicyOf(agent: Agent): PartialRetryPolicy | null {
-  if (agent.policy === undefined) return null;
-  const parsed = partialRetryPolicySchema.safeParse(agent.policy);
+  const limit = agent.concurrency?.limit;
+  if (agent.policy === undefined) return limit === undefined ? null : { concurrencyLimit: limit };
+  const parsed = taskPolicySchema.safeParse(agent.policy);
   if (!parsed.success) {
     throw new Error(
       `agent ${agent.name} declares an invalid retry policy: ${z.prettifyError(parsed.error)}`,
     );
   }
-  return parsed.data;
+  return limit === undefined ? parsed.data : { ...parsed.data, concurrencyLimit: limit };
 }
 
 export function catalogEntry(agent: Agent): CatalogEntry {
@@ -85,6 +92,7 @@ export function catalogEntry(agent: Agent): CatalogEntry {
   };
   return {
     ...published,
+    concurrencyKeyed: isKeyed(agent),
     version: agent.version ?? derivedAgentVersion(published, agent.run.toString()),
   };
 }
@@ -101,11 +109,13 @@ export async function publishCatalog(
   if (agents.length === 0) return [];
   const entries = agents.map(catalogEntry);
   await client.query(
-    `insert into agent_catalog (name, input_schema, tools, policy, version, published_by, updated_at)
-     select e->>'name', e->'inputSchema', e->'tools', e->'policy', e->>'version', $2, now()
+    `insert into agent_catalog (name, input_schema, tools, policy, version, published_by, updated_at, concurrency_keyed)
+     select e->>'name', e->'inputSchema', e->'tools', e->'policy', e->>'version', $2, now(),
+            (e->>'concurrencyKeyed')::boolean
        from jsonb_array_elements($1::jsonb) as e
      on conflict (name) do update set input_schema = excluded.input_schema, tools = excluded.tools,
        policy = excluded.policy, version = excluded.version, published_by = excluded.published_by,
+       concurrency_keyed = excluded.concurrency_keyed,
        updated_at = now()`,
     [JSON.stringify(entries), workerId],
   );

@@ -4,9 +4,18 @@ import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import { type HeadRef, noteAppended } from "../../lib/server/ledger/append-known-head";
 import { appendLedgerMany, taskStream } from "../../lib/server/ledger/append-ledger";
+import type { LimitedAgent } from "./concurrency";
+import { claimLimitedTasks, lockAgentClaims } from "./concurrency-sql";
 import type { JournaledStep } from "./journal";
 import type { PolicyRow } from "./policy";
-import { type ClaimedTask, claimTasks, heldTasks, notifyRunnable, requeueTask } from "./task-sql";
+import {
+  type ClaimedRow,
+  type ClaimedTask,
+  claimTasks,
+  heldTasks,
+  notifyRunnable,
+  requeueTask,
+} from "./task-sql";
 
 export type ClaimedAttempt = {
   task: ClaimedTask;
@@ -29,9 +38,28 @@ export async function claimBatch(
   leaseMs: number,
   /** Each agent's code version (catalog.ts), recorded on its attempt.started entries. */
   versions: ReadonlyMap<string, string> = new Map(),
+  /**
+   * Agents with a concurrency limit (concurrency.ts), claimed first, each under its claim lock
+   * taken in name order (so two workers never wait on each other's in a cycle); `agents` are
+   * claimed after them with the places left.
+   */
+  limited: readonly LimitedAgent[] = [],
 ): Promise<ClaimedAttempt[]> {
   const claimed = await withTransaction(pool, async (client) => {
-    const tasks = await claimTasks(client, worker, agents, limit, leaseMs);
+    const tasks: ClaimedRow[] = [];
+    const byName = [...limited].sort((a, b) =>
+      a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0,
+    );
+    for (const agent of byName) {
+      if (tasks.length >= limit) break;
+      await lockAgentClaims(client, agent.agent);
+      tasks.push(
+        ...(await claimLimitedTasks(client, worker, agent, limit - tasks.length, leaseMs)),
+      );
+    }
+    if (tasks.length < limit && agents.length > 0) {
+      tasks.push(...(await claimTasks(client, worker, agents, limit - tasks.length, leaseMs)));
+    }
     if (tasks.length === 0) return undefined;
     const started = await appendLedgerMany(
       client,

@@ -27,7 +27,7 @@ export async function loadPolicyRows(
 ): Promise<PolicyRow[]> {
   const { rows } = await client.query<PolicyRow>({
     name: "runtime_load_policies",
-    text: `select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, budget
+    text: `select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, budget, concurrency_limit
            from retry_policies where scope = 'global' or scope = any($1::text[])`,
     values: [agentNames.map((a) => `agent:${a}`)],
   });

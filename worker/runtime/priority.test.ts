@@ -4,6 +4,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { TaskFacts } from "../../components/tasks/task-facts";
+import { TasksTable } from "../../components/tasks/tasks-table";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { enqueueBodySchema } from "../../lib/api/v1/enqueue";
 import { testViewer } from "../../lib/auth/testing";
@@ -12,6 +13,7 @@ import { enqueue, InvalidTaskInputError } from "../../lib/sdk/enqueue";
 import { enqueueMany } from "../../lib/sdk/enqueue-many";
 import { enqueueTasks } from "../../lib/server/commands/enqueue-tasks";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
+import { listTasks } from "../../lib/server/queries/list-tasks";
 import { claimTasks } from "./task-sql";
 
 const t = await setUpTestDatabase("task_priority");
@@ -77,6 +79,23 @@ describe("task priority", () => {
     expect((await facts(urgent)).html).toContain("+25");
     expect((await facts(urgent)).html).toContain("claimed before priority 0");
     expect((await facts(late)).html).toContain("claimed after priority 0");
+  });
+
+  it("shows a priority other than 0 in the tasks list", async () => {
+    const [plain, urgent, late] = await enqueueAll("prio-list", [undefined, 7, -3]);
+    const page = await listTasks(t.db, testViewer("ops"), { agent: "prio-list" });
+    // One statement: the three share created_at, so the list's order among them is by id.
+    expect(new Map(page.tasks.map((x) => [x.id, x.priority]))).toEqual(
+      new Map([
+        [plain, 0],
+        [urgent, 7],
+        [late, -3],
+      ]),
+    );
+    const html = renderToStaticMarkup(TasksTable({ tasks: page.tasks, caption: "Tasks" }));
+    expect(html).toContain('data-priority="7">priority +7<');
+    expect(html).toContain('data-priority="-3">priority -3<');
+    expect(html.match(/data-priority=/g)).toHaveLength(2);
   });
 
   it("records a priority that was set in task.enqueued, and none when it was not", async () => {

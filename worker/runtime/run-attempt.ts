@@ -7,6 +7,7 @@ import { retryOnConnectionError } from "../../db/retry";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { describeIssues } from "../../lib/domain/zod-issues";
 import { errorFields, type Logger } from "../../lib/log";
+import { concurrencyKeyOf, FAILED_CONCURRENCY_KEY } from "../../lib/sdk/concurrency-key";
 import type { Agent } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient } from "../../lib/sdk/model";
@@ -86,6 +87,14 @@ export async function runAttempt(
     const input = agent.input.safeParse(task.input);
     if (!input.success)
       throw new NonRetryableError(`invalid task input: ${describeIssues(input.error)}`);
+    if (task.concurrency_key === FAILED_CONCURRENCY_KEY) {
+      const key = concurrencyKeyOf(agent, task.input);
+      throw new NonRetryableError(
+        key.ok
+          ? `agent ${agent.name}: concurrency.key failed when the task was keyed`
+          : key.problem,
+      );
+    }
     const ctx = createContext(
       {
         pool: deps.pool,

@@ -17,6 +17,8 @@ export type ClaimedTask = {
   attempt_base: number;
   policy: JsonValue | null;
   cost: number;
+  /** The agent's concurrency key for it; null when the agent is not keyed (issue 21). */
+  concurrency_key: string | null;
 };
 
 export type ClaimedRow = ClaimedTask & {
@@ -57,11 +59,11 @@ export async function claimTasks(
                  lease_expires_at = now() + $3 * interval '1 millisecond',
                  version = t.version + 1, updated_at = now(), status_changed_at = now()
              from candidates c where t.id = c.id
-             returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost
+             returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost, t.concurrency_key
            ), policies as (
              select coalesce(json_agg(p), '[]') as policies from (
                select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms,
-                      attempt_timeout_ms, budget
+                      attempt_timeout_ms, budget, concurrency_limit
                from retry_policies
                where scope = 'global' or scope in (select 'agent:' || agent from claimed)
              ) p

@@ -16,12 +16,14 @@ import {
 import type { WorkerRole } from "../../db/schema/workers";
 import { assertSchemaCurrent } from "../../db/schema-version";
 import { errorFields, type Logger, logger } from "../../lib/log";
+import { isKeyed } from "../../lib/sdk/concurrency-key";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
 import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
 import { publishCatalog } from "./catalog";
 import { type ClaimedAttempt, claimBatch, handBackUnknownClaims } from "./claim-batch";
 import { completionBatcher } from "./completion-batch";
+import { claimPlanner, fillConcurrencyKeys } from "./concurrency";
 import { effectBatchers } from "./effect-batch";
 import { LeaseLostError, SuspendError } from "./errors";
 import { startListener } from "./listener";
@@ -194,6 +196,10 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   });
   await listener.ready;
 
+  // Agents with a concurrency limit claim under it (issue 21); keyed ones key their tasks first.
+  const planClaim = claimPlanner(config.pool, config.agents, pollMs);
+  const keyed = config.agents.filter(isKeyed);
+
   const effects = effectBatchers(config.pool, id);
   const complete = completionBatcher(config.pool, id, effects);
   const spawnAttempt = (claimed: ClaimedAttempt, claimSentAt: number) => {
@@ -250,9 +256,19 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
               log.info({ tasks: handed }, "handed back tasks held without a running attempt");
             }
           }
+          for (const agent of keyed) await fillConcurrencyKeys(config.pool, agent);
+          const plan = await planClaim();
           const sentAt = Date.now();
           wakeMissed = false;
-          const tasks = await claimBatch(config.pool, id, agentNames, free, leaseMs, versions);
+          const tasks = await claimBatch(
+            config.pool,
+            id,
+            plan.unlimited,
+            free,
+            leaseMs,
+            versions,
+            plan.limited,
+          );
           dbAnswered();
           claimed = tasks.length;
           for (const task of tasks) spawnAttempt(task, sentAt);

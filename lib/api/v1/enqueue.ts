@@ -6,7 +6,7 @@ import { z } from "zod";
 import { principalOf, type Viewer } from "../../domain/access";
 import { isoInstant } from "../../domain/instant";
 import { prioritySchema } from "../../domain/priority";
-import { partialRetryPolicySchema } from "../../domain/retry-policy";
+import { taskPolicySchema } from "../../domain/retry-policy";
 import { issueFields } from "../../domain/zod-issues";
 import { env } from "../../env";
 import {
@@ -48,7 +48,7 @@ export const enqueueBodySchema = z
     priority: prioritySchema
       .optional()
       .describe("Higher is claimed first among the tasks runnable now: -1000 to 1000 (default 0)"),
-    policy: partialRetryPolicySchema
+    policy: taskPolicySchema
       .strict()
       .optional()
       .describe("This task's own retry policy: overrides the agent's and the global one"),

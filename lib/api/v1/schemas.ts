@@ -52,6 +52,7 @@ export const taskListItemSchema: z.ZodType<TaskListItemDto> = z.object({
   status: taskStatusSchema,
   deadReason: deadReasonSchema.nullable(),
   attempts: z.number().int(),
+  priority: z.number().int().describe("Higher is claimed first among the tasks runnable now"),
   createdAt: iso,
   statusChangedAt: iso,
   lastError: z.string().nullable().describe("The first 300 characters of the last error"),
@@ -74,6 +75,12 @@ export const taskHeaderSchema: z.ZodType<TaskHeaderDto> = z.object({
     .number()
     .int()
     .describe("Higher is claimed first among the tasks runnable now (-1000 to 1000, default 0)"),
+  concurrencyKey: z
+    .string()
+    .nullable()
+    .describe(
+      "The agent's concurrency key for the task, when its agent limits per key; empty when the key function failed",
+    ),
   leaseOwner: z.string().nullable(),
   leaseExpiresAt: iso.nullable(),
   enqueueKey: z.string().nullable(),

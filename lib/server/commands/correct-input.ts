@@ -85,7 +85,7 @@ export async function correctInput(
     theRow(
       (
         await client.query(
-          "update tasks set input = $3 where id = $1 and version = $2 returning id",
+          "update tasks set input = $3, concurrency_key = null where id = $1 and version = $2 returning id",
           [task.id, task.version, JSON.stringify(after)],
         )
       ).rows,

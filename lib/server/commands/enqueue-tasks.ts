@@ -44,6 +44,11 @@ export type EnqueueRequest = {
   /** The task whose run enqueues this one (ctx.spawn); recorded on the task and its first entry. */
   parent?: string;
   /**
+   * The agent's concurrency key for this input, when the caller has the agent's code (the
+   * library's enqueue given the Agent); otherwise a worker running the agent computes it.
+   */
+  concurrencyKey?: string;
+  /**
    * An agent no worker has published yet: "refuse" it (the default: the API and the CLI, where
    * someone typed its name) or "enqueue" it for the worker that will publish and run it (the
    * library, the seed, the alerts and the bench, whose code names agents it deploys itself).
@@ -361,6 +366,7 @@ type Row = {
   priority: number;
   policy: JsonValue;
   parent: string | null;
+  concurrencyKey: string | null;
   data: JsonValue;
 };
 
@@ -415,6 +421,7 @@ export async function insertTasks(
         priority: r.priority ?? DEFAULT_PRIORITY,
         policy,
         parent: r.parent ?? null,
+        concurrencyKey: r.concurrencyKey ?? null,
         // The priority and the parent are recorded only when set: entries before them read the same.
         data: {
           agent: r.agent,
@@ -512,11 +519,13 @@ async function insertChunk(
     text: `with r as (
        select * from unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[],
                             $6::timestamptz[], $7::jsonb[], $8::jsonb[], $9::text[], $10::text[],
-                            $14::int[], $15::uuid[])
-         with ordinality as r(id, stream, agent, input, key, run_at, policy, data, hash, actor, priority, parent, ord)
+                            $14::int[], $15::uuid[], $16::text[])
+         with ordinality as r(id, stream, agent, input, key, run_at, policy, data, hash, actor, priority, parent,
+                              concurrency_key, ord)
      ), t as (
-       insert into tasks (id, agent, input, enqueue_key, run_at, policy, created_by, priority, parent_id)
-       select id, agent, input, key, coalesce(run_at, now()), policy, actor, priority, parent from r order by ord
+       insert into tasks (id, agent, input, enqueue_key, run_at, policy, created_by, priority, parent_id, concurrency_key)
+       select id, agent, input, key, coalesce(run_at, now()), policy, actor, priority, parent, concurrency_key
+       from r order by ord
        on conflict (enqueue_key) do nothing
        returning id
      ), s as (
@@ -550,6 +559,7 @@ async function insertChunk(
       TASKS_CHANNEL,
       rows.map((r) => r.priority),
       rows.map((r) => r.parent),
+      rows.map((r) => r.concurrencyKey),
     ],
   });
   return {

@@ -43,6 +43,13 @@ export async function setPolicy(
   }
   const parsed = partialRetryPolicySchema.safeParse(input.policy);
   if (!parsed.success) return { ok: false, code: "invalid", message: parsed.error.message };
+  if (input.scope === "global" && (parsed.data.concurrencyLimit ?? null) !== null) {
+    return {
+      ok: false,
+      code: "invalid",
+      message: "concurrencyLimit is set per agent (its code or its agent row), not globally",
+    };
+  }
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query<Row>(
       "select * from retry_policies where scope = $1 for update",
@@ -65,11 +72,12 @@ export async function setPolicy(
         ? { ...BUILT_IN_POLICY, ...before, ...parsed.data }
         : { ...parsed.data };
     const saved = await client.query<{ version: number }>(
-      `insert into retry_policies (scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, budget, updated_by)
-       values ($1, $2, $3, $4, $5, $6, $7, $8)
+      `insert into retry_policies (scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms, attempt_timeout_ms, budget, updated_by, concurrency_limit)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $10)
        on conflict (scope) do update set max_attempts = excluded.max_attempts, backoff_initial_ms = excluded.backoff_initial_ms,
          backoff_factor = excluded.backoff_factor, backoff_max_ms = excluded.backoff_max_ms,
          attempt_timeout_ms = excluded.attempt_timeout_ms, budget = excluded.budget,
+         concurrency_limit = excluded.concurrency_limit,
          updated_by = excluded.updated_by, updated_at = now(), version = retry_policies.version + 1
        where retry_policies.version = $9
        returning version`,
@@ -83,6 +91,7 @@ export async function setPolicy(
         after.budget ?? null,
         principal.actor,
         input.version,
+        after.concurrencyLimit ?? null,
       ],
     );
     // No row yet cannot be locked: a concurrent first save of this scope makes the insert

@@ -25,9 +25,15 @@ export type McpServerDto = {
   tools: { agent: string; name: string; tool: string }[];
 };
 
+/**
+ * How many of the agent's tasks may run at once (issue 21): the admin's row over the code's, and
+ * whether it counts per concurrency key. Null when neither sets a limit.
+ */
+export type ConcurrencyDto = { limit: number; source: "agent" | "code"; keyed: boolean };
+
 export type AgentsScreenDto = {
   asOf: string;
-  agents: (AgentDto & { liveWorkers: number })[];
+  agents: (AgentDto & { liveWorkers: number; concurrency: ConcurrencyDto | null })[];
   mcpServers: McpServerDto[];
   /**
    * Workers seen within the last day (a live one always is: a lease is at most an hour), live
@@ -76,7 +82,7 @@ export async function getAgentsScreen(
 ): Promise<AgentsScreenDto> {
   requireScope(viewer, "tasks:read");
   const agents = await listAgents(pool, viewer);
-  const [workers, live, clock] = await Promise.all([
+  const [workers, live, limits, clock] = await Promise.all([
     pool.query<WorkerRow & { total: number }>({
       name: "agents_screen_workers",
       text: `select id, host, pid, agents, started_at, last_seen_at, stopped_at,
@@ -95,12 +101,40 @@ export async function getAgentsScreen(
               group by agent`,
       values: [opts.leaseMs],
     }),
+    // A published code limit that is not a number (another writer's row) counts as none.
+    pool.query<{
+      agent: string;
+      code_limit: number | null;
+      row_limit: number | null;
+      keyed: boolean;
+    }>({
+      name: "agents_screen_concurrency",
+      text: `select c.name as agent, c.concurrency_keyed as keyed, p.concurrency_limit as row_limit,
+                    case when jsonb_typeof(c.policy -> 'concurrencyLimit') = 'number'
+                         then (c.policy ->> 'concurrencyLimit')::numeric::int end as code_limit
+               from agent_catalog c
+               left join retry_policies p on p.scope = 'agent:' || c.name`,
+    }),
     pool.query<{ now: Date }>("select now() as now"),
   ]);
   const liveOf = new Map(live.rows.map((r) => [r.agent, r.n]));
+  const concurrencyOf = new Map(
+    limits.rows.map((r): [string, ConcurrencyDto | null] => [
+      r.agent,
+      r.row_limit !== null
+        ? { limit: r.row_limit, source: "agent", keyed: r.keyed }
+        : r.code_limit !== null
+          ? { limit: r.code_limit, source: "code", keyed: r.keyed }
+          : null,
+    ]),
+  );
   return {
     asOf: (clock.rows[0]?.now ?? new Date()).toISOString(),
-    agents: agents.map((a) => ({ ...a, liveWorkers: liveOf.get(a.name) ?? 0 })),
+    agents: agents.map((a) => ({
+      ...a,
+      liveWorkers: liveOf.get(a.name) ?? 0,
+      concurrency: concurrencyOf.get(a.name) ?? null,
+    })),
     mcpServers: mcpServersOf(agents),
     workers: workers.rows.map((w) => ({
       id: w.id,

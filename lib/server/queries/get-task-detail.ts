@@ -48,6 +48,8 @@ export type TaskHeaderDto = {
   runAt: string;
   /** Higher is claimed first among runnable tasks; 0 unless set at enqueue. */
   priority: number;
+  /** The agent's concurrency key for it (issue 21); "" when the key function failed. */
+  concurrencyKey: string | null;
   leaseOwner: string | null;
   leaseExpiresAt: string | null;
   enqueueKey: string | null;
@@ -348,6 +350,7 @@ export async function getTaskDetail(
           statusChangedAt: iso(t.statusChangedAt),
           runAt: iso(t.runAt),
           priority: t.priority,
+          concurrencyKey: t.concurrencyKey,
           leaseOwner: t.leaseOwner,
           leaseExpiresAt: isoOrNull(t.leaseExpiresAt),
           enqueueKey: t.enqueueKey,

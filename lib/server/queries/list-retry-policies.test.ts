@@ -76,6 +76,7 @@ describe("listRetryPolicies", () => {
           backoffMaxMs: null,
           attemptTimeoutMs: null,
           budget: null,
+          concurrencyLimit: null,
         },
       }),
     ]);
@@ -128,7 +129,8 @@ describe("listRetryPolicies", () => {
     expect(p.changes[2]?.created).toBe(true);
     // A first global row sets every field (the built-in values where the admin left them).
     expect(p.changes[2]?.fields?.map((f) => [f.field, f.before])).toEqual(
-      POLICY_FIELDS.map((f) => [f, null]),
+      // All but the concurrency limit, which is an agent's own and never the global row's.
+      POLICY_FIELDS.filter((f) => f !== "concurrencyLimit").map((f) => [f, null]),
     );
   });
 
@@ -157,6 +159,7 @@ describe("listRetryPolicies", () => {
       backoffMaxMs: null,
       attemptTimeoutMs: null,
       budget: null,
+      concurrencyLimit: null,
     });
     expect(coder?.fields.maxAttempts).toEqual({ value: 6, source: "code" });
     expect(coder?.fields.backoffInitialMs).toEqual({ value: 500, source: "code" });

@@ -107,6 +107,7 @@ function values(row: PolicyRow): PolicyValuesDto {
     backoffMaxMs: row.backoffMaxMs,
     attemptTimeoutMs: row.attemptTimeoutMs,
     budget: row.budget,
+    concurrencyLimit: row.concurrencyLimit,
   };
 }
 

@@ -17,6 +17,8 @@ export type TaskListItemDto = {
   status: TaskStatus;
   deadReason: DeadReason | null;
   attempts: number;
+  /** Higher is claimed first among runnable tasks; 0 unless set at enqueue. */
+  priority: number;
   /** ISO 8601, UTC. */
   createdAt: string;
   statusChangedAt: string;
@@ -76,6 +78,7 @@ export async function listTasks(
       status: tasks.status,
       deadReason: tasks.deadReason,
       attempts: tasks.attempts,
+      priority: tasks.priority,
       createdAt: tasks.createdAt,
       statusChangedAt: tasks.statusChangedAt,
       lastError: sql<
@@ -104,6 +107,7 @@ export async function listTasks(
       status: r.status,
       deadReason: r.deadReason,
       attempts: r.attempts,
+      priority: r.priority,
       createdAt: r.createdAt.toISOString(),
       statusChangedAt: r.statusChangedAt.toISOString(),
       lastError: r.lastError,
