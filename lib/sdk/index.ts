@@ -1,9 +1,16 @@
 // The library's entry point for agent authors and the user's own code.
+
+export { parseRetryAfter } from "../domain/rate-limit";
 export type { AgentsModuleContext } from "./agents-module";
 export type { Agent, AgentContext, Tool, ToolExecuteContext } from "./define";
 export { defineAgent, defineTool } from "./define";
 export { enqueue, InvalidTaskInputError } from "./enqueue";
 export { type EnqueueManyItem, enqueueMany, InvalidTaskBatchError } from "./enqueue-many";
-export { EffectNotPerformedError, NonRetryableError } from "./errors";
+export {
+  EffectNotPerformedError,
+  NonRetryableError,
+  RateLimitedError,
+  rateLimitedFrom,
+} from "./errors";
 export type { GenerateTextRequest, GenerateTextResult } from "./generate-text";
 export type { ModelClient, ModelRequest, ModelResponse } from "./model";

@@ -14,7 +14,7 @@ import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { movesMoney } from "../../lib/domain/money";
 import { holdsRedacted, redact } from "../../lib/domain/redact";
 import type { ReconcileOutcome, Tool } from "../../lib/sdk/define";
-import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
+import { EffectNotPerformedError, NonRetryableError, RateLimitedError } from "../../lib/sdk/errors";
 import { faultPoint } from "../../lib/server/fault-points";
 import type { HeadRef } from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
@@ -26,6 +26,7 @@ import {
   type EffectBatchers,
   type EffectResult,
 } from "./effect-batch";
+import { providerRateLimited, takeSlotOrWait } from "./effect-rate-limit";
 import {
   ApprovalNeededError,
   DeadLetterError,
@@ -218,6 +219,10 @@ export async function performEffect(
     if (outcome.happened) {
       return recordSuccess(run, tool, key, stepSeq, outcome.result, entry, { reconciled: true });
     }
+  }
+  // The call really goes to the provider now: take the tool's rate-limit slot, or wait for one.
+  if (!(await takeSlotOrWait(run, tool, args, key, entry))) {
+    return performEffect(run, tool, rawArgs, stepSeq);
   }
   return execute(run, tool, args, key, stepSeq, entry);
 }
@@ -413,6 +418,12 @@ async function execute(
     result = toJsonValue(await tool.execute(args, { idempotencyKey: key, signal: run.signal }));
     faultPoint("effect.returned");
   } catch (err) {
+    if (err instanceof RateLimitedError) {
+      const suspend = await retryOnConnectionError(() =>
+        providerRateLimited(run, tool, key, err, entry),
+      );
+      if (suspend) throw suspend;
+    }
     const performed = err instanceof EffectNotPerformedError ? "no" : "unknown";
     // Through a database outage too: left claimed, the heartbeat would renew it forever.
     await retryOnConnectionError(() =>
