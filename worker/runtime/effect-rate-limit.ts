@@ -33,8 +33,9 @@ type EntryFn = (kind: string, data: Record<string, JsonValue>) => NewLedgerEntry
 const bucketKeySchema = z.string().min(1).max(200);
 
 /**
- * True: the slot is taken, call the provider now. False: the claim was released and a short
- * wait sat out; claim again. A long wait releases the claim and hands the task back.
+ * The slot is taken (`slotAt`, for effect.succeeded: when the call was let through), call the
+ * provider now. False: the claim was released and a short wait sat out; claim again. A long
+ * wait releases the claim and hands the task back.
  */
 export async function takeSlotOrWait(
   run: Runner,
@@ -42,9 +43,9 @@ export async function takeSlotOrWait(
   args: unknown,
   key: string,
   entry: EntryFn,
-): Promise<boolean> {
+): Promise<{ slotAt?: string } | false> {
   const limit = tool.rateLimit;
-  if (!limit) return true;
+  if (!limit) return {};
   let bucketKey: string | undefined;
   if (limit.key) {
     const parsed = bucketKeySchema.safeParse(limit.key(args));
@@ -56,8 +57,9 @@ export async function takeSlotOrWait(
     bucketKey = parsed.data;
   }
   const spec = { limit: limit.limit, periodMs: limit.periodMs };
-  const waitMs = await takeRateLimitSlot(run.pool, rateLimitBucket(tool.name, bucketKey), spec);
-  if (waitMs === 0) return true;
+  const slot = await takeRateLimitSlot(run.pool, rateLimitBucket(tool.name, bucketKey), spec);
+  if (slot.granted) return { slotAt: slot.at.toISOString() };
+  const { waitMs } = slot;
   const handBack = waitOrHandBack(waitMs, run.effectLeaseMs) === "hand-back";
   const released = await releaseNotPerformed(run, key, `${tool.name}'s rate limit`, {
     ...entry("effect.rate_limited", {

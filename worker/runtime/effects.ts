@@ -221,10 +221,9 @@ export async function performEffect(
     }
   }
   // The call really goes to the provider now: take the tool's rate-limit slot, or wait for one.
-  if (!(await takeSlotOrWait(run, tool, args, key, entry))) {
-    return performEffect(run, tool, rawArgs, stepSeq);
-  }
-  return execute(run, tool, args, key, stepSeq, entry);
+  const slot = await takeSlotOrWait(run, tool, args, key, entry);
+  if (!slot) return performEffect(run, tool, rawArgs, stepSeq);
+  return execute(run, tool, args, key, stepSeq, entry, slot);
 }
 
 /** After an append through the locked path: the next known-head statement reads the head. */
@@ -411,6 +410,7 @@ async function execute(
   key: string,
   stepSeq: number,
   entry: EntryFn,
+  extra: Record<string, JsonValue> = {},
 ): Promise<JsonValue> {
   let result: JsonValue;
   faultPoint("effect.started");
@@ -451,7 +451,7 @@ async function execute(
     }
     throw err;
   }
-  return recordSuccess(run, tool, key, stepSeq, result, entry, {});
+  return recordSuccess(run, tool, key, stepSeq, result, entry, extra);
 }
 
 async function recordSuccess(

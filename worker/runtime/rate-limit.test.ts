@@ -78,15 +78,19 @@ describe("tool rate limits", () => {
 
   it("keeps at most `limit` stamps in any window, and follows a limit changed in code", async () => {
     const spec = { limit: 3, periodMs: 60_000 };
+    const take = async (limit = spec.limit) => {
+      const slot = await takeRateLimitSlot(t.pool, "sql-bucket", { ...spec, limit });
+      return slot.granted ? 0 : slot.waitMs;
+    };
     const taken = [];
-    for (let i = 0; i < 4; i++) taken.push(await takeRateLimitSlot(t.pool, "sql-bucket", spec));
+    for (let i = 0; i < 4; i++) taken.push(await take());
     expect(taken.slice(0, 3)).toEqual([0, 0, 0]);
     expect(taken[3]).toBeGreaterThan(50_000);
     // Lowered to 2: the newest two of the three still fill it. Raised to 5: two more go.
-    expect(await takeRateLimitSlot(t.pool, "sql-bucket", { ...spec, limit: 2 })).toBeGreaterThan(0);
-    expect(await takeRateLimitSlot(t.pool, "sql-bucket", { ...spec, limit: 5 })).toBe(0);
-    expect(await takeRateLimitSlot(t.pool, "sql-bucket", { ...spec, limit: 5 })).toBe(0);
-    expect(await takeRateLimitSlot(t.pool, "sql-bucket", { ...spec, limit: 5 })).toBeGreaterThan(0);
+    expect(await take(2)).toBeGreaterThan(0);
+    expect(await take(5)).toBe(0);
+    expect(await take(5)).toBe(0);
+    expect(await take(5)).toBeGreaterThan(0);
     const { rows } = await t.pool.query(
       "select cardinality(stamps) as n from rate_limits where bucket = 'sql-bucket'",
     );
@@ -95,9 +99,11 @@ describe("tool rate limits", () => {
 
   it("counts a keyed limit per key", async () => {
     const spec = { limit: 1, periodMs: 60_000 };
-    expect(await takeRateLimitSlot(t.pool, "refund:m-1", spec)).toBe(0);
-    expect(await takeRateLimitSlot(t.pool, "refund:m-2", spec)).toBe(0);
-    expect(await takeRateLimitSlot(t.pool, "refund:m-1", spec)).toBeGreaterThan(0);
+    const granted = async (bucket: string) =>
+      (await takeRateLimitSlot(t.pool, bucket, spec)).granted;
+    expect(await granted("refund:m-1")).toBe(true);
+    expect(await granted("refund:m-2")).toBe(true);
+    expect(await granted("refund:m-1")).toBe(false);
   });
 });
 

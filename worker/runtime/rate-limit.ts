@@ -5,26 +5,29 @@
 import type { SqlClient } from "../../db/client";
 import type { RateLimitSpec } from "../../lib/domain/rate-limit";
 
-/** 0: the slot is taken (the call may go now). Otherwise ms until the oldest stamp leaves the window. */
+/** The slot taken (`at`, by the database's clock), or how long until the oldest stamp leaves the window. */
+export type SlotAnswer = { granted: true; at: Date } | { granted: false; waitMs: number };
+
 export async function takeRateLimitSlot(
   client: SqlClient,
   bucket: string,
   spec: RateLimitSpec,
-): Promise<number> {
+): Promise<SlotAnswer> {
   // The stamps are kept oldest first, at most `limit` of them (a limit lowered since keeps the
   // newest; one raised grants until the array fills). clock_timestamp, read after the row
   // lock, keeps them in order whichever transaction started first.
-  const { rows } = await client.query<{ granted: boolean }>({
+  const { rows } = await client.query<{ at: Date }>({
     name: "runtime_take_rate_limit_slot",
     text: `insert into rate_limits as r (bucket, stamps) values ($1, array[clock_timestamp()])
            on conflict (bucket) do update
              set stamps = r.stamps[greatest(cardinality(r.stamps) - $2 + 2, 1):] || clock_timestamp()
              where cardinality(r.stamps) < $2
                 or r.stamps[cardinality(r.stamps) - $2 + 1] <= clock_timestamp() - $3 * interval '1 millisecond'
-           returning true as granted`,
+           returning r.stamps[cardinality(r.stamps)] as at`,
     values: [bucket, spec.limit, spec.periodMs],
   });
-  if (rows[0]?.granted) return 0;
+  const taken = rows[0];
+  if (taken) return { granted: true, at: taken.at };
   const wait = await client.query<{ wait_ms: number }>({
     name: "runtime_rate_limit_wait",
     text: `select greatest(1, ceil(extract(epoch from
@@ -33,5 +36,5 @@ export async function takeRateLimitSlot(
            from rate_limits r where bucket = $1`,
     values: [bucket, spec.limit, spec.periodMs],
   });
-  return wait.rows[0]?.wait_ms ?? 1;
+  return { granted: false, waitMs: wait.rows[0]?.wait_ms ?? 1 };
 }
