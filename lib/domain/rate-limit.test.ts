@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  describeRateLimit,
   MAX_RETRY_AFTER_MS,
   parseRetryAfter,
   rateLimitBucket,
@@ -39,5 +40,20 @@ describe("rate limits", () => {
     const r = rateLimitSchema.safeParse({ limit: 0, periodMs: 1000 });
     expect(r.success).toBe(false);
     expect(r.error?.issues[0]?.path).toEqual(["limit"]);
+  });
+});
+
+describe("describeRateLimit", () => {
+  it("reads the period in the largest whole unit", () => {
+    expect(describeRateLimit({ limit: 10, periodMs: 1_000, keyed: false })).toBe(
+      "10 calls per 1 s",
+    );
+    expect(describeRateLimit({ limit: 1, periodMs: 120_000, keyed: true })).toBe(
+      "1 call per 2 min per key",
+    );
+    expect(describeRateLimit({ limit: 5, periodMs: 250, keyed: false })).toBe("5 calls per 250 ms");
+    expect(describeRateLimit({ limit: 5, periodMs: 3_600_000, keyed: false })).toBe(
+      "5 calls per 1 h",
+    );
   });
 });

@@ -47,3 +47,17 @@ export function parseRetryAfter(
 export function waitOrHandBack(waitMs: number, leaseMs: number): "wait" | "hand-back" {
   return waitMs <= leaseMs * SHORT_WAIT_SHARE ? "wait" : "hand-back";
 }
+
+/** How a tool's limit reads on the dashboard: "10 calls per 1 s", "… per key". */
+export function describeRateLimit(limit: RateLimitSpec & { keyed: boolean }): string {
+  const ms = limit.periodMs;
+  const period =
+    ms % 3_600_000 === 0
+      ? `${ms / 3_600_000} h`
+      : ms % 60_000 === 0
+        ? `${ms / 60_000} min`
+        : ms % 1_000 === 0
+          ? `${ms / 1_000} s`
+          : `${ms} ms`;
+  return `${limit.limit} ${limit.limit === 1 ? "call" : "calls"} per ${period}${limit.keyed ? " per key" : ""}`;
+}
