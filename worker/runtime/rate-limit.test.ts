@@ -3,11 +3,16 @@
 // until Retry-After, and neither spends an attempt nor counts toward maxAttempts.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { LedgerTimeline } from "../../components/tasks/ledger-timeline";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { testViewer } from "../../lib/auth/testing";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { rateLimitedFrom } from "../../lib/sdk/errors";
+import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { takeRateLimitSlot } from "./rate-limit";
 import { runtimeTestKit } from "./test-support";
 
@@ -166,5 +171,19 @@ describe("a provider's 429", () => {
     expect(entries.filter((e) => e.kind === "effect.succeeded")).toHaveLength(1);
     expect(entries.map((e) => e.kind)).not.toContain("task.dead_lettered");
     expect(entries.map((e) => e.kind)).not.toContain("attempt.failed");
+
+    // The task page says so in its ledger timeline.
+    const detail = await getTaskDetail(t.db, testViewer("ops"), id);
+    if (!detail) throw new Error(`no task ${id}`);
+    const html = renderToStaticMarkup(
+      createElement(LedgerTimeline, {
+        entries: detail.timeline.entries,
+        gap: null,
+        effectKeys: [],
+      }),
+    ).replaceAll("<!-- -->", "");
+    expect(html).toContain(
+      "refund · the provider answered 429 (2 for this effect): back in the queue for 1000 ms",
+    );
   });
 });
