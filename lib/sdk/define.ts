@@ -66,7 +66,8 @@ export type ToolDefinition<S extends z.ZodType, R extends JsonValue> = {
   origin?: ToolOrigin;
   /**
    * At most `limit` calls reach the provider in any window of `periodMs`, across all workers
-   * (per `key(args)` when given, e.g. per merchant). A call over it waits, never fails.
+   * (per `key(args)` when given, e.g. per merchant). A call over it waits, never fails. The
+   * key is shown in the ledger unless the tool has `sensitive` arguments.
    */
   rateLimit?: ToolRateLimit<z.output<S>>;
 };

@@ -68,7 +68,8 @@ export async function takeSlotOrWait(
       limit: spec.limit,
       periodMs: spec.periodMs,
       handedBack: handBack,
-      ...(bucketKey === undefined ? {} : { bucketKey }),
+      // The key comes from the arguments: left out for a tool that redacts any of them.
+      ...(bucketKey === undefined || (tool.sensitive?.length ?? 0) > 0 ? {} : { bucketKey }),
     }),
   });
   if (!released) throw new LeaseLostError(`lost the claim on effect ${key.slice(0, 12)}…`);

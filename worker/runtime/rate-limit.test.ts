@@ -8,10 +8,12 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { LedgerTimeline } from "../../components/tasks/ledger-timeline";
+import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { testViewer } from "../../lib/auth/testing";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
-import { rateLimitedFrom } from "../../lib/sdk/errors";
+import { RateLimitedError, rateLimitedFrom } from "../../lib/sdk/errors";
+import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { takeRateLimitSlot } from "./rate-limit";
 import { runtimeTestKit } from "./test-support";
@@ -79,6 +81,36 @@ describe("tool rate limits", () => {
     expect(effect?.lease_owner).toBeNull();
     const kinds = await kit.kinds(second);
     expect(kinds.slice(-2)).toEqual(["effect.rate_limited", "task.requeued"]);
+  });
+
+  it("spends no slot on an effect that is only deduplicated", async () => {
+    let calls = 0;
+    const once = defineTool({
+      name: "ping_once",
+      input: z.object({ n: z.number() }),
+      intent: (a) => a,
+      rateLimit: { limit: 1, periodMs: 60_000 },
+      execute: async (a) => {
+        calls++;
+        return { pong: a.n };
+      },
+    });
+    const agent = defineAgent({
+      name: "rl-dedup",
+      input: z.object({ n: z.number() }),
+      tools: { ping_once: once },
+      // The same intent twice: the second call is the first's key, already succeeded.
+      run: async (ctx, input) => [
+        await ctx.tool("ping_once", { n: input.n }),
+        await ctx.tool("ping_once", { n: input.n }),
+      ],
+    });
+    const id = await kit.enqueue(agent.name, { n: 7 });
+    expect((await kit.runOneAttempt("w-a", [agent]))?.outcome).toBe("succeeded");
+    expect(calls).toBe(1);
+    const kinds = await kit.kinds(id);
+    expect(kinds).toContain("effect.deduplicated");
+    expect(kinds).not.toContain("effect.rate_limited");
   });
 
   it("keeps at most `limit` stamps in any window, and follows a limit changed in code", async () => {
@@ -185,5 +217,47 @@ describe("a provider's 429", () => {
     expect(html).toContain(
       "refund · the provider answered 429 (2 for this effect): back in the queue for 1000 ms",
     );
+  });
+
+  it("spends an attempt on a 429 past the 100th of one effect, so it cannot loop forever", async () => {
+    const always = defineTool({
+      name: "always_limited",
+      input: z.object({ order: z.string() }),
+      intent: (a) => a,
+      execute: async (): Promise<null> => {
+        throw new RateLimitedError({ retryAfterMs: 5 });
+      },
+    });
+    const agent = defineAgent({
+      name: "rl-forever",
+      input: z.object({ order: z.string() }),
+      tools: { always_limited: always },
+      run: (ctx, input) => ctx.tool("always_limited", { order: input.order }),
+    });
+    const id = await kit.enqueue(agent.name, { order: "o-9" }, { policy: { maxAttempts: 2 } });
+    expect((await kit.runOneAttempt("w-a", [agent]))?.outcome).toBe("requeued");
+    // Stage 99 more 429s of the same effect, as if it had been sent back 99 more times.
+    const [effect] = await kit.effects(id);
+    if (!effect) throw new Error("no effect");
+    await withTransaction(t.pool, (c) =>
+      appendLedger(
+        c,
+        taskStream(id),
+        Array.from({ length: 99 }, () => ({
+          kind: "effect.rate_limited",
+          actor: "worker:w-a",
+          taskId: id,
+          key: effect.key,
+          data: { tool: "always_limited", source: "provider", retryAfterMs: 5 },
+        })),
+      ),
+    );
+    await kit.release(id);
+    expect((await kit.runOneAttempt("w-a", [agent]))?.outcome).toBe("retry_wait");
+    expect(await kit.task(id)).toMatchObject({ status: "retry_wait", attempts: 1 });
+    const entries = await kit.entries(id);
+    expect(entries.filter((e) => e.kind === "effect.rate_limited")).toHaveLength(100);
+    expect(entries.at(-3)).toMatchObject({ kind: "effect.failed", data: { performed: "no" } });
+    expect(entries.at(-1)?.kind).toBe("retry.scheduled");
   });
 });
