@@ -7,6 +7,7 @@
 import type pg from "pg";
 import { z } from "zod";
 import { type SqlClient, withTransaction } from "../../db/client";
+import { retryOnConnectionError } from "../../db/retry";
 import type { JsonValue } from "../../lib/domain/json";
 import { MAX_RATE_LIMITED, rateLimitBucket, waitOrHandBack } from "../../lib/domain/rate-limit";
 import type { Tool } from "../../lib/sdk/define";
@@ -18,7 +19,7 @@ import {
   taskStream,
 } from "../../lib/server/ledger/append-ledger";
 import { LeaseLostError, SuspendError, serializeError } from "./errors";
-import { takeRateLimitSlot } from "./rate-limit";
+import { type SlotAnswer, takeRateLimitSlot } from "./rate-limit";
 
 type Runner = {
   pool: pg.Pool;
@@ -46,22 +47,24 @@ export async function takeSlotOrWait(
 ): Promise<{ slotAt?: string } | false> {
   const limit = tool.rateLimit;
   if (!limit) return {};
-  let bucketKey: string | undefined;
-  if (limit.key) {
-    const parsed = bucketKeySchema.safeParse(limit.key(args));
-    if (!parsed.success) {
-      throw new NonRetryableError(
-        `${tool.name}: rateLimit.key must return a string of 1 to 200 characters`,
-      );
-    }
-    bucketKey = parsed.data;
-  }
   const spec = { limit: limit.limit, periodMs: limit.periodMs };
-  const slot = await takeRateLimitSlot(run.pool, rateLimitBucket(tool.name, bucketKey), spec);
+  let bucketKey: string | undefined;
+  let slot: SlotAnswer;
+  try {
+    bucketKey = bucketKeyOf(tool, args);
+    slot = await takeRateLimitSlot(run.pool, rateLimitBucket(tool.name, bucketKey), spec);
+  } catch (err) {
+    // The provider was not asked: end our claim as not performed, or the heartbeat would keep
+    // it "in flight" and a later attempt would find its outcome unknown.
+    await release(run, key, `${tool.name}: ${serializeError(err).message}`, {
+      ...entry("effect.failed", { performed: "no", error: serializeError(err) }),
+    });
+    throw err;
+  }
   if (slot.granted) return { slotAt: slot.at.toISOString() };
   const { waitMs } = slot;
   const handBack = waitOrHandBack(waitMs, run.effectLeaseMs) === "hand-back";
-  const released = await releaseNotPerformed(run, key, `${tool.name}'s rate limit`, {
+  const released = await release(run, key, `${tool.name}'s rate limit`, {
     ...entry("effect.rate_limited", {
       source: "limit",
       waitMs,
@@ -83,6 +86,25 @@ export async function takeSlotOrWait(
   return false;
 }
 
+function bucketKeyOf(tool: Tool, args: unknown): string | undefined {
+  const keyOf = tool.rateLimit?.key;
+  if (!keyOf) return undefined;
+  const parsed = bucketKeySchema.safeParse(keyOf(args));
+  if (!parsed.success) {
+    throw new NonRetryableError(
+      `${tool.name}: rateLimit.key must return a string of 1 to 200 characters`,
+    );
+  }
+  return parsed.data;
+}
+
+/** releaseNotPerformed through a database outage; a try whose COMMIT answer was lost counts. */
+function release(run: Runner, key: string, why: string, ledgerEntry: NewLedgerEntry) {
+  return retryOnConnectionError(
+    async ({ inDoubt }) => (await releaseNotPerformed(run, key, why, ledgerEntry)) || inDoubt,
+  );
+}
+
 /**
  * A provider's 429: the effect is released as not performed and the task goes back to the
  * queue until the provider's Retry-After. Past MAX_RATE_LIMITED 429s of one effect, undefined:
@@ -96,15 +118,17 @@ export async function providerRateLimited(
   err: RateLimitedError,
   entry: EntryFn,
 ): Promise<SuspendError | undefined> {
-  const { rows } = await run.pool.query<{ n: number }>({
-    name: "runtime_count_rate_limited",
-    text: `select count(*)::int as n from ledger_entries
-           where key = $1 and kind = 'effect.rate_limited' and data->>'source' = 'provider'`,
-    values: [key],
-  });
+  const { rows } = await retryOnConnectionError(() =>
+    run.pool.query<{ n: number }>({
+      name: "runtime_count_rate_limited",
+      text: `select count(*)::int as n from ledger_entries
+             where key = $1 and kind = 'effect.rate_limited' and data->>'source' = 'provider'`,
+      values: [key],
+    }),
+  );
   const seen = rows[0]?.n ?? 0;
   if (seen >= MAX_RATE_LIMITED) return undefined;
-  const released = await releaseNotPerformed(
+  const released = await release(
     run,
     key,
     `the provider's rate limit`,

@@ -419,9 +419,7 @@ async function execute(
     faultPoint("effect.returned");
   } catch (err) {
     if (err instanceof RateLimitedError) {
-      const suspend = await retryOnConnectionError(() =>
-        providerRateLimited(run, tool, key, err, entry),
-      );
+      const suspend = await providerRateLimited(run, tool, key, err, entry);
       if (suspend) throw suspend;
     }
     const performed = err instanceof EffectNotPerformedError ? "no" : "unknown";

@@ -113,6 +113,30 @@ describe("tool rate limits", () => {
     expect(kinds).not.toContain("effect.rate_limited");
   });
 
+  it("ends the claim as not performed when the limit's key cannot be read", async () => {
+    const keyed = defineTool({
+      name: "ping_keyed",
+      input: z.object({ merchant: z.string() }),
+      intent: (a) => a,
+      rateLimit: { limit: 5, periodMs: 1_000, key: (a) => a.merchant },
+      execute: async (a) => ({ pong: a.merchant }),
+    });
+    const agent = defineAgent({
+      name: "rl-bad-key",
+      input: z.object({ merchant: z.string() }),
+      tools: { ping_keyed: keyed },
+      run: (ctx, input) => ctx.tool("ping_keyed", { merchant: input.merchant }),
+    });
+    const id = await kit.enqueue(agent.name, { merchant: "" });
+    expect((await kit.runOneAttempt("w-a", [agent]))?.outcome).toBe("dead");
+    expect(await kit.task(id)).toMatchObject({
+      dead_reason: "non_retryable",
+      last_error: { message: expect.stringMatching(/rateLimit\.key must return a string/) },
+    });
+    // Not left claimed under the worker (its heartbeat would renew it): nothing was sent.
+    expect((await kit.effects(id))[0]).toMatchObject({ status: "failed", lease_owner: null });
+  });
+
   it("keeps at most `limit` stamps in any window, and follows a limit changed in code", async () => {
     const spec = { limit: 3, periodMs: 60_000 };
     const take = async (limit = spec.limit) => {
