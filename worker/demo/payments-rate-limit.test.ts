@@ -1,14 +1,19 @@
 // The demo payments service's rate limit and the refund tool's answer to it: past the limit a
 // request is refused with 429 and Retry-After before it acts, and the tool turns that into a
-// RateLimitedError the runtime waits out.
+// RateLimitedError the runtime waits out: the refund agent refunds once, no attempt spent.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "../../db/testing/database";
 import { RateLimitedError } from "../../lib/sdk/errors";
+import { refundAgent } from "../agents/refund";
+import { runtimeTestKit } from "../runtime/test-support";
 import { refundTool } from "../tools/refund";
 import { stripeErrorSchema } from "./payments-schemas";
 import { type PaymentsService, startPaymentsService } from "./payments-service";
 import { postRefund, refundForm } from "./test-helpers";
 
 let service: PaymentsService;
+const t = await setUpTestDatabase("payments_rate_limit");
+const kit = runtimeTestKit(t.pool);
 
 beforeEach(async () => {
   service = await startPaymentsService();
@@ -69,5 +74,34 @@ describe("the demo payments service's rate limit", () => {
     expect(refused).toBeInstanceOf(RateLimitedError);
     expect((refused as RateLimitedError).retryAfterMs).toBe(1_000);
     expect(service.refunds()).toHaveLength(1);
+  });
+});
+
+describe("the refund agent against a rate-limited payments service", () => {
+  it("waits out the 429 in the queue and refunds once, without spending an attempt", async () => {
+    service.setFaults({ rateLimitPerSecond: 1 });
+    // Another client used this second's only request.
+    expect((await postRefund(service.url, refundForm("other"), { key: "k-other" })).status).toBe(
+      200,
+    );
+    const agent = refundAgent({
+      paymentsUrl: service.url,
+      apiKey: "sk_test_agent_ledger_demo",
+      approvalThresholdCents: 100_000,
+    });
+    const input = { orderId: "ord-429", amountCents: 700, currency: "usd", reason: "late" };
+    const id = await kit.enqueue(agent.name, input);
+    expect((await kit.runOneAttempt("w-r", [agent]))?.outcome).toBe("requeued");
+    expect(await kit.task(id)).toMatchObject({ status: "queued", attempts: 0 });
+    const limited = (await kit.entries(id)).find((e) => e.kind === "effect.rate_limited");
+    expect(limited?.data).toMatchObject({ tool: "refund", source: "provider", retryAfterMs: 1000 });
+
+    await new Promise((r) => setTimeout(r, 1_050));
+    await kit.release(id);
+    expect((await kit.runOneAttempt("w-r", [agent]))?.outcome).toBe("succeeded");
+    expect(await kit.task(id)).toMatchObject({ status: "succeeded", attempts: 1 });
+    const mine = service.refunds().filter((r) => r.payment_intent === "pi_ord_429");
+    expect(mine).toHaveLength(1);
+    expect(service.requests().map((r) => r.fault)).toEqual([null, "rateLimited", null]);
   });
 });
