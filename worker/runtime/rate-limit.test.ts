@@ -158,6 +158,18 @@ describe("tool rate limits", () => {
     expect(rows[0].n).toBe(5);
   });
 
+  it("grants exactly `limit` of many racing takers, the first of them creating the row", async () => {
+    const spec = { limit: 10, periodMs: 60_000 };
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => takeRateLimitSlot(t.pool, "race-bucket", spec)),
+    );
+    expect(answers.filter((a) => a.granted)).toHaveLength(10);
+    const { rows } = await t.pool.query(
+      "select cardinality(stamps) as n from rate_limits where bucket = 'race-bucket'",
+    );
+    expect(rows[0].n).toBe(10);
+  });
+
   it("counts a keyed limit per key", async () => {
     const spec = { limit: 1, periodMs: 60_000 };
     const granted = async (bucket: string) =>
