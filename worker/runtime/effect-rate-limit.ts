@@ -18,7 +18,7 @@ import {
   type NewLedgerEntry,
   taskStream,
 } from "../../lib/server/ledger/append-ledger";
-import { LeaseLostError, SuspendError, serializeError } from "./errors";
+import { LeaseLostError, type SerializedError, SuspendError, serializeError } from "./errors";
 import { type SlotAnswer, takeRateLimitSlot } from "./rate-limit";
 
 type Runner = {
@@ -56,7 +56,7 @@ export async function takeSlotOrWait(
   } catch (err) {
     // The provider was not asked: end our claim as not performed, or the heartbeat would keep
     // it "in flight" and a later attempt would find its outcome unknown.
-    await release(run, key, `${tool.name}: ${serializeError(err).message}`, {
+    await release(run, key, serializeError(err), {
       ...entry("effect.failed", { performed: "no", error: serializeError(err) }),
     });
     throw err;
@@ -64,7 +64,7 @@ export async function takeSlotOrWait(
   if (slot.granted) return { slotAt: slot.at.toISOString() };
   const { waitMs } = slot;
   const handBack = waitOrHandBack(waitMs, run.effectLeaseMs) === "hand-back";
-  const released = await release(run, key, `${tool.name}'s rate limit`, {
+  const released = await release(run, key, limited(`${tool.name}'s rate limit`), {
     ...entry("effect.rate_limited", {
       source: "limit",
       waitMs,
@@ -98,8 +98,10 @@ function bucketKeyOf(tool: Tool, args: unknown): string | undefined {
   return parsed.data;
 }
 
+const limited = (message: string): SerializedError => ({ name: "RateLimited", message });
+
 /** releaseNotPerformed through a database outage; a try whose COMMIT answer was lost counts. */
-function release(run: Runner, key: string, why: string, ledgerEntry: NewLedgerEntry) {
+function release(run: Runner, key: string, why: SerializedError, ledgerEntry: NewLedgerEntry) {
   return retryOnConnectionError(
     async ({ inDoubt }) => (await releaseNotPerformed(run, key, why, ledgerEntry)) || inDoubt,
   );
@@ -131,7 +133,7 @@ export async function providerRateLimited(
   const released = await release(
     run,
     key,
-    `the provider's rate limit`,
+    limited("the provider's rate limit"),
     entry("effect.rate_limited", {
       source: "provider",
       retryAfterMs: err.retryAfterMs,
@@ -150,7 +152,7 @@ export async function providerRateLimited(
 async function releaseNotPerformed(
   run: Runner,
   key: string,
-  why: string,
+  why: SerializedError,
   ledgerEntry: NewLedgerEntry,
 ): Promise<boolean> {
   const released = await withTransaction(run.pool, async (client: SqlClient) => {
@@ -159,7 +161,7 @@ async function releaseNotPerformed(
       text: `update effects set status = 'failed', error = $3,
                lease_expires_at = now(), lease_owner = null, updated_at = now()
              where key = $1 and status = 'started' and lease_owner = $2`,
-      values: [key, run.worker, JSON.stringify({ name: "RateLimited", message: why })],
+      values: [key, run.worker, JSON.stringify(why)],
     });
     if (rowCount === 0) return false;
     await appendLedger(client, taskStream(run.taskId), ledgerEntry);
