@@ -60,6 +60,8 @@ const schema = z
     /** Stripe-compatible payments API for the refund agent; the demo payments service by default. */
     PAYMENTS_URL: optional(z.string().url("must be a URL")),
     PAYMENTS_API_KEY: z.string().min(1).default("sk_test_agent_ledger_demo"),
+    /** Opt-in: the refund tool sends at most this many refunds a second, across all workers. */
+    PAYMENTS_RATE_LIMIT_PER_SECOND: optional(z.coerce.number().int().min(1).max(10_000)),
     /** Refunds above this many minor units need a reviewer's approval. */
     REFUND_APPROVAL_THRESHOLD: z.coerce.number().int().min(0).default(20_000),
     /** An OpenAI-compatible chat-completions endpoint; without it the demo's scripted model runs. */

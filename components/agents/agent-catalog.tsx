@@ -2,6 +2,7 @@
 // their tasks), each agent's tools with what they may do (move money, need approval, redact
 // arguments) and where they come from, the MCP servers, and the worker processes.
 import Link from "next/link";
+import { describeRateLimit } from "../../lib/domain/rate-limit";
 import type {
   AgentsScreenDto,
   AgentWorkerDto,
@@ -115,6 +116,11 @@ function ToolFlags({ tool }: { tool: CatalogToolDto }) {
     tool.reconcile ? (
       <Badge key="reconcile" tone="info">
         Can be checked with the provider
+      </Badge>
+    ) : null,
+    tool.rateLimit ? (
+      <Badge key="rate-limit" tone="info">
+        Rate limit · {describeRateLimit(tool.rateLimit)}
       </Badge>
     ) : null,
   ].filter((f) => f !== null);

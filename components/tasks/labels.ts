@@ -70,6 +70,7 @@ const KIND_TONE: Record<string, StatTone> = {
   "effect.failed": "bad",
   "effect.payload_mismatch": "bad",
   "effect.outcome_unknown": "warn",
+  "effect.rate_limited": "warn",
   "approval.requested": "warn",
   "retry.scheduled": "warn",
 };

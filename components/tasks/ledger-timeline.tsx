@@ -1,6 +1,7 @@
 // A task's ledger stream, oldest first: every step, tool call, retry, dead letter and review
 // decision with who did it. Data is shown as escaped JSON, collapsed until asked for.
 import { Fragment } from "react";
+import { summarizeEntry } from "../../lib/domain/ledger-summary";
 import type { TimelineEntryDto } from "../../lib/server/queries/list-task-timeline";
 import type { StatTone } from "../ui/stat";
 import { Timestamp } from "../ui/timestamp";
@@ -113,6 +114,11 @@ export function LedgerTimeline({
                         , confirmed by <span className="break-all">{e.bulk.confirmedBy}</span>
                       </>
                     ) : null}
+                  </p>
+                ) : null}
+                {e.kind === "effect.rate_limited" ? (
+                  <p className="mt-1 text-sm text-slate-700" data-testid="entry-summary">
+                    {summarizeEntry(e)}
                   </p>
                 ) : null}
                 <div className="mt-1">

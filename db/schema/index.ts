@@ -7,6 +7,7 @@ export * from "./effects";
 export * from "./idempotency-keys";
 export * from "./ledger";
 export * from "./ledger-verifications";
+export * from "./rate-limits";
 export * from "./reconcile-checks";
 export * from "./retry-policies";
 export * from "./review-requests";

@@ -19,6 +19,51 @@ describe("summarizeEntry", () => {
     );
   });
 
+  it("says how long a rate limit held a call back and where the task waited", () => {
+    const limit = {
+      tool: "refund",
+      step: 2,
+      attempt: 1,
+      source: "limit",
+      limit: 10,
+      periodMs: 1000,
+    };
+    expect(
+      summarizeEntry({
+        kind: "effect.rate_limited",
+        actor: "worker:w",
+        data: { ...limit, waitMs: 800, handedBack: false },
+      }),
+    ).toBe(
+      "refund · waited 800 ms for refund's rate limit (10 calls per 1 s) · step: 2 · attempt: 1",
+    );
+    expect(
+      summarizeEntry({
+        kind: "effect.rate_limited",
+        actor: "worker:w",
+        data: { ...limit, waitMs: 45_000, handedBack: true, bucketKey: "m-7" },
+      }),
+    ).toBe(
+      "refund · back in the queue for 45000 ms for refund's rate limit (10 calls per 1 s per key) · key: m-7 · step: 2 · attempt: 1",
+    );
+    expect(
+      summarizeEntry({
+        kind: "effect.rate_limited",
+        actor: "worker:w",
+        data: {
+          tool: "refund",
+          step: 2,
+          attempt: 1,
+          source: "provider",
+          retryAfterMs: 1000,
+          count: 3,
+        },
+      }),
+    ).toBe(
+      "refund · the provider answered 429 (3 for this effect): back in the queue for 1000 ms · step: 2 · attempt: 1",
+    );
+  });
+
   it("names a refund's id and a started effect's arguments", () => {
     expect(
       summarizeEntry({

@@ -4,6 +4,7 @@
 import type { JsonValue } from "./json";
 import { changedRows, diffJson } from "./json-diff";
 import { describePolicyChange } from "./policy-text";
+import { describeRateLimit } from "./rate-limit";
 import { policyFieldChanges } from "./retry-policy";
 
 type Obj = { [key: string]: JsonValue };
@@ -61,6 +62,7 @@ export function summarizeEntry(entry: {
   const [family] = kind.split(".");
   switch (family) {
     case "effect":
+      if (kind === "effect.rate_limited") return rateLimitedSummary(d);
       return fields([
         ["", d.tool],
         ...effectIds(d),
@@ -237,4 +239,29 @@ function ledgerSummary(kind: string, d: Obj): string {
       .filter(([, v]) => v === null || typeof v !== "object")
       .slice(0, 4),
   );
+}
+
+/** effect.rate_limited: who held the call back, for how long, and where the task waited. */
+function rateLimitedSummary(d: Obj): string {
+  const tool = typeof d.tool === "string" ? d.tool : "the tool";
+  const n = (v: JsonValue | undefined) => (typeof v === "number" ? v : 0);
+  let what: string;
+  if (d.source === "provider") {
+    what = `the provider answered 429 (${n(d.count)} for this effect): back in the queue for ${n(d.retryAfterMs)} ms`;
+  } else {
+    const limit = describeRateLimit({
+      limit: n(d.limit),
+      periodMs: n(d.periodMs),
+      keyed: d.bucketKey !== undefined,
+    });
+    const wait = d.handedBack === true ? "back in the queue for" : "waited";
+    what = `${wait} ${n(d.waitMs)} ms for ${tool}'s rate limit (${limit})`;
+  }
+  return fields([
+    ["", tool],
+    ["", what],
+    ["key", d.bucketKey],
+    ["step", d.step],
+    ["attempt", d.attempt],
+  ]);
 }

@@ -4,8 +4,10 @@ import type { z } from "zod";
 import { AGENT_VERSION_PATTERN } from "../domain/agent-version";
 import type { JsonValue } from "../domain/json";
 import type { MoneyArgs } from "../domain/money";
+import { type RateLimitSpec, rateLimitSchema } from "../domain/rate-limit";
 import { POLICY_BOUNDS, type TaskPolicy } from "../domain/retry-policy";
 import { type MissedPolicy, scheduleSpecSchema } from "../domain/schedules";
+import { describeIssues } from "../domain/zod-issues";
 import type { GenerateTextRequest, GenerateTextResult } from "./generate-text";
 import type { ModelResponse } from "./model";
 
@@ -65,7 +67,15 @@ export type ToolDefinition<S extends z.ZodType, R extends JsonValue> = {
   money?: boolean | MoneyArgs;
   /** Set by adapters (agent-ledger/mcp) for a tool another system declares; absent for the team's own. */
   origin?: ToolOrigin;
+  /**
+   * At most `limit` calls reach the provider in any window of `periodMs`, across all workers
+   * (per `key(args)` when given, e.g. per merchant). A call over it waits, never fails. The
+   * key is shown in the ledger unless the tool has `sensitive` arguments.
+   */
+  rateLimit?: ToolRateLimit<z.output<S>>;
 };
+
+export type ToolRateLimit<A> = RateLimitSpec & { key?(args: A): string };
 
 export type Tool<S extends z.ZodType = z.ZodType, R extends JsonValue = JsonValue> = ToolDefinition<
   S,
@@ -77,6 +87,12 @@ export function defineTool<S extends z.ZodType, R extends JsonValue>(
 ): Tool<S, R> {
   if (!/^[a-z][a-z0-9_]*$/.test(def.name)) {
     throw new Error(`tool name "${def.name}" must be snake_case ([a-z][a-z0-9_]*)`);
+  }
+  if (def.rateLimit !== undefined) {
+    const limit = rateLimitSchema.safeParse(def.rateLimit);
+    if (!limit.success) {
+      throw new Error(`tool ${def.name}: ${describeIssues(limit.error, "rateLimit.")}`);
+    }
   }
   return { ...def, kind: "tool" };
 }

@@ -14,6 +14,7 @@ describe('import from "agent-ledger"', () => {
       "InvalidTaskBatchError",
       "InvalidTaskInputError",
       "NonRetryableError",
+      "RateLimitedError",
       "SchemaVersionError",
       "assertSchemaCurrent",
       "checkSchema",
@@ -22,6 +23,8 @@ describe('import from "agent-ledger"', () => {
       "enqueue",
       "enqueueMany",
       "migrate",
+      "parseRetryAfter",
+      "rateLimitedFrom",
       "startWorker",
     ]);
   });

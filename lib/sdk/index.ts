@@ -1,4 +1,6 @@
 // The library's entry point for agent authors and the user's own code.
+
+export { parseRetryAfter } from "../domain/rate-limit";
 export type { AgentsModuleContext } from "./agents-module";
 export type {
   Agent,
@@ -12,6 +14,11 @@ export type {
 export { defineAgent, defineTool } from "./define";
 export { enqueue, InvalidTaskInputError } from "./enqueue";
 export { type EnqueueManyItem, enqueueMany, InvalidTaskBatchError } from "./enqueue-many";
-export { EffectNotPerformedError, NonRetryableError } from "./errors";
+export {
+  EffectNotPerformedError,
+  NonRetryableError,
+  RateLimitedError,
+  rateLimitedFrom,
+} from "./errors";
 export type { GenerateTextRequest, GenerateTextResult } from "./generate-text";
 export type { ModelClient, ModelRequest, ModelResponse } from "./model";

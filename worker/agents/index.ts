@@ -26,6 +26,7 @@ export function createAgents(config: Env): Agent[] {
       paymentsUrl: config.PAYMENTS_URL ?? DEMO_PAYMENTS_URL,
       apiKey: config.PAYMENTS_API_KEY,
       approvalThresholdCents: config.REFUND_APPROVAL_THRESHOLD,
+      ratePerSecond: config.PAYMENTS_RATE_LIMIT_PER_SECOND,
     }),
   ];
 }

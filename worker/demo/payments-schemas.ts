@@ -72,6 +72,11 @@ export const paymentsFaultsSchema = z
     dropAfterActRate: rate.optional(),
     /** Wait this long before answering; a new idempotency key stays in flight meanwhile. */
     delayMs: millis.optional(),
+    /**
+     * Answer 429 with Retry-After to any API request past this many in the last second (those
+     * refused do not count): nothing happens, the key stays unused.
+     */
+    rateLimitPerSecond: z.number().int().min(1).max(10_000).optional(),
     /** Scoped outages, the first whose prefix matches answering; see paymentsOutageSchema. */
     outages: z.array(paymentsOutageSchema).max(100).optional(),
   })
@@ -80,7 +85,13 @@ export const paymentsFaultsSchema = z
   });
 export type PaymentsFaults = z.infer<typeof paymentsFaultsSchema>;
 
-export const paymentsFaultKinds = ["status502", "timeout", "dropAfterAct", "outage"] as const;
+export const paymentsFaultKinds = [
+  "status502",
+  "timeout",
+  "dropAfterAct",
+  "outage",
+  "rateLimited",
+] as const;
 export type PaymentsFaultKind = (typeof paymentsFaultKinds)[number];
 
 export const recordedRequestSchema = z.object({

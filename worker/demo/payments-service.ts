@@ -81,6 +81,20 @@ async function handleApi(
       return;
     }
   }
+  if (overRateLimit(state, record)) {
+    record.fault = "rateLimited";
+    record.status = 429;
+    record.outcome = "answered";
+    const message =
+      "Too many requests hit the API too quickly. Retry after the time in Retry-After.";
+    sendJson(
+      res,
+      429,
+      { error: { type: "invalid_request_error", code: "rate_limit", message } },
+      { "retry-after": "1" },
+    );
+    return;
+  }
   const route = `${method} ${url.pathname}`;
   if (route === "POST /v1/refunds") {
     await createRefund(state, req, res, record);
@@ -98,6 +112,21 @@ async function handleApi(
   record.status = error.status;
   record.outcome = "answered";
   sendJson(res, error.status, error.body);
+}
+
+/** Past `rateLimitPerSecond` requests let through in the second before this one. */
+function overRateLimit(state: PaymentsState, record: RecordedRequest): boolean {
+  const limit = state.faults.rateLimitPerSecond;
+  if (limit === undefined) return false;
+  const since = Date.parse(record.at) - 1_000;
+  let passed = 0;
+  // Newest first, stopping at the first request older than a second.
+  for (let i = state.requests.length - 2; i >= 0; i--) {
+    const earlier = state.requests[i];
+    if (!earlier || Date.parse(earlier.at) <= since) break;
+    if (earlier.fault !== "rateLimited") passed++;
+  }
+  return passed >= limit;
 }
 
 export async function startPaymentsService(

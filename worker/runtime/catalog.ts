@@ -23,6 +23,11 @@ export type CatalogTool = {
   sensitive: string[];
   /** Where the tool comes from when the team did not write it (an MCP server); null otherwise. */
   source: ToolOrigin | null;
+  /**
+   * The tool's rate limit (`keyed`: counted per key). Published only when set, so an agent
+   * without one keeps the derived version it had before limits existed.
+   */
+  rateLimit?: { limit: number; periodMs: number; keyed: boolean };
 };
 
 export type CatalogEntry = {
@@ -70,24 +75,35 @@ export function catalogEntry(agent: Agent): CatalogEntry {
   const published = {
     name: agent.name,
     inputSchema: inputSchemaOf(agent),
-    tools: Object.values(agent.tools).map((t) => ({
-      name: t.name,
-      description: t.description ?? null,
-      money: movesMoney(t.money),
-      moneyArgs: moneyArgsOf(t.money),
-      providerIdempotent: t.providerIdempotent === true,
-      reconcile: typeof t.reconcile === "function",
-      requiresApproval: typeof t.requiresApproval === "function",
-      sensitive: [...(t.sensitive ?? [])],
-      source: t.origin
-        ? {
-            kind: t.origin.kind,
-            server: t.origin.server,
-            tool: t.origin.tool,
-            transport: t.origin.transport,
-          }
-        : null,
-    })),
+    tools: Object.values(agent.tools).map(
+      (t): CatalogTool => ({
+        name: t.name,
+        description: t.description ?? null,
+        money: movesMoney(t.money),
+        moneyArgs: moneyArgsOf(t.money),
+        providerIdempotent: t.providerIdempotent === true,
+        reconcile: typeof t.reconcile === "function",
+        requiresApproval: typeof t.requiresApproval === "function",
+        sensitive: [...(t.sensitive ?? [])],
+        source: t.origin
+          ? {
+              kind: t.origin.kind,
+              server: t.origin.server,
+              tool: t.origin.tool,
+              transport: t.origin.transport,
+            }
+          : null,
+        ...(t.rateLimit
+          ? {
+              rateLimit: {
+                limit: t.rateLimit.limit,
+                periodMs: t.rateLimit.periodMs,
+                keyed: typeof t.rateLimit.key === "function",
+              },
+            }
+          : {}),
+      }),
+    ),
     policy: codePolicyOf(agent),
   };
   return {

@@ -14,7 +14,7 @@ import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { movesMoney } from "../../lib/domain/money";
 import { holdsRedacted, redact } from "../../lib/domain/redact";
 import type { ReconcileOutcome, Tool } from "../../lib/sdk/define";
-import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
+import { EffectNotPerformedError, NonRetryableError, RateLimitedError } from "../../lib/sdk/errors";
 import { faultPoint } from "../../lib/server/fault-points";
 import type { HeadRef } from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
@@ -26,6 +26,7 @@ import {
   type EffectBatchers,
   type EffectResult,
 } from "./effect-batch";
+import { providerRateLimited, takeSlotOrWait } from "./effect-rate-limit";
 import {
   ApprovalNeededError,
   DeadLetterError,
@@ -219,7 +220,10 @@ export async function performEffect(
       return recordSuccess(run, tool, key, stepSeq, outcome.result, entry, { reconciled: true });
     }
   }
-  return execute(run, tool, args, key, stepSeq, entry);
+  // The call really goes to the provider now: take the tool's rate-limit slot, or wait for one.
+  const slot = await takeSlotOrWait(run, tool, args, key, entry);
+  if (!slot) return performEffect(run, tool, rawArgs, stepSeq);
+  return execute(run, tool, args, key, stepSeq, entry, slot);
 }
 
 /** After an append through the locked path: the next known-head statement reads the head. */
@@ -406,6 +410,7 @@ async function execute(
   key: string,
   stepSeq: number,
   entry: EntryFn,
+  extra: Record<string, JsonValue> = {},
 ): Promise<JsonValue> {
   let result: JsonValue;
   faultPoint("effect.started");
@@ -413,6 +418,10 @@ async function execute(
     result = toJsonValue(await tool.execute(args, { idempotencyKey: key, signal: run.signal }));
     faultPoint("effect.returned");
   } catch (err) {
+    if (err instanceof RateLimitedError) {
+      const suspend = await providerRateLimited(run, tool, key, err, entry);
+      if (suspend) throw suspend;
+    }
     const performed = err instanceof EffectNotPerformedError ? "no" : "unknown";
     // Through a database outage too: left claimed, the heartbeat would renew it forever.
     await retryOnConnectionError(() =>
@@ -440,7 +449,7 @@ async function execute(
     }
     throw err;
   }
-  return recordSuccess(run, tool, key, stepSeq, result, entry, {});
+  return recordSuccess(run, tool, key, stepSeq, result, entry, extra);
 }
 
 async function recordSuccess(

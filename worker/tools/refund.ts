@@ -3,9 +3,15 @@
 // key retention is safe and an unknown outcome is reconciled by listing the payment's refunds.
 import { z } from "zod";
 import { defineTool } from "../../lib/sdk/define";
-import { EffectNotPerformedError } from "../../lib/sdk/errors";
+import { EffectNotPerformedError, rateLimitedFrom } from "../../lib/sdk/errors";
 
-export type RefundConfig = { paymentsUrl: string; apiKey: string; approvalThresholdCents: number };
+export type RefundConfig = {
+  paymentsUrl: string;
+  apiKey: string;
+  approvalThresholdCents: number;
+  /** At most this many refunds a second across all workers (PAYMENTS_RATE_LIMIT_PER_SECOND). */
+  ratePerSecond?: number;
+};
 
 const refundSchema = z.object({
   id: z.string(),
@@ -40,6 +46,9 @@ export function refundTool(config: RefundConfig) {
     dedupWindowMs: 24 * 60 * 60 * 1000,
     money: { amount: "amountCents", currency: "currency" },
     requiresApproval: (a) => a.amountCents > config.approvalThresholdCents,
+    ...(config.ratePerSecond === undefined
+      ? {}
+      : { rateLimit: { limit: config.ratePerSecond, periodMs: 1_000 } }),
     execute: async (a, { idempotencyKey, signal }) => {
       const body = new URLSearchParams({
         payment_intent: a.paymentIntent,
@@ -66,6 +75,8 @@ export function refundTool(config: RefundConfig) {
           throw new EffectNotPerformedError("payments API unreachable", { cause: err });
         throw err;
       }
+      // The provider's rate limit: it did not act; the runtime waits for Retry-After.
+      if (res.status === 429) throw rateLimitedFrom(res);
       const json: unknown = await res.json().catch(() => null);
       if (res.ok) {
         const refund = refundSchema.parse(json);

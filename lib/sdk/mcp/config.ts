@@ -3,7 +3,8 @@
 import { z } from "zod";
 import type { JsonValue } from "../../domain/json";
 import type { MoneyArgs } from "../../domain/money";
-import type { ReconcileOutcome } from "../define";
+import { rateLimitSchema } from "../../domain/rate-limit";
+import type { ReconcileOutcome, ToolRateLimit } from "../define";
 
 /** The arguments of an MCP tool call: a JSON object, as its input schema describes it. */
 export type McpArgs = { [key: string]: JsonValue };
@@ -44,6 +45,8 @@ export type McpToolConfig = {
   providerIdempotent?: boolean;
   dedupWindowMs?: number;
   onPayloadMismatch?: "return-first" | "dead-letter";
+  /** At most `limit` calls in any `periodMs` across all workers (per `key(args)` when given). */
+  rateLimit?: ToolRateLimit<McpArgs>;
   reconcile?(
     key: string,
     args: McpArgs,
@@ -82,6 +85,10 @@ const toolConfigSchema = z.strictObject({
   providerIdempotent: z.boolean().optional(),
   dedupWindowMs: z.number().int().positive().optional(),
   onPayloadMismatch: z.enum(["return-first", "dead-letter"]).optional(),
+  rateLimit: rateLimitSchema
+    .extend({ key: fn<ToolRateLimit<McpArgs>["key"]>("rateLimit.key").optional() })
+    .strict()
+    .optional(),
   reconcile: fn<McpToolConfig["reconcile"]>("reconcile").optional(),
   onToolError: z
     .union([

@@ -37,6 +37,33 @@ describe("connectMcp configuration", () => {
     ).rejects.toThrow(/invalid options[\s\S]*name[\s\S]*transport/);
   });
 
+  it("gives a tool the rate limit configured for it, and refuses one out of range", async () => {
+    const mcp = await connectMcp({
+      name: "tickets",
+      transport,
+      only: ["create_ticket"],
+      tools: {
+        create_ticket: {
+          rateLimit: { limit: 5, periodMs: 1_000, key: (args) => String(args.priority) },
+        },
+      },
+    });
+    try {
+      const limit = mcp.tools.tickets_create_ticket?.rateLimit;
+      expect(limit).toMatchObject({ limit: 5, periodMs: 1_000 });
+      expect(limit?.key?.({ title: "x", priority: "high" })).toBe("high");
+    } finally {
+      await mcp.close();
+    }
+    await expect(
+      connectMcp({
+        name: "tickets",
+        transport,
+        tools: { create_ticket: { rateLimit: { limit: 0, periodMs: 1_000 } } },
+      }),
+    ).rejects.toThrow(/rateLimit/);
+  });
+
   it("names tools <server>_<tool> in snake_case unless `as` says, and `only` picks", async () => {
     const mcp = await connectMcp({
       name: "Help-Desk",

@@ -110,7 +110,7 @@ export function mcpTool(
     if (result.isError) throw toolError(info.name, result, config.onToolError);
     return resultJson(info.name, result);
   };
-  const { intent, reconcile, requiresApproval } = config;
+  const { intent, reconcile, requiresApproval, rateLimit } = config;
   return defineTool({
     name,
     description: info.description ?? info.title ?? undefined,
@@ -139,6 +139,17 @@ export function mcpTool(
     sensitive: config.sensitive,
     onPayloadMismatch: config.onPayloadMismatch,
     money: config.money,
+    ...(rateLimit
+      ? {
+          rateLimit: {
+            limit: rateLimit.limit,
+            periodMs: rateLimit.periodMs,
+            ...(rateLimit.key
+              ? { key: (args: unknown) => rateLimit.key?.(argsOf(info.name, args)) ?? "" }
+              : {}),
+          },
+        }
+      : {}),
     origin: { kind: "mcp", server: conn.name, tool: info.name, transport: conn.kind },
   });
 }

@@ -2,7 +2,10 @@
 // a worker publishes them at start say which tools can be checked with their provider (refund
 // reconciles by listing the payment's refunds; SMTP cannot be asked), and a row from a worker
 // that predates the flag keeps its tools, none of them checkable.
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { ToolsTable } from "../../../components/agents/agent-catalog";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { createAgents } from "../../../worker/agents";
 import { catalogEntry, publishCatalog } from "../../../worker/runtime/catalog";
@@ -70,7 +73,26 @@ describe("listAgents", () => {
       requiresApproval: false,
       sensitive: [],
       source: null,
+      rateLimit: null,
     });
+  });
+
+  it("publishes a tool's rate limit and shows it on the agents screen", async () => {
+    const agents = createAgents(parseEnv({ PAYMENTS_RATE_LIMIT_PER_SECOND: "10" }));
+    await publishCatalog(t.pool, agents, "worker-limited");
+    expect(await toolOf("refund", "refund")).toMatchObject({
+      rateLimit: { limit: 10, periodMs: 1_000, keyed: false },
+    });
+    expect(await toolOf("invoice-reminder", "send_email")).toMatchObject({ rateLimit: null });
+    const refund = (await listAgents(t.pool, viewer)).find((a) => a.name === "refund");
+    if (!refund) throw new Error("refund was not published");
+    const html = renderToStaticMarkup(
+      createElement(ToolsTable, { agent: { ...refund, liveWorkers: 1 } }),
+    ).replaceAll("<!-- -->", "");
+    expect(html).toContain("Rate limit · 10 calls per 1 s");
+    // A tool without a limit publishes none, so its agent's derived version stays what it was.
+    const [plain] = createAgents(parseEnv({}));
+    expect(JSON.stringify(plain && catalogEntry(plain))).not.toContain("rateLimit");
   });
 
   it("is read by no one without tasks:read", async () => {

@@ -27,6 +27,12 @@ export const catalogToolSchema = z.object({
   source: toolSourceSchema
     .nullable()
     .describe("Where the tool comes from when the team did not write it; null for its own tools"),
+  rateLimit: z
+    .object({ limit: z.number().int(), periodMs: z.number().int(), keyed: z.boolean() })
+    .nullable()
+    .describe(
+      "At most `limit` calls reach the provider in any `periodMs`, across all workers (per key when `keyed`); null without a limit",
+    ),
 });
 
 export type CatalogToolDto = z.infer<typeof catalogToolSchema>;
@@ -64,12 +70,13 @@ type Row = {
 // A row published by a worker from before "check with the provider" has no `reconcile`: read,
 // as the reconcile command reads it, as no tool that can be checked (not as a row to drop). One
 // from before MCP tools has no `source`: the team's own tools. A source this version cannot read
-// is shown as none rather than losing the agent's tools.
+// is shown as none rather than losing the agent's tools. A tool without `rateLimit` has none.
 const toolsOf = z
   .array(
     catalogToolSchema
       .extend({ source: toolSourceSchema.nullable().catch(null) })
-      .partial({ description: true, reconcile: true, source: true }),
+      .extend({ rateLimit: catalogToolSchema.shape.rateLimit.catch(null) })
+      .partial({ description: true, reconcile: true, source: true, rateLimit: true }),
   )
   .catch([]);
 
@@ -80,6 +87,7 @@ export function catalogToolsOf(tools: unknown): CatalogToolDto[] {
     description: t.description ?? null,
     reconcile: t.reconcile === true,
     source: t.source ?? null,
+    rateLimit: t.rateLimit ?? null,
   }));
 }
 

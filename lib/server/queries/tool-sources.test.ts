@@ -73,7 +73,7 @@ describe("tool sources", () => {
     );
     expect(await readToolSources(t.pool, "future")).toEqual({});
     const agent = (await listAgents(t.pool, testViewer("ops"))).find((a) => a.name === "future");
-    expect(agent?.tools).toEqual([{ ...tool, source: null }]);
+    expect(agent?.tools).toEqual([{ ...tool, source: null, rateLimit: null }]);
   });
 
   it("marks an MCP tool 'MCP · <server>' on the task page, and the team's own not at all", () => {
