@@ -99,6 +99,13 @@ const schema = z
       .min(1, "must be at least 1 hour")
       .max(720, "must be at most 720 hours (30 days)")
       .default(24),
+    /** How long an event is kept for a task that starts waiting for it later (default 24 h). */
+    EVENT_KEEP_MS: z.coerce
+      .number({ message: "must be a number of milliseconds" })
+      .int("must be a whole number of milliseconds")
+      .min(0, "must be at least 0")
+      .max(2_592_000_000, "must be at most 2592000000 (30 days)")
+      .default(86_400_000),
     /** Proxies (IPs or CIDRs, comma-separated) allowed to set X-Forwarded-For; none by default. */
     TRUSTED_PROXIES: optional(
       z.string().refine(

@@ -16,4 +16,5 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   "tokens:manage": "manage API tokens",
   "export:run": "export",
   "metrics:read": "read metrics",
+  "events:send": "send events to waiting tasks",
 };

@@ -13,6 +13,7 @@ const KIND_LABEL: Record<StepDto["kind"], string> = {
   tool: "Tool",
   step: "Step",
   sleep: "Sleep",
+  wait: "Wait for event",
 };
 
 type ModelResult = { text?: unknown; toolCalls?: unknown; cost?: unknown };

@@ -85,10 +85,10 @@ export const tasks = pgTable(
     check("tasks_priority_check", sql`${t.priority} between -1000 and 1000`),
     uniqueIndex("tasks_enqueue_key_idx").on(t.enqueueKey),
     // Claim the next runnable task, highest priority first: the partial index holds only
-    // claimable rows.
+    // claimable rows (a waiting task is claimable at its deadline, run_at).
     index("tasks_claim_idx")
       .on(t.priority.desc().nullsFirst(), t.runAt, t.id)
-      .where(sql`${t.status} in ('queued', 'retry_wait')`),
+      .where(sql`${t.status} in ('queued', 'retry_wait', 'waiting')`),
     // Reap leases of crashed workers.
     index("tasks_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
     // Dead letters by reason and age.

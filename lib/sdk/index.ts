@@ -1,4 +1,6 @@
 // The library's entry point for agent authors and the user's own code.
+
+export type { ReceivedEvent, WaitOptions, WaitResult } from "../domain/events";
 export type { AgentsModuleContext } from "./agents-module";
 export type { Agent, AgentContext, Tool, ToolExecuteContext } from "./define";
 export { defineAgent, defineTool } from "./define";
@@ -7,3 +9,4 @@ export { type EnqueueManyItem, enqueueMany, InvalidTaskBatchError } from "./enqu
 export { EffectNotPerformedError, NonRetryableError } from "./errors";
 export type { GenerateTextRequest, GenerateTextResult } from "./generate-text";
 export type { ModelClient, ModelRequest, ModelResponse } from "./model";
+export { InvalidEventError, type SendEventOptions, sendEvent } from "./send-event";

@@ -22,6 +22,7 @@ import {
   LeaseLostError,
   SuspendError,
   serializeError,
+  WaitingForEventError,
 } from "./errors";
 import { decideFailure, resolveTaskPolicy } from "./policy";
 import {
@@ -56,6 +57,7 @@ export type AttemptOutcome =
   | "dead"
   | "requeued"
   | "awaiting_approval"
+  | "waiting"
   | "lost";
 
 export async function runAttempt(
@@ -132,6 +134,8 @@ export async function runAttempt(
     }
     return "lost";
   }
+  // The wait parked the task and released the lease in its own transaction.
+  if (err instanceof WaitingForEventError) return "waiting";
   // Each try is one transaction whose every write is guarded by our lease, so a try that rolled
   // back is safe to repeat; after a lost COMMIT answer the record is read back first, so a try
   // that did commit is reported, not applied twice (its guard would refuse it anyway).
