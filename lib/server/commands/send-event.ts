@@ -5,7 +5,7 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { missingScope, type Principal } from "../../domain/access";
-import { type CommandResult, forbidden, invalid } from "../../domain/command-result";
+import { type CommandResult, conflict, forbidden } from "../../domain/command-result";
 import { canonicalJson, type JsonValue } from "../../domain/json";
 import { appendLedgerMany, type NewStreamEntry, taskStream } from "../ledger/append-ledger";
 import {
@@ -58,7 +58,8 @@ export async function sendEvent(
     const summary = { id: event.id, name: event.name, receivedAt: event.receivedAt };
     if (!row.created) {
       if (row.name !== input.name || canonicalJson(row.payload) !== canonicalJson(input.payload)) {
-        return invalid(
+        // A conflict with what the key already means: the API answers 422 idempotency-key-reused.
+        return conflict(
           `idempotency key "${input.key}" was used for another event (${row.name} ${canonicalJson(row.payload)})`,
         );
       }
