@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
+import { stager } from "../../../db/testing/stage";
 import { operator, type Scope } from "../../domain/access";
 import { createApiToken } from "../../server/commands/api-tokens";
 import { insertTask } from "../../server/commands/enqueue-task";
@@ -37,19 +38,11 @@ async function post(body: unknown, opts: { auth?: string | null; key?: string } 
 
 /** A task parked in `waiting` at step 1 for `name` with `match`, as the worker leaves it. */
 async function stageWaiting(name: string, match: Record<string, unknown>): Promise<string> {
-  return withTransaction(t.pool, async (c) => {
-    const { taskId } = await insertTask(c, { agent: "api-waiter", input: {}, actor: "test" });
-    await c.query(
-      "update tasks set status = 'waiting', run_at = '9999-12-31', version = version + 1 where id = $1",
-      [taskId],
-    );
-    await c.query("insert into event_waits (task_id, seq, name, match) values ($1, 1, $2, $3)", [
-      taskId,
-      name,
-      JSON.stringify(match),
-    ]);
-    return taskId;
-  });
+  const { taskId } = await withTransaction(t.pool, (c) =>
+    insertTask(c, { agent: "api-waiter", input: {}, actor: "test" }),
+  );
+  await stager(t.pool).waiting(taskId, name, match);
+  return taskId;
 }
 
 describe("POST /api/v1/events", () => {
