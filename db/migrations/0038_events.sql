@@ -21,6 +21,7 @@ CREATE TABLE "events" (
 	"received_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL,
 	"sent_by" text NOT NULL,
+	"task_id" uuid,
 	CONSTRAINT "events_payload_check" CHECK (jsonb_typeof("events"."payload") = 'object'),
 	CONSTRAINT "events_expiry_check" CHECK ("events"."expires_at" >= "events"."received_at")
 );
@@ -30,6 +31,7 @@ ALTER TABLE "tasks" DROP CONSTRAINT "tasks_status_check";--> statement-breakpoin
 DROP INDEX "tasks_claim_idx";--> statement-breakpoint
 ALTER TABLE "event_waits" ADD CONSTRAINT "event_waits_task_id_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "public"."tasks"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "event_waits" ADD CONSTRAINT "event_waits_event_id_events_id_fk" FOREIGN KEY ("event_id") REFERENCES "public"."events"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "events" ADD CONSTRAINT "events_task_id_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "public"."tasks"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "event_waits_task_seq_idx" ON "event_waits" USING btree ("task_id","seq");--> statement-breakpoint
 CREATE UNIQUE INDEX "event_waits_task_event_idx" ON "event_waits" USING btree ("task_id","event_id");--> statement-breakpoint
 CREATE INDEX "event_waits_open_idx" ON "event_waits" USING btree ("name") WHERE "event_waits"."status" = 'waiting';--> statement-breakpoint

@@ -32,6 +32,8 @@ export const events = pgTable(
     /** Past this a wait that starts no longer finds it (EVENT_KEEP_MS after it arrived). */
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     sentBy: text("sent_by").notNull(),
+    /** Set for a callback link's event: it reaches only this task. */
+    taskId: uuid("task_id").references(() => tasks.id),
   },
   (t) => [
     uniqueIndex("events_idempotency_key_idx").on(t.idempotencyKey),

@@ -105,6 +105,12 @@ export type AgentContext<Tools extends Record<string, AnyTool>> = {
    */
   waitForEvent(name: string, options?: WaitOptions): Promise<WaitResult>;
   /**
+   * A signed, single-use link to put in an email: opening it shows a confirmation, confirming
+   * sends event `name` (default "callback") to this task only, which it takes with
+   * ctx.waitForEvent(name). A second use answers 410 Gone. Needs CALLBACK_SECRET or AUTH_SECRET.
+   */
+  callbackUrl(options?: { name?: string }): Promise<string>;
+  /**
    * A language-model call, journaled like any step so a re-run does not re-roll the model's
    * decision. `tools` names the agent's tools the model may choose; it only chooses, ctx.tool acts.
    */

@@ -2,10 +2,12 @@
 // already holds returns its journaled result, so a re-run continues where the last one stopped.
 import type pg from "pg";
 import { retryOnConnectionError } from "../../db/retry";
+import { CALLBACK_STEP, callbackUrl, signCallback } from "../../lib/domain/callback-token";
 import { eventNameSchema, type WaitResult, waitOptionsSchema } from "../../lib/domain/events";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import type { StepKind } from "../../lib/domain/task-states";
 import { describeIssues } from "../../lib/domain/zod-issues";
+import { callbackConfig, env } from "../../lib/env";
 import type { Agent, AgentContext, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient, ModelResponse } from "../../lib/sdk/model";
@@ -180,6 +182,28 @@ export function createContext(
       noteAppended(scope.head, outcome.appended);
       scope.journal.set(n, { seq: n, kind: "wait", name, result: outcome.result, effectKey: null });
       return outcome.result;
+    },
+
+    async callbackUrl(options) {
+      const n = ++seq;
+      await begin();
+      const done = replayed(n, "step", CALLBACK_STEP);
+      const parsed = eventNameSchema.safeParse(options?.name ?? "callback");
+      if (!parsed.success) {
+        throw new NonRetryableError(`callbackUrl: name ${describeIssues(parsed.error)}`);
+      }
+      const { secret, baseUrl } = callbackConfig(env());
+      if (!secret) {
+        throw new NonRetryableError(
+          "callbackUrl: set CALLBACK_SECRET (or AUTH_SECRET) on the workers and the web app, the same on both",
+        );
+      }
+      // Journaled without the link: the step's result is the event's name, the link is derived.
+      if (!done) {
+        const result = { name: parsed.data };
+        await record({ seq: n, kind: "step", name: CALLBACK_STEP, result, effectKey: null });
+      }
+      return callbackUrl(baseUrl, signCallback(secret, scope.taskId, n));
     },
 
     async model(request) {

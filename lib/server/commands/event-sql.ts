@@ -42,13 +42,20 @@ export function toReceived(row: Omit<EventRowOut, "created">): ReceivedEvent {
  */
 export async function insertEvent(
   client: SqlClient,
-  e: { name: string; payload: JsonValue; key: string | null; keepMs: number; actor: string },
+  e: {
+    name: string;
+    payload: JsonValue;
+    key: string | null;
+    keepMs: number;
+    actor: string;
+    task: string | null;
+  },
 ): Promise<EventRowOut> {
   const { rows } = await client.query<EventRowOut>({
     name: "events_insert",
     text: `with inserted as (
-             insert into events (name, payload, idempotency_key, expires_at, sent_by)
-             values ($1, $2, $3, now() + $4 * interval '1 millisecond', $5)
+             insert into events (name, payload, idempotency_key, expires_at, sent_by, task_id)
+             values ($1, $2, $3, now() + $4 * interval '1 millisecond', $5, $6)
              on conflict (idempotency_key) do nothing
              returning id, name, payload, received_at
            )
@@ -56,7 +63,7 @@ export async function insertEvent(
            union all
            select id, name, payload, received_at, false from events
            where idempotency_key = $3 and not exists (select 1 from inserted)`,
-    values: [e.name, JSON.stringify(e.payload), e.key, e.keepMs, e.actor],
+    values: [e.name, JSON.stringify(e.payload), e.key, e.keepMs, e.actor, e.task],
   });
   const row = rows[0];
   if (!row) throw new Error(`events: key ${e.key} neither stored nor found`);
@@ -72,12 +79,15 @@ export async function insertEvent(
 export async function deliverToOpenWaits(
   client: SqlClient,
   event: ReceivedEvent,
+  /** A callback link's event reaches only its own task. */
+  task: string | null,
 ): Promise<{ taskId: string; seq: number }[]> {
   const { rows } = await client.query<{ task_id: string; seq: number }>({
     name: "events_deliver_open_waits",
     text: `with open as (
              select w.task_id, w.seq from event_waits w join tasks t on t.id = w.task_id
              where w.name = $1 and w.status = 'waiting' and $2::jsonb @> w.match and t.status = 'waiting'
+               and ($6::uuid is null or w.task_id = $6)
              order by w.task_id
              for update of w, t
            ), waits as (
@@ -109,6 +119,7 @@ export async function deliverToOpenWaits(
       event.id,
       JSON.stringify({ timedOut: false, event }),
       TASKS_CHANNEL,
+      task,
     ],
   });
   return rows.map((r) => ({ taskId: r.task_id, seq: r.seq }));
@@ -125,6 +136,7 @@ export async function findKeptEvent(
     name: "events_find_kept",
     text: `select e.id, e.name, e.payload, e.received_at from events e
            where e.name = $1 and e.expires_at > now() and e.payload @> $2::jsonb
+             and (e.task_id is null or e.task_id = $3)
              and not exists (select 1 from event_waits d where d.task_id = $3 and d.event_id = e.id)
            order by e.received_at, e.id
            limit 1`,

@@ -45,6 +45,18 @@ export async function sendEvent(
   if (!principal.scopes.has("events:send")) {
     return forbidden(missingScope(principal.who, "events:send", "send events"));
   }
+  return deliverEvent(pool, principal.actor, { ...input, task: null });
+}
+
+/**
+ * The send itself, for a sender already authorized: a principal with events:send, or the
+ * holder of a task's signed callback link (use-callback.ts), whose event reaches only `task`.
+ */
+export async function deliverEvent(
+  pool: pg.Pool,
+  actor: string,
+  input: SendEventInput & { task: string | null },
+): Promise<CommandResult<SentEvent>> {
   return withTransaction(pool, async (client): Promise<CommandResult<SentEvent>> => {
     await lockEventName(client, input.name);
     const row = await insertEvent(client, {
@@ -52,7 +64,8 @@ export async function sendEvent(
       payload: input.payload,
       key: input.key ?? null,
       keepMs: input.keepMs,
-      actor: principal.actor,
+      actor,
+      task: input.task,
     });
     const event = toReceived(row);
     const summary = { id: event.id, name: event.name, receivedAt: event.receivedAt };
@@ -68,24 +81,25 @@ export async function sendEvent(
         value: { event: summary, deliveredTo: await deliveredTo(client, event.id), created: false },
       };
     }
-    const reached = await deliverToOpenWaits(client, event);
+    const reached = await deliverToOpenWaits(client, event, input.task);
     const entries: NewStreamEntry[] = [
       {
         stream: eventStream(event.id),
         kind: "event.received",
-        actor: principal.actor,
+        actor,
         data: {
           event: event.id,
           name: event.name,
           payload: event.payload,
           key: input.key ?? null,
+          ...(input.task ? { task: input.task } : {}),
           deliveredTo: reached.map((r) => r.taskId),
         },
       },
       ...reached.map((r) => ({
         stream: taskStream(r.taskId),
         kind: "event.delivered",
-        actor: principal.actor,
+        actor,
         taskId: r.taskId,
         data: { step: r.seq, event: event.id, name: event.name, payload: event.payload },
       })),
