@@ -11,6 +11,7 @@ describe('import from "agent-ledger"', () => {
     const sdk = await import("agent-ledger");
     expect(Object.keys(sdk).sort()).toEqual([
       "EffectNotPerformedError",
+      "InvalidEventError",
       "InvalidTaskBatchError",
       "InvalidTaskInputError",
       "NonRetryableError",
@@ -22,6 +23,7 @@ describe('import from "agent-ledger"', () => {
       "enqueue",
       "enqueueMany",
       "migrate",
+      "sendEvent",
       "startWorker",
     ]);
   });

@@ -8,10 +8,12 @@ import { TaskCallout } from "../../components/tasks/task-callout";
 import { sendableWait, TaskWaits } from "../../components/tasks/task-waits";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { testViewer } from "../../lib/auth/testing";
-import { defineAgent } from "../../lib/sdk/define";
+import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { sendEvent } from "../../lib/sdk/send-event";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { readTaskWaits } from "../../lib/server/queries/task-waits";
+import { explainWhy } from "../../lib/server/queries/why";
+import { whyQuerySchema } from "../../lib/server/queries/why-schema";
 import { runtimeTestKit } from "./test-support";
 
 const t = await setUpTestDatabase("events_screen");
@@ -68,5 +70,32 @@ describe("a waiting task's page", () => {
     expect(after.waits[0]?.status).toBe("delivered");
     expect(html(TaskWaits({ waits: after.waits }))).toContain("got its event");
     expect(sendableWait({ ...after, taskStatus: "queued" })).toBeNull();
+  });
+
+  it("/why shows the attempt that waited for an event before the effect", async () => {
+    const file = defineTool({
+      name: "file_doc",
+      input: z.object({ doc: z.string() }),
+      intent: (a) => ({ doc: a.doc }),
+      execute: async (a) => ({ filed: a.doc }),
+    });
+    const filer = defineAgent({
+      name: "doc-filer",
+      input: z.object({ doc: z.string() }),
+      tools: { file_doc: file },
+      run: async (ctx, input) => {
+        await ctx.waitForEvent("doc.approved", { match: { doc: input.doc } });
+        return ctx.tool("file_doc", { doc: input.doc });
+      },
+    });
+    const id = await kit.enqueue(filer.name, { doc: "d-10" });
+    expect((await kit.runOneAttempt("w1", [filer]))?.outcome).toBe("waiting");
+    await sendEvent(t.pool, { name: "doc.approved", payload: { doc: "d-10" } });
+    expect((await kit.runOneAttempt("w1", [filer]))?.outcome).toBe("succeeded");
+    const why = await explainWhy(t.db, testViewer("ops"), whyQuerySchema.parse({ taskId: id }));
+    expect(why.effects[0]?.attempts.map((a) => a.outcome)).toEqual([
+      "waiting_for_event",
+      "succeeded",
+    ]);
   });
 });
