@@ -11,6 +11,7 @@ import { testViewer } from "../../lib/auth/testing";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { sendEvent } from "../../lib/sdk/send-event";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
+import { listTasks } from "../../lib/server/queries/list-tasks";
 import { readTaskWaits } from "../../lib/server/queries/task-waits";
 import { explainWhy } from "../../lib/server/queries/why";
 import { whyQuerySchema } from "../../lib/server/queries/why-schema";
@@ -53,6 +54,11 @@ describe("a waiting task's page", () => {
     expect(card).toContain("{&quot;doc&quot;:&quot;d-9&quot;}");
     expect(sendableWait({ ...forReviewer, taskStatus: "waiting" })?.name).toBe("doc.signed");
     expect(sendableWait({ ...forOps, taskStatus: "waiting" })).toBeNull();
+
+    const listed = await listTasks(t.db, testViewer("ops"), { status: "waiting" });
+    expect(listed.tasks.map((x) => [x.id, x.waitingFor])).toEqual([
+      [id, { name: "doc.signed", match: { doc: "d-9" }, deadline: forOps.waits[0]?.deadline }],
+    ]);
 
     const detail = await getTaskDetail(t.db, testViewer("ops"), id);
     if (!detail) throw new Error("no task");
