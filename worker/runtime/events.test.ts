@@ -7,7 +7,9 @@ import { setUpTestDatabase } from "../../db/testing/database";
 import { operator } from "../../lib/domain/access";
 import type { WaitResult } from "../../lib/domain/events";
 import { defineAgent } from "../../lib/sdk/define";
+import { NonRetryableError } from "../../lib/sdk/errors";
 import { sendEvent } from "../../lib/sdk/send-event";
+import { replayTask } from "../../lib/server/commands/replay-task";
 import { sendEvent as sendEventCommand } from "../../lib/server/commands/send-event";
 import { runtimeTestKit } from "./test-support";
 
@@ -180,5 +182,38 @@ describe("ctx.waitForEvent", () => {
     await expect(sendEvent(t.pool, { name: "order.paid", payload: [1] })).rejects.toThrow(
       /payload: must be a JSON object/,
     );
+  });
+
+  it("a replay from the wait gets the same event again, without waiting", async () => {
+    let failures = 1;
+    const picky = defineAgent({
+      name: "event-replayer",
+      input: z.object({ k: z.string() }),
+      tools: {},
+      run: async (ctx, input) => {
+        const got = await ctx.waitForEvent("order.paid", { match: { orderId: input.k } });
+        if (failures-- > 0) throw new NonRetryableError("not this time");
+        return { got };
+      },
+    });
+    const id = await kit.enqueue(picky.name, { k: "o-replay" });
+    expect((await kit.runOneAttempt("w1", [picky]))?.outcome).toBe("waiting");
+    const sent = await sendEvent(t.pool, { name: "order.paid", payload: { orderId: "o-replay" } });
+    expect((await kit.runOneAttempt("w1", [picky]))?.outcome).toBe("dead");
+    const replayed = await replayTask(t.pool, operator("test"), {
+      taskId: id,
+      version: (await kit.task(id)).version,
+      fromStep: 1,
+    });
+    expect(replayed.ok).toBe(true);
+    expect((await kit.runOneAttempt("w1", [picky]))?.outcome).toBe("succeeded");
+    expect((await kit.task(id)).result).toMatchObject({
+      got: { timedOut: false, event: { id: sent.event.id } },
+    });
+    const delivered = (await kit.entries(id)).filter((e) => e.kind === "event.delivered");
+    expect(delivered.map((e) => (e.data as { replayed?: boolean }).replayed ?? false)).toEqual([
+      false,
+      true,
+    ]);
   });
 });
