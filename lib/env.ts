@@ -171,6 +171,12 @@ export function callbackConfig(e: Env): { secret: string | undefined; baseUrl: s
   };
 }
 
+/** The worker's signing of callback links, when a secret is configured. */
+export function callbackSigning(e: Env): { secret: string; baseUrl: string } | undefined {
+  const { secret, baseUrl } = callbackConfig(e);
+  return secret === undefined ? undefined : { secret, baseUrl };
+}
+
 export class EnvError extends Error {
   override name = "EnvError";
 }

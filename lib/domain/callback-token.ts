@@ -4,6 +4,9 @@
 // the same secret (CALLBACK_SECRET, else AUTH_SECRET).
 import { createHmac, timingSafeEqual } from "node:crypto";
 
+/** What a worker signs callback links with and where they point (the web app's address). */
+export type CallbackSigning = { secret: string; baseUrl: string };
+
 /** The journal step ctx.callbackUrl records (its result: the event's name). */
 export const CALLBACK_STEP = "callback url";
 

@@ -2,9 +2,8 @@
 // kept for waits that start later. The name and payload are checked here, naming the field.
 import type pg from "pg";
 import { operator } from "../domain/access";
-import { sendEventSchema } from "../domain/events";
+import { DEFAULT_EVENT_KEEP_MS, sendEventSchema } from "../domain/events";
 import { describeIssues } from "../domain/zod-issues";
-import { env } from "../env";
 import { type SentEvent, sendEvent as sendEventCommand } from "../server/commands/send-event";
 
 export type SendEventOptions = {
@@ -14,7 +13,7 @@ export type SendEventOptions = {
   key?: string;
   /** Recorded in the ledger as who sent it. */
   actor?: string;
-  /** How long the event is kept for a wait that starts later; default EVENT_KEEP_MS (24 h). */
+  /** How long the event is kept for a wait that starts later (default 24 h). */
   keepMs?: number;
 };
 
@@ -32,7 +31,7 @@ export async function sendEvent(pool: pg.Pool, opts: SendEventOptions): Promise<
   const result = await sendEventCommand(pool, operator(opts.actor ?? "library"), {
     ...parsed.data,
     key: opts.key,
-    keepMs: opts.keepMs ?? env().EVENT_KEEP_MS,
+    keepMs: opts.keepMs ?? DEFAULT_EVENT_KEEP_MS,
   });
   if (result.ok) return result.value;
   throw new InvalidEventError(result.message);

@@ -2,12 +2,16 @@
 // already holds returns its journaled result, so a re-run continues where the last one stopped.
 import type pg from "pg";
 import { retryOnConnectionError } from "../../db/retry";
-import { CALLBACK_STEP, callbackUrl, signCallback } from "../../lib/domain/callback-token";
+import {
+  CALLBACK_STEP,
+  type CallbackSigning,
+  callbackUrl,
+  signCallback,
+} from "../../lib/domain/callback-token";
 import { eventNameSchema, type WaitResult, waitOptionsSchema } from "../../lib/domain/events";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import type { StepKind } from "../../lib/domain/task-states";
 import { describeIssues } from "../../lib/domain/zod-issues";
-import { callbackConfig, env } from "../../lib/env";
 import type { Agent, AgentContext, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient, ModelResponse } from "../../lib/sdk/model";
@@ -33,6 +37,8 @@ export type AttemptScope = {
   signal: AbortSignal;
   journal: Map<number, JournaledStep>;
   model?: ModelClient;
+  /** Signs ctx.callbackUrl links; without it they cannot be made. */
+  callbacks?: CallbackSigning;
   /** Model cost allowed for the whole task (null: unlimited) and spent so far. */
   budget: number | null;
   spent: number;
@@ -192,10 +198,10 @@ export function createContext(
       if (!parsed.success) {
         throw new NonRetryableError(`callbackUrl: name ${describeIssues(parsed.error)}`);
       }
-      const { secret, baseUrl } = callbackConfig(env());
-      if (!secret) {
+      const signing = scope.callbacks;
+      if (!signing) {
         throw new NonRetryableError(
-          "callbackUrl: set CALLBACK_SECRET (or AUTH_SECRET) on the workers and the web app, the same on both",
+          "callbackUrl: the worker has no callback secret (startWorker's callbacks option; agent-ledger worker reads CALLBACK_SECRET, else AUTH_SECRET, the same as the web app's)",
         );
       }
       // Journaled without the link: the step's result is the event's name, the link is derived.
@@ -203,7 +209,7 @@ export function createContext(
         const result = { name: parsed.data };
         await record({ seq: n, kind: "step", name: CALLBACK_STEP, result, effectKey: null });
       }
-      return callbackUrl(baseUrl, signCallback(secret, scope.taskId, n));
+      return callbackUrl(signing.baseUrl, signCallback(signing.secret, scope.taskId, n));
     },
 
     async model(request) {

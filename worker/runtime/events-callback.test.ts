@@ -12,6 +12,11 @@ process.env.AUTH_BASE_URL = "https://ledger.example.com";
 const t = await setUpTestDatabase("events_callback");
 process.env.DATABASE_URL = t.appUrl;
 const kit = runtimeTestKit(t.pool);
+// What agent-ledger worker passes from the same variables the web app reads.
+const callbacks = {
+  secret: "test-callback-secret-of-at-least-32-chars",
+  baseUrl: "https://ledger.example.com",
+};
 const callbackRoute = await import("../../app/api/v1/callbacks/[token]/route");
 
 const links = new Map<string, string>();
@@ -40,8 +45,8 @@ describe("ctx.callbackUrl", () => {
   it("is signed, confirmed by POST only, reaches only its task, and works once", async () => {
     const mine = await kit.enqueue(confirmer.name, { order: "a" });
     const other = await kit.enqueue(confirmer.name, { order: "b" });
-    expect((await kit.runOneAttempt("w1", [confirmer]))?.outcome).toBe("waiting");
-    expect((await kit.runOneAttempt("w1", [confirmer]))?.outcome).toBe("waiting");
+    expect((await kit.runOneAttempt("w1", [confirmer], { callbacks }))?.outcome).toBe("waiting");
+    expect((await kit.runOneAttempt("w1", [confirmer], { callbacks }))?.outcome).toBe("waiting");
     const url = links.get("a") ?? "";
     expect(url).toMatch(
       new RegExp(`^https://ledger\\.example\\.com/api/v1/callbacks/${mine}\\.1\\.[\\w-]+$`),
@@ -73,7 +78,7 @@ describe("ctx.callbackUrl", () => {
     expect((await open("POST", token)).status).toBe(410);
     expect((await open("GET", token)).status).toBe(410);
 
-    expect(await kit.runOneAttempt("w1", [confirmer])).toEqual({
+    expect(await kit.runOneAttempt("w1", [confirmer], { callbacks })).toEqual({
       taskId: mine,
       outcome: "succeeded",
     });
@@ -83,5 +88,11 @@ describe("ctx.callbackUrl", () => {
     expect(links.get("a")).toBe(url);
     const delivered = (await kit.entries(mine)).find((e) => e.kind === "event.delivered");
     expect(delivered?.actor).toBe(`callback:${mine}.1`);
+  });
+
+  it("fails the task, naming the option, on a worker without a callback secret", async () => {
+    const id = await kit.enqueue(confirmer.name, { order: "no-secret" });
+    expect((await kit.runOneAttempt("w1", [confirmer]))?.outcome).toBe("dead");
+    expect((await kit.task(id)).last_error?.message).toContain("callbacks option");
   });
 });

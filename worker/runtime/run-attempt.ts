@@ -4,6 +4,7 @@
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import { retryOnConnectionError } from "../../db/retry";
+import type { CallbackSigning } from "../../lib/domain/callback-token";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { describeIssues } from "../../lib/domain/zod-issues";
 import { errorFields, type Logger } from "../../lib/log";
@@ -39,6 +40,8 @@ export type AttemptDeps = {
   agents: ReadonlyMap<string, Agent>;
   effectLeaseMs: number;
   model?: ModelClient;
+  /** Signs ctx.callbackUrl links. */
+  callbacks?: CallbackSigning;
   /** Aborted when the worker loses this task's lease or shuts down hard. */
   signal: AbortSignal;
   random?: () => number;
@@ -98,6 +101,7 @@ export async function runAttempt(
         signal: controller.signal,
         journal,
         model: deps.model,
+        callbacks: deps.callbacks,
         budget: policy.budget,
         spent: task.cost,
         head: claimed.head,
