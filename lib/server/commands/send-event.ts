@@ -50,7 +50,7 @@ export async function sendEvent(
 
 /**
  * The send itself, for a sender already authorized: a principal with events:send, or the
- * holder of a task's signed callback link (use-callback.ts), whose event reaches only `task`.
+ * holder of a task's signed callback link (redeem-callback.ts), whose event reaches only `task`.
  */
 export async function deliverEvent(
   pool: pg.Pool,

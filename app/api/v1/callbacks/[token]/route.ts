@@ -2,17 +2,17 @@
 // session, the signed link is the authorization. GET only shows what confirming does (mail
 // scanners that prefetch links fire nothing); POST, the page's button, sends the event once.
 import { callbackConfig, env } from "../../../../../lib/env";
-import { readCallback, useCallback } from "../../../../../lib/server/commands/use-callback";
+import { readCallback, redeemCallback } from "../../../../../lib/server/commands/redeem-callback";
 import { getPool } from "../../../../../lib/server/db";
 
 export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ token: string }> };
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(status: number, title: string, body: string): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title></head><body><main><h1>${escape(title)}</h1>${body}</main></body></html>`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
   return new Response(html, {
     status,
     headers: {
@@ -39,7 +39,7 @@ export async function GET(_request: Request, context: Context): Promise<Response
   return page(
     200,
     "Confirm",
-    `<p>Confirming sends <code>${escape(read.value.name)}</code> to the task waiting for it. It can be done once.</p><form method="post"><button type="submit">Confirm</button></form>`,
+    `<p>Confirming sends <code>${escapeHtml(read.value.name)}</code> to the task waiting for it. It can be done once.</p><form method="post"><button type="submit">Confirm</button></form>`,
   );
 }
 
@@ -47,7 +47,7 @@ export async function POST(_request: Request, context: Context): Promise<Respons
   const secret = secretOrUnavailable();
   if (typeof secret !== "string") return secret;
   const { token } = await context.params;
-  const used = await useCallback(getPool(), secret, token, env().EVENT_KEEP_MS);
+  const used = await redeemCallback(getPool(), secret, token, env().EVENT_KEEP_MS);
   if (!used.ok) {
     return used.code === "not_found"
       ? page(404, "No such link", "<p>This link is not valid.</p>")

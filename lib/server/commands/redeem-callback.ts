@@ -32,7 +32,7 @@ export async function readCallback(
 }
 
 /** Sends the link's event to its task; a link used before is a conflict (410 Gone). */
-export async function useCallback(
+export async function redeemCallback(
   pool: pg.Pool,
   secret: string,
   token: string,
