@@ -101,6 +101,18 @@ const schema = z
       .min(1, "must be at least 1 hour")
       .max(720, "must be at most 720 hours (30 days)")
       .default(24),
+    /**
+     * Signs ctx.callbackUrl links (workers) and checks them (web app): the same value on both.
+     * Unset: AUTH_SECRET. Links point at AUTH_BASE_URL (else http://HOST:PORT).
+     */
+    CALLBACK_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+    /** How long an event is kept for a task that starts waiting for it later (default 24 h). */
+    EVENT_KEEP_MS: z.coerce
+      .number({ message: "must be a number of milliseconds" })
+      .int("must be a whole number of milliseconds")
+      .min(0, "must be at least 0")
+      .max(2_592_000_000, "must be at most 2592000000 (30 days)")
+      .default(86_400_000),
     /** Proxies (IPs or CIDRs, comma-separated) allowed to set X-Forwarded-For; none by default. */
     TRUSTED_PROXIES: optional(
       z.string().refine(
@@ -152,6 +164,20 @@ export const DEMO_PAYMENTS_URL = `http://127.0.0.1:${DEMO_PAYMENTS_PORT}`;
 export const DEMO_WEBHOOK_PORT = 4343;
 export const DEMO_WEBHOOK_URL = `http://127.0.0.1:${DEMO_WEBHOOK_PORT}/alerts`;
 export const DEMO_WEBHOOK_SECRET = "whsec_ZGVtby1vbmx5LXNlY3JldC1mb3ItdGhlLXdlYmhvb2stc2luaw==";
+
+/** The secret callback links are signed with, and the address they point at. */
+export function callbackConfig(e: Env): { secret: string | undefined; baseUrl: string } {
+  return {
+    secret: e.CALLBACK_SECRET ?? e.AUTH_SECRET,
+    baseUrl: e.AUTH_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
+  };
+}
+
+/** The worker's signing of callback links, when a secret is configured. */
+export function callbackSigning(e: Env): { secret: string; baseUrl: string } | undefined {
+  const { secret, baseUrl } = callbackConfig(e);
+  return secret === undefined ? undefined : { secret, baseUrl };
+}
 
 export class EnvError extends Error {
   override name = "EnvError";

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { createPool } from "../db/client";
 import { isAlive } from "../db/embedded";
 import { openDatabase } from "../db/open";
-import { env } from "../lib/env";
+import { callbackSigning, env } from "../lib/env";
 import { errorFields, logger } from "../lib/log";
 import { configureFaultPoints, FAULT_POINTS } from "../lib/server/fault-points";
 import { configuredPublicKey } from "../lib/server/ledger/signing";
@@ -56,6 +56,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       verifyIntervalMs: config.LEDGER_VERIFY_INTERVAL_SECONDS * 1000,
       ledgerPublicKey: configuredPublicKey(config),
       maxCheckpointAgeHours: config.LEDGER_CHECKPOINT_MAX_AGE_HOURS,
+      callbacks: callbackSigning(config),
     });
   } catch (err) {
     await loaded?.close().catch(() => undefined);

@@ -6,6 +6,7 @@ import type { KeyObject } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { createPool } from "../db/client";
+import type { CallbackSigning } from "../lib/domain/callback-token";
 import { logger as defaultLogger, errorFields, type Logger } from "../lib/log";
 import { type AnyModel, asModelClient } from "../lib/sdk/ai/as-model-client";
 import { type Agent, isAgent } from "../lib/sdk/define";
@@ -48,6 +49,11 @@ export type StartWorkerOptions = {
   maxCheckpointAgeHours?: number;
   /** This worker's id in the dashboard (default host-pid-random). */
   id?: string;
+  /**
+   * Signs ctx.callbackUrl links: the secret the web app checks them with (its CALLBACK_SECRET,
+   * else AUTH_SECRET) and the web app's URL. Without it ctx.callbackUrl fails the task.
+   */
+  callbacks?: CallbackSigning;
 };
 
 export type WorkerHandle = {
@@ -89,6 +95,12 @@ const optionsSchema = z
     ledgerPublicKey: z.custom<KeyObject>().optional(),
     maxCheckpointAgeHours: z.number().positive().max(8760).optional(),
     id: z.string().min(1).max(200).optional(),
+    callbacks: z
+      .object({
+        secret: z.string().min(32, "must be at least 32 characters"),
+        baseUrl: z.url("must be the web app's URL, e.g. https://ledger.example.com"),
+      })
+      .optional(),
   })
   .refine((o) => (o.databaseUrl === undefined) !== (o.pool === undefined), {
     message: "give exactly one of databaseUrl or pool",
@@ -133,6 +145,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
       leaseMs: opts.leaseMs,
       logger: log,
       id: opts.id,
+      callbacks: opts.callbacks,
     });
   } catch (err) {
     if (ownPool) await pool.end().catch(() => undefined);

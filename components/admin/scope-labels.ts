@@ -17,4 +17,5 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   "export:run": "export",
   "metrics:read": "read metrics",
   "schedules:write": "add, pause, resume and delete schedules",
+  "events:send": "send events to waiting tasks",
 };

@@ -13,6 +13,7 @@ import { InputHistory, inputDescription } from "../tasks/input-history";
 import { OnThisPage } from "../tasks/on-this-page";
 import { PayloadMismatches } from "../tasks/payload-mismatch";
 import { ReplayPreviewView } from "../tasks/replay-preview";
+import { SendEventForm } from "../tasks/send-event-form";
 import { StepJournal } from "../tasks/step-journal";
 import { TaskApprovals } from "../tasks/task-approvals";
 import { TaskAttempts } from "../tasks/task-attempts";
@@ -21,6 +22,7 @@ import { TaskFacts } from "../tasks/task-facts";
 import { openChildren, TaskFamily } from "../tasks/task-family";
 import { TaskLedger } from "../tasks/task-ledger";
 import { TaskOutcome } from "../tasks/task-outcome";
+import { sendableWait, TaskWaits } from "../tasks/task-waits";
 import { Card } from "../ui/card";
 import { EmptyState } from "../ui/empty-state";
 
@@ -44,6 +46,7 @@ export function LiveTaskPage({
   const { task } = detail;
   const pendingApproval = detail.approvals.find((a) => a.status === "pending");
   const corrected = detail.inputHistory.corrections.length > 0;
+  const sendable = sendableWait({ ...live.data.waits, taskStatus: task.status });
   const outcomeTitle =
     task.result !== null ? "Result" : task.lastError !== null ? "Last error" : "Outcome";
   return (
@@ -55,6 +58,18 @@ export function LiveTaskPage({
         onRefresh={() => void live.refetch()}
       />
       <TaskCallout task={task} pendingApproval={pendingApproval} rejection={detail.rejection} />
+
+      {live.data.waits.waits.length > 0 ? (
+        <Card
+          id="events"
+          title="Events"
+          description="What the task waits for (ctx.waitForEvent): an event whose payload contains the match wakes it; the deadline times the wait out."
+        >
+          <TaskWaits waits={live.data.waits.waits}>
+            {sendable ? <SendEventForm name={sendable.name} match={sendable.match} /> : null}
+          </TaskWaits>
+        </Card>
+      ) : null}
 
       {review ? (
         <Card

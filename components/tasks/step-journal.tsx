@@ -14,6 +14,7 @@ const KIND_LABEL: Record<StepDto["kind"], string> = {
   step: "Step",
   sleep: "Sleep",
   spawn: "Child task",
+  wait: "Wait for event",
 };
 
 type ModelResult = { text?: unknown; toolCalls?: unknown; cost?: unknown };

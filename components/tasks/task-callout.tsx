@@ -71,6 +71,23 @@ export function TaskCallout({
           </p>
         </Callout>
       );
+    case "waiting":
+      return (
+        <Callout look="info" title="Waiting for an event">
+          <p>
+            It holds no worker and spends no attempt while it waits; an event that matches wakes it
+            (see Events below)
+            {task.runAt.startsWith("9999") ? (
+              ""
+            ) : (
+              <>
+                , and at <Timestamp iso={task.runAt} /> the wait times out
+              </>
+            )}
+            .
+          </p>
+        </Callout>
+      );
     case "running":
       return (
         <Callout look="info" title="Running now">

@@ -43,6 +43,19 @@ export function TasksTable({ tasks, caption }: { tasks: TaskListItemDto[]; capti
                 {t.deadReason ? (
                   <span className="text-xs text-slate-600">{DEAD_REASON_LABEL[t.deadReason]}</span>
                 ) : null}
+                {t.waitingFor ? (
+                  <span className="text-xs text-slate-600" data-testid="waiting-for">
+                    for <code className="font-mono">{t.waitingFor.name}</code>
+                    {Object.keys(t.waitingFor.match).length > 0
+                      ? ` ${JSON.stringify(t.waitingFor.match)}`
+                      : ""}
+                    {t.waitingFor.deadline ? (
+                      <>
+                        , until <Timestamp iso={t.waitingFor.deadline} />
+                      </>
+                    ) : null}
+                  </span>
+                ) : null}
               </span>
             </Td>
             <Td align="right">{t.attempts}</Td>

@@ -46,6 +46,7 @@ export const ATTEMPT_OUTCOME_LABEL: Record<Attempt["outcome"], string> = {
   lost: "Worker lost",
   requeued: "Requeued",
   awaiting_approval: "Parked for approval",
+  waiting_for_event: "Waited for an event",
 };
 
 export const ATTEMPT_OUTCOME_TONE: Record<Attempt["outcome"], StatTone> = {
@@ -55,6 +56,7 @@ export const ATTEMPT_OUTCOME_TONE: Record<Attempt["outcome"], StatTone> = {
   lost: "bad",
   requeued: "neutral",
   awaiting_approval: "warn",
+  waiting_for_event: "info",
 };
 
 type Review = WhyEffect["reviews"][number];

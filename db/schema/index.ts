@@ -4,6 +4,7 @@ export * from "./approvals";
 export * from "./auth";
 export * from "./bulk-actions";
 export * from "./effects";
+export * from "./events";
 export * from "./idempotency-keys";
 export * from "./ledger";
 export * from "./ledger-verifications";

@@ -107,10 +107,10 @@ export const tasks = pgTable(
       .where(sql`${t.parentId} is not null`),
     foreignKey({ columns: [t.parentId], foreignColumns: [t.id], name: "tasks_parent_fk" }),
     // Claim the next runnable task, highest priority first: the partial index holds only
-    // claimable rows.
+    // claimable rows (a waiting task is claimable at its deadline, run_at).
     index("tasks_claim_idx")
       .on(t.priority.desc().nullsFirst(), t.runAt, t.id)
-      .where(sql`${t.status} in ('queued', 'retry_wait')`),
+      .where(sql`${t.status} in ('queued', 'retry_wait', 'waiting')`),
     // A limited agent's claim counts its running tasks per key (concurrency-sql.ts).
     index("tasks_concurrency_running_idx")
       .on(t.agent, t.concurrencyKey)
@@ -118,7 +118,7 @@ export const tasks = pgTable(
     // A limited agent's claim walks its own runnable tasks, and fills their keys first.
     index("tasks_agent_claim_idx")
       .on(t.agent, t.priority.desc().nullsFirst(), t.runAt, t.id)
-      .where(sql`${t.status} in ('queued', 'retry_wait')`),
+      .where(sql`${t.status} in ('queued', 'retry_wait', 'waiting')`),
     // A keyed agent's worker finds the tasks whose key it has yet to compute.
     index("tasks_concurrency_unkeyed_idx")
       .on(t.agent)

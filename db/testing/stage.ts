@@ -1,6 +1,6 @@
 // Rows a test stages directly (no worker) on its own database: a completed journal step, a
-// finished effect and a parked approval, the way the runtime writes them, so each case states
-// only what it needs. Keys are derived as the runtime derives them.
+// finished effect, a parked approval and an event wait, the way the runtime writes them, so
+// each case states only what it needs. Keys are derived as the runtime derives them.
 import type pg from "pg";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import type { StepKind } from "../../lib/domain/task-states";
@@ -57,6 +57,17 @@ export function stager(pool: pg.Pool) {
         ],
       );
       return rows[0]?.id ?? 0;
+    },
+    /** The task parked in `waiting` at step 1 for event `name` with `match`, no deadline. */
+    waiting: async (taskId: string, name: string, match: Record<string, unknown>) => {
+      await pool.query(
+        `with parked as (
+           update tasks set status = 'waiting', run_at = '9999-12-31', version = version + 1
+           where id = $1 returning id
+         )
+         insert into event_waits (task_id, seq, name, match) select id, 1, $2, $3 from parked`,
+        [taskId, name, JSON.stringify(match)],
+      );
     },
   };
 }

@@ -366,6 +366,12 @@ export const MATRIX: readonly MatrixRow[] = [
     scope: "outcomes:resolve",
   },
   {
+    target: "action:sendEventAction",
+    does: "sends an event by hand from a waiting task's page",
+    call: { kind: "action", args: () => [{ name: "authz.event", payload: '{"n": 1}' }] },
+    scope: "events:send",
+  },
+  {
     target: "action:cancelTaskAction",
     does: "cancels a task",
     call: { kind: "action", args: async (ctx) => [await ctx.deadTask()] },
@@ -685,6 +691,30 @@ export const MATRIX: readonly MatrixRow[] = [
       },
     },
     scope: "tasks:cancel",
+  },
+  {
+    target: "POST /api/v1/events",
+    does: "sends an event to the tasks waiting for it",
+    call: {
+      kind: "route",
+      path: () => ({ path: "/api/v1/events", body: { name: "authz.event", payload: { n: 1 } } }),
+    },
+    scope: "events:send",
+  },
+  {
+    target: "GET /api/v1/callbacks/[token]",
+    does: "shows a callback link's confirmation (the signed link is the authorization)",
+    call: { kind: "route", path: "/api/v1/callbacks/not-a-signed-token" },
+    public: 404,
+    writes: false,
+  },
+  {
+    target: "POST /api/v1/callbacks/[token]",
+    does: "uses a callback link (the signed link is the authorization)",
+    // No body, as the link's confirm button sends: the web gate refuses an anonymous body.
+    call: { kind: "route", path: "/api/v1/callbacks/not-a-signed-token" },
+    public: 404,
+    writes: false,
   },
   {
     target: "POST /api/v1/effects/[key]/resolve",

@@ -207,6 +207,7 @@ export function openApiDocument(
       { name: "Tasks", description: "Start agents and follow them" },
       { name: "Ledger", description: "The append-only record, and why something happened" },
       { name: "Review", description: "The reviewer's commands" },
+      { name: "Events", description: "Wake the tasks waiting for an event" },
     ],
     paths,
     components: {

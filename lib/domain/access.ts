@@ -20,6 +20,7 @@ export const SCOPES = [
   "export:run",
   "metrics:read",
   "schedules:write",
+  "events:send",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -27,7 +28,7 @@ const READ: Scope[] = ["tasks:read", "ledger:read", "payloads:read"];
 
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   /** Triages dead letters and approval requests. */
-  reviewer: [...READ, "deadLetters:review", "approvals:decide", "outcomes:resolve"],
+  reviewer: [...READ, "deadLetters:review", "approvals:decide", "outcomes:resolve", "events:send"],
   /** Browses audit trails and answers "why did it send that?". */
   ops: [...READ, "export:run", "metrics:read"],
   /** Sets retry limits and budgets, manages users and API tokens: everything. */

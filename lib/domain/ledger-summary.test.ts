@@ -81,6 +81,23 @@ describe("summarizeEntry", () => {
     ).toBe("refund · order: o-9 · amount: 2500");
   });
 
+  it("says what a task waits for, and which event reached it from whom", () => {
+    expect(
+      summarizeEntry({
+        kind: "event.waiting",
+        actor: "worker:w1",
+        data: { name: "order.paid", match: { orderId: "o-1" }, deadline: null, step: 2 },
+      }),
+    ).toBe('order.paid · match: {"orderId":"o-1"} · step: 2');
+    expect(
+      summarizeEntry({
+        kind: "event.delivered",
+        actor: "user:ada@example.com",
+        data: { name: "order.paid", event: "e-1", payload: { orderId: "o-1" }, step: 2 },
+      }),
+    ).toBe('order.paid · payload: {"orderId":"o-1"} · event: e-1 · by: ada@example.com · step: 2');
+  });
+
   it("says who decided a review and why", () => {
     expect(
       summarizeEntry({

@@ -71,6 +71,19 @@ export function summarizeEntry(entry: {
         ["step", d.step],
         ["attempt", d.attempt],
       ]);
+    case "event":
+      // What a task waits for and what reached it; who sent an event.
+      return fields([
+        ["", d.name],
+        ["match", isObj(d.match) && Object.keys(d.match).length > 0 ? d.match : undefined],
+        ["until", d.deadline],
+        ["payload", d.payload],
+        ["event", d.event],
+        ["kept", d.kept],
+        ["to", Array.isArray(d.deliveredTo) ? `${d.deliveredTo.length} task(s)` : undefined],
+        ["by", kind === "event.waiting" ? undefined : actorName(entry.actor)],
+        ["step", d.step],
+      ]);
     case "review":
       return fields([
         ["by", actorName(entry.actor)],

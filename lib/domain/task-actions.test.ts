@@ -40,6 +40,7 @@ const EXPECTED: Record<TaskAction, Partial<Record<TaskStatus, Scope[]>>> = {
     running: ["tasks:cancel"],
     retry_wait: ["tasks:cancel"],
     awaiting_approval: ["tasks:cancel"],
+    waiting: ["tasks:cancel"],
     dead: ["tasks:cancel"],
   },
   withdraw: { dead: ["deadLetters:review"], awaiting_approval: ["deadLetters:review"] },

@@ -45,7 +45,14 @@ type Rule = {
   requires?: { fact: TaskFact; absent: string };
 };
 
-const UNFINISHED = ["queued", "running", "retry_wait", "awaiting_approval", "dead"] as const;
+const UNFINISHED = [
+  "queued",
+  "running",
+  "retry_wait",
+  "awaiting_approval",
+  "waiting",
+  "dead",
+] as const;
 
 export const TASK_ACTION_RULES: Readonly<Record<TaskAction, Rule>> = {
   /** A parked gated effect may act, with exactly the arguments the reviewer saw. */

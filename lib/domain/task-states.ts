@@ -4,6 +4,7 @@ export const TASK_STATUSES = [
   "running",
   "retry_wait",
   "awaiting_approval",
+  "waiting",
   "dead",
   "succeeded",
   "rejected",
@@ -23,8 +24,12 @@ export const DEAD_REASONS = [
 ] as const;
 export type DeadReason = (typeof DEAD_REASONS)[number];
 
-export const STEP_KINDS = ["model", "tool", "step", "sleep", "spawn"] as const;
+export const STEP_KINDS = ["model", "tool", "step", "sleep", "spawn", "wait"] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
+
+/** An event wait (ctx.waitForEvent): open, given its event, or past its deadline. */
+export const WAIT_STATUSES = ["waiting", "delivered", "timed_out"] as const;
+export type WaitStatus = (typeof WAIT_STATUSES)[number];
 
 export const EFFECT_STATUSES = ["started", "succeeded", "failed"] as const;
 export type EffectStatus = (typeof EFFECT_STATUSES)[number];

@@ -2,6 +2,7 @@
 // Every ctx call is a durable step: journaled, and replayed from the journal on a later attempt.
 import type { z } from "zod";
 import { AGENT_VERSION_PATTERN } from "../domain/agent-version";
+import type { WaitOptions, WaitResult } from "../domain/events";
 import type { JsonValue } from "../domain/json";
 import type { MoneyArgs } from "../domain/money";
 import { type RateLimitSpec, rateLimitSchema } from "../domain/rate-limit";
@@ -141,6 +142,18 @@ export type AgentContext<Tools extends Record<string, AnyTool>> = {
   spawn(agent: string, input: JsonValue, options?: SpawnOptions): Promise<ChildTask>;
   /** A durable pause: the task waits in the queue, not in memory. */
   sleep(ms: number): Promise<void>;
+  /**
+   * Waits for an event named `name` whose payload contains `match`, or until `timeoutMs`
+   * passes (no timeout: for ever). The task waits in `waiting` with no lease and no attempt
+   * spent; an event sent before the wait started is taken if it is still kept (EVENT_KEEP_MS).
+   */
+  waitForEvent(name: string, options?: WaitOptions): Promise<WaitResult>;
+  /**
+   * A signed, single-use link to put in an email: opening it shows a confirmation, confirming
+   * sends event `name` (default "callback") to this task only, which it takes with
+   * ctx.waitForEvent(name). A second use answers 410 Gone. Needs CALLBACK_SECRET or AUTH_SECRET.
+   */
+  callbackUrl(options?: { name?: string }): Promise<string>;
   /**
    * A language-model call, journaled like any step so a re-run does not re-roll the model's
    * decision. `tools` names the agent's tools the model may choose; it only chooses, ctx.tool acts.

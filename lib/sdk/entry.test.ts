@@ -11,6 +11,7 @@ describe('import from "agent-ledger"', () => {
     const sdk = await import("agent-ledger");
     expect(Object.keys(sdk).sort()).toEqual([
       "EffectNotPerformedError",
+      "InvalidEventError",
       "InvalidTaskBatchError",
       "InvalidTaskInputError",
       "NonRetryableError",
@@ -25,6 +26,7 @@ describe('import from "agent-ledger"', () => {
       "migrate",
       "parseRetryAfter",
       "rateLimitedFrom",
+      "sendEvent",
       "startWorker",
     ]);
   });

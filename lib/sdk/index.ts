@@ -1,5 +1,6 @@
 // The library's entry point for agent authors and the user's own code.
 
+export type { ReceivedEvent, WaitOptions, WaitResult } from "../domain/events";
 export { parseRetryAfter } from "../domain/rate-limit";
 export type { AgentsModuleContext } from "./agents-module";
 export type {
@@ -22,3 +23,4 @@ export {
 } from "./errors";
 export type { GenerateTextRequest, GenerateTextResult } from "./generate-text";
 export type { ModelClient, ModelRequest, ModelResponse } from "./model";
+export { InvalidEventError, type SendEventOptions, sendEvent } from "./send-event";

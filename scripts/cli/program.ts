@@ -36,6 +36,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("./enqueue")).enqueueCommand,
   },
   {
+    name: "events",
+    summary: "Send an event to the tasks waiting for it (idempotent with --key)",
+    load: async () => (await import("./events")).eventsCommand,
+  },
+  {
     name: "tasks",
     summary: "List tasks; show one task with its steps, effects and ledger timeline",
     load: async () => (await import("./tasks")).tasksCommand,

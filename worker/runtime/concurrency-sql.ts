@@ -84,7 +84,7 @@ export async function claimLimitedTasks(
            ), open as (
              select t.id, t.priority, t.run_at, case when $3 then t.concurrency_key else '*' end as k
              from tasks t
-             where t.agent = $1 and t.status in ('queued', 'retry_wait') and t.run_at <= now()
+             where t.agent = $1 and t.status in ('queued', 'retry_wait', 'waiting') and t.run_at <= now()
                and (not $3 or t.concurrency_key is not null)
                and (case when $3 then t.concurrency_key else '*' end) not in
                    (select r.k from running r, lim where r.k is not null and r.n >= lim.n)
@@ -105,7 +105,7 @@ export async function claimLimitedTasks(
              set status = 'running', attempts = t.attempts + 1, lease_owner = $5,
                  lease_expires_at = now() + $6 * interval '1 millisecond',
                  version = t.version + 1, updated_at = now(), status_changed_at = now()
-             from candidates c where t.id = c.id and t.status in ('queued', 'retry_wait')
+             from candidates c where t.id = c.id and t.status in ('queued', 'retry_wait', 'waiting')
              returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost, t.concurrency_key
            ), policies as (
              select coalesce(json_agg(p), '[]') as policies from (

@@ -2,15 +2,28 @@
 // already holds returns its journaled result, so a re-run continues where the last one stopped.
 import type pg from "pg";
 import { retryOnConnectionError } from "../../db/retry";
+import {
+  CALLBACK_STEP,
+  type CallbackSigning,
+  callbackUrl,
+  signCallback,
+} from "../../lib/domain/callback-token";
+import { eventNameSchema, type WaitResult, waitOptionsSchema } from "../../lib/domain/events";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import type { StepKind } from "../../lib/domain/task-states";
+import { describeIssues } from "../../lib/domain/zod-issues";
 import type { Agent, AgentContext, ChildTask, SpawnOptions, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient, ModelResponse } from "../../lib/sdk/model";
-import { appendOnKnownHead, type HeadRef } from "../../lib/server/ledger/append-known-head";
+import {
+  appendOnKnownHead,
+  type HeadRef,
+  noteAppended,
+} from "../../lib/server/ledger/append-known-head";
 import type { EffectBatchers } from "./effect-batch";
 import { type DeferredResults, performEffect, recordDeferred } from "./effects";
-import { LeaseLostError, SuspendError } from "./errors";
+import { LeaseLostError, SuspendError, WaitingForEventError } from "./errors";
+import { startWait } from "./event-wait";
 import { runGenerateText } from "./generate-text";
 import { type JournaledStep, journalStepCtes, journalStepValues } from "./journal";
 import { callModel, offeredTools } from "./model-step";
@@ -25,6 +38,8 @@ export type AttemptScope = {
   signal: AbortSignal;
   journal: Map<number, JournaledStep>;
   model?: ModelClient;
+  /** Signs ctx.callbackUrl links; without it they cannot be made. */
+  callbacks?: CallbackSigning;
   /** Model cost allowed for the whole task (null: unlimited) and spent so far. */
   budget: number | null;
   spent: number;
@@ -154,6 +169,59 @@ export function createContext(
       if (until > Date.now()) {
         throw new SuspendError(new Date(until), `sleeping until ${new Date(until).toISOString()}`);
       }
+    },
+
+    async waitForEvent(name, options) {
+      const n = ++seq;
+      await begin();
+      const done = replayed(n, "wait", name);
+      if (done) return done.result as WaitResult;
+      const parsedName = eventNameSchema.safeParse(name);
+      if (!parsedName.success) {
+        throw new NonRetryableError(`waitForEvent: name ${describeIssues(parsedName.error)}`);
+      }
+      const opts = waitOptionsSchema.safeParse(options ?? {});
+      if (!opts.success) {
+        throw new NonRetryableError(`waitForEvent "${name}": ${describeIssues(opts.error)}`);
+      }
+      const { timeoutMs, match } = opts.data;
+      const outcome = await startWait(scope.pool, {
+        worker: scope.worker,
+        taskId: scope.taskId,
+        attempt: scope.attempt,
+        seq: n,
+        name,
+        match: match ?? {},
+        deadline: timeoutMs === undefined ? null : new Date(Date.now() + timeoutMs),
+      });
+      if (outcome.kind === "lost")
+        throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+      if (outcome.kind === "parked") throw new WaitingForEventError(`waiting for ${name}`);
+      noteAppended(scope.head, outcome.appended);
+      scope.journal.set(n, { seq: n, kind: "wait", name, result: outcome.result, effectKey: null });
+      return outcome.result;
+    },
+
+    async callbackUrl(options) {
+      const n = ++seq;
+      await begin();
+      const done = replayed(n, "step", CALLBACK_STEP);
+      const parsed = eventNameSchema.safeParse(options?.name ?? "callback");
+      if (!parsed.success) {
+        throw new NonRetryableError(`callbackUrl: name ${describeIssues(parsed.error)}`);
+      }
+      const signing = scope.callbacks;
+      if (!signing) {
+        throw new NonRetryableError(
+          "callbackUrl: the worker has no callback secret (startWorker's callbacks option; agent-ledger worker reads CALLBACK_SECRET, else AUTH_SECRET, the same as the web app's)",
+        );
+      }
+      // Journaled without the link: the step's result is the event's name, the link is derived.
+      if (!done) {
+        const result = { name: parsed.data };
+        await record({ seq: n, kind: "step", name: CALLBACK_STEP, result, effectKey: null });
+      }
+      return callbackUrl(signing.baseUrl, signCallback(signing.secret, scope.taskId, n));
     },
 
     async model(request) {

@@ -34,6 +34,11 @@ export class SuspendError extends Error {
   }
 }
 
+/** The task is parked in `waiting` for an event (event-wait.ts wrote it): nothing more to record. */
+export class WaitingForEventError extends Error {
+  override name = "WaitingForEventError";
+}
+
 /** A gated effect needs a human's yes for exactly this key and payload: park the task. */
 export class ApprovalNeededError extends Error {
   override name = "ApprovalNeededError";

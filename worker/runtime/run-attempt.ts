@@ -4,6 +4,7 @@
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import { retryOnConnectionError } from "../../db/retry";
+import type { CallbackSigning } from "../../lib/domain/callback-token";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { describeIssues } from "../../lib/domain/zod-issues";
 import { errorFields, type Logger } from "../../lib/log";
@@ -23,6 +24,7 @@ import {
   LeaseLostError,
   SuspendError,
   serializeError,
+  WaitingForEventError,
 } from "./errors";
 import { decideFailure, resolveTaskPolicy } from "./policy";
 import {
@@ -39,6 +41,8 @@ export type AttemptDeps = {
   agents: ReadonlyMap<string, Agent>;
   effectLeaseMs: number;
   model?: ModelClient;
+  /** Signs ctx.callbackUrl links. */
+  callbacks?: CallbackSigning;
   /** Aborted when the worker loses this task's lease or shuts down hard. */
   signal: AbortSignal;
   random?: () => number;
@@ -57,6 +61,7 @@ export type AttemptOutcome =
   | "dead"
   | "requeued"
   | "awaiting_approval"
+  | "waiting"
   | "lost";
 
 export async function runAttempt(
@@ -105,6 +110,7 @@ export async function runAttempt(
         signal: controller.signal,
         journal,
         model: deps.model,
+        callbacks: deps.callbacks,
         budget: policy.budget,
         spent: task.cost,
         head: claimed.head,
@@ -141,6 +147,8 @@ export async function runAttempt(
     }
     return "lost";
   }
+  // The wait parked the task and released the lease in its own transaction.
+  if (err instanceof WaitingForEventError) return "waiting";
   // Each try is one transaction whose every write is guarded by our lease, so a try that rolled
   // back is safe to repeat; after a lost COMMIT answer the record is read back first, so a try
   // that did commit is reported, not applied twice (its guard would refuse it anyway).

@@ -36,7 +36,9 @@ export type ClaimedRow = ClaimedTask & {
 
 /**
  * Claims up to `limit` runnable tasks for the agents this worker has (others stay queued), and
- * reads in the same statement what their attempts need: each journal and the policy rows.
+ * reads in the same statement what their attempts need: each journal and the policy rows. A
+ * `waiting` task is runnable at its wait's deadline (run_at): its run times the wait out. An
+ * event that comes while the claim holds its row waits for it and finds it no longer waiting.
  */
 export async function claimTasks(
   client: SqlClient,
@@ -49,7 +51,7 @@ export async function claimTasks(
     name: "runtime_claim_tasks",
     text: `with candidates as (
              select id from tasks
-             where status in ('queued', 'retry_wait') and run_at <= now() and agent = any($4::text[])
+             where status in ('queued', 'retry_wait', 'waiting') and run_at <= now() and agent = any($4::text[])
              order by priority desc, run_at, id
              limit $1
              for update skip locked

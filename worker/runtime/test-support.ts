@@ -3,6 +3,7 @@
 // heartbeat and no reaper, so a test can stage a second, stale or slow worker precisely.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
+import type { CallbackSigning } from "../../lib/domain/callback-token";
 import type { JsonValue } from "../../lib/domain/json";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
@@ -118,6 +119,7 @@ export function runtimeTestKit(pool: pg.Pool) {
       effectLeaseMs?: number;
       signal?: AbortSignal;
       model?: ModelClient;
+      callbacks?: CallbackSigning;
     } = {},
   ): Promise<{ taskId: string; outcome: AttemptOutcome } | null> {
     const [claimed] = await claimBatch(
@@ -137,6 +139,7 @@ export function runtimeTestKit(pool: pg.Pool) {
         signal: opts.signal ?? new AbortController().signal,
         random: () => 0,
         model: opts.model,
+        callbacks: opts.callbacks,
         ...attemptBatchers(pool, worker),
       },
       claimed,

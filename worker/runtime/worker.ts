@@ -15,6 +15,7 @@ import {
 } from "../../db/retry";
 import type { WorkerRole } from "../../db/schema/workers";
 import { assertSchemaCurrent } from "../../db/schema-version";
+import type { CallbackSigning } from "../../lib/domain/callback-token";
 import { errorFields, type Logger, logger } from "../../lib/log";
 import { isKeyed } from "../../lib/sdk/concurrency-key";
 import type { Agent } from "../../lib/sdk/define";
@@ -40,6 +41,8 @@ export type WorkerConfig = {
   agents: readonly Agent[];
   concurrency: number;
   model?: ModelClient;
+  /** Signs ctx.callbackUrl links (start-worker.ts). */
+  callbacks?: CallbackSigning;
   /** Task lease; renewed every third of it. A crashed worker's tasks return after this long. */
   leaseMs?: number;
   pollMs?: number;
@@ -215,6 +218,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         agents,
         effectLeaseMs: leaseMs,
         model: config.model,
+        callbacks: config.callbacks,
         signal: controller.signal,
         // Recording an outcome outlives a short outage; past twice the lease it is moot.
         recordRetryMs: Math.max(2 * leaseMs, 10_000),

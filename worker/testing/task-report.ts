@@ -10,6 +10,7 @@ export const SETTLED: readonly TaskStatus[] = [
   "cancelled",
   "dead",
   "awaiting_approval",
+  "waiting",
 ];
 
 export type TaskReport = {

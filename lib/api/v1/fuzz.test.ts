@@ -141,6 +141,7 @@ const SAMPLES: Record<string, () => Promise<Sample>> = {
     const d = await deadTask();
     return { params: { id: d.id }, body: { version: d.version } };
   },
+  sendEvent: async () => ({ body: { name: "fuzz.event", payload: { n: 1 } } }),
   resolveEffect: async () => {
     const u = await unknownOutcome();
     return {

@@ -5,6 +5,7 @@ import { env } from "../../env";
 import type { Endpoint } from "../endpoint";
 import { openApiDocument } from "../openapi";
 import { listAgentsEndpoint } from "./agents";
+import { sendEventEndpoint } from "./events";
 import { getEffectEndpoint, listLedgerEndpoint, whyEndpoint } from "./ledger";
 import {
   approveEndpoint,
@@ -32,6 +33,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   correctEndpoint,
   cancelEndpoint,
   resolveEndpoint,
+  sendEventEndpoint,
 ];
 
 let cached: Record<string, unknown> | undefined;

@@ -56,6 +56,14 @@ export const taskListItemSchema: z.ZodType<TaskListItemDto> = z.object({
   createdAt: iso,
   statusChangedAt: iso,
   lastError: z.string().nullable().describe("The first 300 characters of the last error"),
+  waitingFor: z
+    .object({
+      name: z.string(),
+      match: z.record(z.string(), z.json()),
+      deadline: iso.nullable(),
+    })
+    .nullable()
+    .describe("A waiting task's event: its name, the match, the deadline (null: none)"),
 });
 
 export const taskHeaderSchema: z.ZodType<TaskHeaderDto> = z.object({

@@ -123,12 +123,13 @@ let ledgerEntries = 0;
 describe("getMetrics", () => {
   it("reports every status, reason and outcome as zero on an empty database", async () => {
     const m = await getMetrics(t.pool, metricsReader, LEASE);
-    expect(Object.values(m.tasksByStatus)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(Object.values(m.tasksByStatus)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0]);
     expect(Object.keys(m.tasksByStatus)).toEqual([
       "queued",
       "running",
       "retry_wait",
       "awaiting_approval",
+      "waiting",
       "dead",
       "succeeded",
       "rejected",
@@ -268,6 +269,7 @@ describe("getMetrics", () => {
       running: 3,
       retry_wait: 1,
       awaiting_approval: 1,
+      waiting: 0,
       dead: 3,
       succeeded: 5,
       rejected: 0,
@@ -359,6 +361,7 @@ describe("GET /api/metrics", () => {
       'agent_ledger_tasks{status="running"}': 3,
       'agent_ledger_tasks{status="retry_wait"}': 1,
       'agent_ledger_tasks{status="awaiting_approval"}': 1,
+      'agent_ledger_tasks{status="waiting"}': 0,
       'agent_ledger_tasks{status="dead"}': 3,
       'agent_ledger_tasks{status="succeeded"}': 5,
       'agent_ledger_tasks{status="rejected"}': 0,

@@ -67,6 +67,7 @@ describe("getOverview", () => {
       running: 1,
       retry_wait: 0,
       awaiting_approval: 0,
+      waiting: 0,
       dead: 3,
       succeeded: 1,
       rejected: 0,

@@ -7,6 +7,7 @@ import type { Viewer } from "../../domain/access";
 import { type ReviewStateDto, readReviewState } from "./get-review-state";
 import { getTaskDetail, type TaskDetailDto, taskIdSchema } from "./get-task-detail";
 import { TASK_TIMELINE_PAGE, timelineSearchSchema } from "./list-task-timeline";
+import { readTaskWaits, type TaskWaitsDto } from "./task-waits";
 import { readToolSources, type ToolSourcesDto } from "./tool-sources";
 
 /** The live route's address: the task id and the page's own search params. */
@@ -17,6 +18,8 @@ export type TaskScreenDto = {
   review: ReviewStateDto | null;
   /** The agent's tools that come from an MCP server, by name, for the effects' markers. */
   toolSources: ToolSourcesDto;
+  /** The task's event waits (ctx.waitForEvent), oldest first. */
+  waits: TaskWaitsDto;
   /** The ledger pager's window size (a client component cannot import the query module). */
   timelinePage: number;
 };
@@ -30,9 +33,10 @@ export async function getTaskScreen(
   const { id, ...timeline } = search;
   const detail = await getTaskDetail(db, viewer, id, timeline);
   if (!detail) return null;
-  const [review, toolSources] = await Promise.all([
+  const [review, toolSources, waits] = await Promise.all([
     readReviewState(pool, viewer, id),
     readToolSources(pool, detail.task.agent),
+    readTaskWaits(pool, viewer, id),
   ]);
-  return { detail, review, toolSources, timelinePage: TASK_TIMELINE_PAGE };
+  return { detail, review, toolSources, waits, timelinePage: TASK_TIMELINE_PAGE };
 }

@@ -6,6 +6,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
+import type { JsonValue } from "../../domain/json";
 import { type DeadReason, TASK_STATUSES, type TaskStatus } from "../../domain/task-states";
 import type { DbReader } from "./db-reader";
 
@@ -24,6 +25,8 @@ export type TaskListItemDto = {
   statusChangedAt: string;
   /** First 300 characters of the last error's message, if any. */
   lastError: string | null;
+  /** A waiting task's open wait (ctx.waitForEvent): the event, its match, its deadline. */
+  waitingFor: { name: string; match: { [key: string]: JsonValue }; deadline: string | null } | null;
 };
 
 export type TaskPageDto = {
@@ -84,6 +87,13 @@ export async function listTasks(
       lastError: sql<
         string | null
       >`left(coalesce(${tasks.lastError} ->> 'message', ${tasks.lastError} #>> '{}'), 300)`,
+      // One probe of event_waits' (task_id, seq) index per waiting task on the page.
+      waitingFor: sql<TaskListItemDto["waitingFor"]>`(
+        select json_build_object('name', w.name, 'match', w.match,
+                                 'deadline', to_char(w.deadline at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+        from event_waits w
+        where ${tasks.status} = 'waiting' and w.task_id = ${tasks.id} and w.status = 'waiting'
+        order by w.seq desc limit 1)`,
       cursorAt: sql<string>`to_char(${tasks.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
     })
     .from(tasks)
@@ -111,6 +121,7 @@ export async function listTasks(
       createdAt: r.createdAt.toISOString(),
       statusChangedAt: r.statusChangedAt.toISOString(),
       lastError: r.lastError,
+      waitingFor: r.waitingFor ?? null,
     })),
     olderBefore: rows.length > pageSize && last ? `${last.cursorAt}_${last.id}` : null,
   };

@@ -155,7 +155,15 @@ const attemptSchema = z.object({
   worker: z.string(),
   startedAt: instant,
   endedAt: instant.nullable(),
-  outcome: z.enum(["running", "succeeded", "failed", "lost", "requeued", "awaiting_approval"]),
+  outcome: z.enum([
+    "running",
+    "succeeded",
+    "failed",
+    "lost",
+    "requeued",
+    "awaiting_approval",
+    "waiting_for_event",
+  ]),
   error: z.json().nullable(),
   /** What followed a failure: a scheduled retry or the dead-letter queue. */
   followedBy: z.enum(["retry", "dead"]).nullable(),

@@ -37,6 +37,7 @@ const ATTEMPT_KINDS = [
   "worker.lost",
   "task.requeued",
   "approval.requested",
+  "event.waiting",
   "retry.scheduled",
   "task.dead_lettered",
 ];
@@ -353,6 +354,7 @@ function toAttempts(rows: readonly EventRow[]): WhyEffect["attempts"] {
     "worker.lost": "lost",
     "task.requeued": "requeued",
     "approval.requested": "awaiting_approval",
+    "event.waiting": "waiting_for_event",
   };
   for (const e of rows) {
     const d = asRecord(e.data);
