@@ -115,6 +115,7 @@ type Sample = { params?: Record<string, string>; query?: string; body?: Record<s
 /** A valid request per operationId, on fresh fixtures. */
 const SAMPLES: Record<string, () => Promise<Sample>> = {
   listAgents: async () => ({}),
+  listSchedules: async () => ({}),
   enqueueTask: async () => ({ body: { agent: ANY_AGENT, input: { n: 1 } } }),
   listTasks: async () => ({ query: "limit=5" }),
   getTask: async () => ({ params: { id: (await deadTask()).id }, query: "from=1" }),
