@@ -57,7 +57,16 @@ export function LiveTaskPage({
         error={live.error}
         onRefresh={() => void live.refetch()}
       />
-      <TaskCallout task={task} pendingApproval={pendingApproval} rejection={detail.rejection} />
+      <TaskCallout
+        task={task}
+        pendingApproval={pendingApproval}
+        rejection={detail.rejection}
+        joining={
+          detail.steps.some((s) => s.kind === "join" && s.status === "started")
+            ? openChildren(detail.family)
+            : null
+        }
+      />
 
       {live.data.waits.waits.length > 0 ? (
         <Card

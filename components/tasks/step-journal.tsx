@@ -15,6 +15,7 @@ const KIND_LABEL: Record<StepDto["kind"], string> = {
   sleep: "Sleep",
   spawn: "Child task",
   wait: "Wait for event",
+  join: "Join children",
 };
 
 type ModelResult = { text?: unknown; toolCalls?: unknown; cost?: unknown };

@@ -38,11 +38,14 @@ export function TaskCallout({
   task,
   pendingApproval,
   rejection = null,
+  joining = null,
 }: {
   task: TaskHeaderDto;
   pendingApproval: TaskApprovalDto | undefined;
   /** Who rejected the task and why, from its review.rejected entry. */
   rejection?: TaskDetailDto["rejection"];
+  /** A waiting task parked in ctx.join: how many of its children have not ended yet. */
+  joining?: number | null;
 }) {
   switch (task.status) {
     case "dead":
@@ -72,6 +75,19 @@ export function TaskCallout({
         </Callout>
       );
     case "waiting":
+      if (joining !== null) {
+        return (
+          <Callout look="info" title="Waiting for its children">
+            <p>
+              It holds no worker and spends no attempt while{" "}
+              {joining === 1 ? "1 child" : `${joining} children`} it joined{" "}
+              {joining === 1 ? "has" : "have"} not ended (see Child tasks below); the last to
+              succeed, be rejected or be cancelled wakes it. A dead child holds it until a reviewer
+              decides.
+            </p>
+          </Callout>
+        );
+      }
       return (
         <Callout look="info" title="Waiting for an event">
           <p>

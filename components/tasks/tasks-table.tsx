@@ -43,6 +43,11 @@ export function TasksTable({ tasks, caption }: { tasks: TaskListItemDto[]; capti
                 {t.deadReason ? (
                   <span className="text-xs text-slate-600">{DEAD_REASON_LABEL[t.deadReason]}</span>
                 ) : null}
+                {t.joining !== null ? (
+                  <span className="text-xs text-slate-600" data-testid="waiting-for">
+                    for {t.joining === 1 ? "its child" : `its ${t.joining} children`}
+                  </span>
+                ) : null}
                 {t.waitingFor ? (
                   <span className="text-xs text-slate-600" data-testid="waiting-for">
                     for <code className="font-mono">{t.waitingFor.name}</code>

@@ -24,7 +24,7 @@ export const DEAD_REASONS = [
 ] as const;
 export type DeadReason = (typeof DEAD_REASONS)[number];
 
-export const STEP_KINDS = ["model", "tool", "step", "sleep", "spawn", "wait"] as const;
+export const STEP_KINDS = ["model", "tool", "step", "sleep", "spawn", "wait", "join"] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 /** An event wait (ctx.waitForEvent): open, given its event, or past its deadline. */

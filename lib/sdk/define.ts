@@ -8,6 +8,7 @@ import type { MoneyArgs } from "../domain/money";
 import { type RateLimitSpec, rateLimitSchema } from "../domain/rate-limit";
 import { POLICY_BOUNDS, type TaskPolicy } from "../domain/retry-policy";
 import { type MissedPolicy, scheduleSpecSchema } from "../domain/schedules";
+import type { TaskStatus } from "../domain/task-states";
 import { describeIssues } from "../domain/zod-issues";
 import type { GenerateTextRequest, GenerateTextResult } from "./generate-text";
 import type { ModelResponse } from "./model";
@@ -105,6 +106,19 @@ export type ToolResult<T> = T extends Tool<z.ZodType, infer R> ? R : never;
 /** A task another task's run enqueued with ctx.spawn. */
 export type ChildTask = { taskId: string; agent: string };
 
+/** A child as ctx.join found it: ended, or (after a timeout) where it stood. */
+export type JoinedChild = {
+  taskId: string;
+  agent: string;
+  status: TaskStatus;
+  /** What the child returned, when it succeeded. */
+  result: JsonValue | null;
+  /** Why it ended otherwise (the rejection, the cancellation or the last error), if recorded. */
+  error: string | null;
+};
+
+export type JoinResult = { timedOut: boolean; children: JoinedChild[] };
+
 export type SpawnOptions = {
   /**
    * What makes this child the same child on every attempt and replay of the parent (e.g. the
@@ -140,6 +154,15 @@ export type AgentContext<Tools extends Record<string, AnyTool>> = {
     options?: SpawnOptions,
   ): Promise<ChildTask>;
   spawn(agent: string, input: JsonValue, options?: SpawnOptions): Promise<ChildTask>;
+  /**
+   * Waits until each child has succeeded, been rejected or been cancelled (a dead child holds the
+   * join until a reviewer replays, resumes or rejects it), without holding a lease or spending an
+   * attempt; or until `timeoutMs` passed, with `timedOut: true` and the children as they stood.
+   */
+  join(
+    children: ChildTask | readonly ChildTask[],
+    options?: { timeoutMs?: number },
+  ): Promise<JoinResult>;
   /** A durable pause: the task waits in the queue, not in memory. */
   sleep(ms: number): Promise<void>;
   /**

@@ -8,6 +8,8 @@ export type {
   AgentContext,
   AgentSchedule,
   ChildTask,
+  JoinedChild,
+  JoinResult,
   SpawnOptions,
   Tool,
   ToolExecuteContext,

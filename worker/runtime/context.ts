@@ -1,6 +1,7 @@
 // The ctx an agent's run receives. Each call takes the next step number; a step the journal
 // already holds returns its journaled result, so a re-run continues where the last one stopped.
 import type pg from "pg";
+import { z } from "zod";
 import { retryOnConnectionError } from "../../db/retry";
 import {
   CALLBACK_STEP,
@@ -12,7 +13,14 @@ import { eventNameSchema, type WaitResult, waitOptionsSchema } from "../../lib/d
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import type { StepKind } from "../../lib/domain/task-states";
 import { describeIssues } from "../../lib/domain/zod-issues";
-import type { Agent, AgentContext, ChildTask, SpawnOptions, Tool } from "../../lib/sdk/define";
+import type {
+  Agent,
+  AgentContext,
+  ChildTask,
+  JoinResult,
+  SpawnOptions,
+  Tool,
+} from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient, ModelResponse } from "../../lib/sdk/model";
 import {
@@ -22,12 +30,24 @@ import {
 } from "../../lib/server/ledger/append-known-head";
 import type { EffectBatchers } from "./effect-batch";
 import { type DeferredResults, performEffect, recordDeferred } from "./effects";
-import { LeaseLostError, SuspendError, WaitingForEventError } from "./errors";
+import { LeaseLostError, ParkedError, SuspendError } from "./errors";
 import { startWait } from "./event-wait";
 import { runGenerateText } from "./generate-text";
+import { JOIN_MAX_CHILDREN, startJoin } from "./join";
 import { type JournaledStep, journalStepCtes, journalStepValues } from "./journal";
 import { callModel, offeredTools } from "./model-step";
 import { spawnChild } from "./spawn";
+
+/** ctx.join's arguments: what ctx.spawn returned, one or a list, and an optional timeout. */
+const joinSchema = z.object({
+  children: z
+    .array(z.object({ taskId: z.uuid("is not a task id (join takes what ctx.spawn returned)") }), {
+      message: "takes what ctx.spawn returned, or a list of them",
+    })
+    .min(1, "takes at least one child")
+    .max(JOIN_MAX_CHILDREN, `takes at most ${JOIN_MAX_CHILDREN} children`),
+  options: z.object({ timeoutMs: waitOptionsSchema.shape.timeoutMs }).strict(),
+});
 
 export type AttemptScope = {
   pool: pg.Pool;
@@ -196,9 +216,41 @@ export function createContext(
       });
       if (outcome.kind === "lost")
         throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
-      if (outcome.kind === "parked") throw new WaitingForEventError(`waiting for ${name}`);
+      if (outcome.kind === "parked") throw new ParkedError(`waiting for ${name}`);
       noteAppended(scope.head, outcome.appended);
       scope.journal.set(n, { seq: n, kind: "wait", name, result: outcome.result, effectKey: null });
+      return outcome.result;
+    },
+
+    async join(children, options) {
+      const n = ++seq;
+      await begin();
+      const done = replayed(n, "join", "join");
+      if (done) return done.result as JoinResult;
+      const parsed = joinSchema.safeParse({
+        children: Array.isArray(children) ? children : [children],
+        options: options ?? {},
+      });
+      if (!parsed.success) throw new NonRetryableError(`join: ${describeIssues(parsed.error)}`);
+      const outcome = await startJoin(scope.pool, {
+        worker: scope.worker,
+        taskId: scope.taskId,
+        attempt: scope.attempt,
+        seq: n,
+        children: parsed.data.children.map((c) => c.taskId),
+        timeoutMs: parsed.data.options.timeoutMs,
+      });
+      if (outcome.kind === "lost")
+        throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+      if (outcome.kind === "parked") throw new ParkedError("waiting for its children");
+      noteAppended(scope.head, outcome.appended);
+      scope.journal.set(n, {
+        seq: n,
+        kind: "join",
+        name: "join",
+        result: outcome.result,
+        effectKey: null,
+      });
       return outcome.result;
     },
 

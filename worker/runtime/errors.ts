@@ -34,9 +34,12 @@ export class SuspendError extends Error {
   }
 }
 
-/** The task is parked in `waiting` for an event (event-wait.ts wrote it): nothing more to record. */
-export class WaitingForEventError extends Error {
-  override name = "WaitingForEventError";
+/**
+ * The task is parked in `waiting` for an event or for its children (event-wait.ts, join.ts wrote
+ * it and released the lease): nothing more to record.
+ */
+export class ParkedError extends Error {
+  override name = "ParkedError";
 }
 
 /** A gated effect needs a human's yes for exactly this key and payload: park the task. */

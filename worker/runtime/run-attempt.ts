@@ -22,9 +22,9 @@ import {
   ApprovalNeededError,
   AttemptTimeoutError,
   LeaseLostError,
+  ParkedError,
   SuspendError,
   serializeError,
-  WaitingForEventError,
 } from "./errors";
 import { decideFailure, resolveTaskPolicy } from "./policy";
 import {
@@ -148,7 +148,7 @@ export async function runAttempt(
     return "lost";
   }
   // The wait parked the task and released the lease in its own transaction.
-  if (err instanceof WaitingForEventError) return "waiting";
+  if (err instanceof ParkedError) return "waiting";
   // Each try is one transaction whose every write is guarded by our lease, so a try that rolled
   // back is safe to repeat; after a lost COMMIT answer the record is read back first, so a try
   // that did commit is reported, not applied twice (its guard would refuse it anyway).

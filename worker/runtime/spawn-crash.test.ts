@@ -1,4 +1,4 @@
-// ctx.spawn under the crash harness: three worker processes on one database, killed (SIGKILL)
+// ctx.spawn and ctx.join under the crash harness: three worker processes on one database, killed (SIGKILL)
 // right after a child's enqueue committed and before the parent's journal holds it, and after a
 // child's provider answered. Every parent ends with exactly its children, each performed once.
 import { createServer } from "node:http";
@@ -69,9 +69,12 @@ describe("ctx.spawn under kill -9", () => {
       expect(keysOf.size).toBe(ORDERS * ITEMS);
       expect([...keysOf.values()].every((k) => k.size === 1)).toBe(true);
       // Each parent's journal holds its children, in the order it spawned them.
+      // and joined them: each parent ran on after all its children succeeded.
       for (const t of result.tasks) {
-        const children = (t.result as { children: string[] }).children;
-        expect(children).toHaveLength(ITEMS);
+        const r = t.result as { children: string[]; statuses: string[] };
+        expect(r.children).toHaveLength(ITEMS);
+        expect(r.statuses).toEqual(Array(ITEMS).fill("succeeded"));
+        expect(t.ledger.map((e) => e.kind)).toContain("children.joined");
       }
       // Children whose enqueue and journal entry were written by different workers: the first
       // died (or lost its lease) in between, and its successor got the same child back.

@@ -64,6 +64,11 @@ export const taskListItemSchema: z.ZodType<TaskListItemDto> = z.object({
     })
     .nullable()
     .describe("A waiting task's event: its name, the match, the deadline (null: none)"),
+  joining: z
+    .number()
+    .int()
+    .nullable()
+    .describe("A waiting task parked in ctx.join: how many children it joined"),
 });
 
 export const taskHeaderSchema: z.ZodType<TaskHeaderDto> = z.object({

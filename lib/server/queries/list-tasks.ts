@@ -27,6 +27,8 @@ export type TaskListItemDto = {
   lastError: string | null;
   /** A waiting task's open wait (ctx.waitForEvent): the event, its match, its deadline. */
   waitingFor: { name: string; match: { [key: string]: JsonValue }; deadline: string | null } | null;
+  /** A waiting task parked in ctx.join: how many children it joined. */
+  joining: number | null;
 };
 
 export type TaskPageDto = {
@@ -87,13 +89,18 @@ export async function listTasks(
       lastError: sql<
         string | null
       >`left(coalesce(${tasks.lastError} ->> 'message', ${tasks.lastError} #>> '{}'), 300)`,
-      // One probe of event_waits' (task_id, seq) index per waiting task on the page.
+      // One probe of event_waits' (task_id, seq) index per waiting task on the page. The outer
+      // row's columns are named with their table: a bare "status" would be the wait's own.
       waitingFor: sql<TaskListItemDto["waitingFor"]>`(
         select json_build_object('name', w.name, 'match', w.match,
                                  'deadline', to_char(w.deadline at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
         from event_waits w
-        where ${tasks.status} = 'waiting' and w.task_id = ${tasks.id} and w.status = 'waiting'
+        where "tasks"."status" = 'waiting' and w.task_id = "tasks"."id" and w.status = 'waiting'
         order by w.seq desc limit 1)`,
+      joining: sql<number | null>`(
+        select jsonb_array_length(s.result -> 'children') from steps s
+        where "tasks"."status" = 'waiting' and s.task_id = "tasks"."id" and s.kind = 'join' and s.status = 'started'
+        order by s.seq desc limit 1)`,
       cursorAt: sql<string>`to_char(${tasks.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
     })
     .from(tasks)
@@ -122,6 +129,7 @@ export async function listTasks(
       statusChangedAt: r.statusChangedAt.toISOString(),
       lastError: r.lastError,
       waitingFor: r.waitingFor ?? null,
+      joining: r.joining ?? null,
     })),
     olderBefore: rows.length > pageSize && last ? `${last.cursorAt}_${last.id}` : null,
   };

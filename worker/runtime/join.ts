@@ -1,0 +1,181 @@
+// ctx.join's write, in one transaction under the task's lease: read the children, and either
+// record the step (all ended, or the deadline passed) or park the task in `waiting` with no lease
+// and no attempt spent. The last of the joined children to end wakes its parked parent
+// (migration trigger tasks_wake_joining_parent); the parent also checks again after parking and every
+// JOIN_RECHECK_MS, so a wake lost to a race costs a short delay, never a stuck parent.
+import type pg from "pg";
+import { withTransaction } from "../../db/client";
+import type { JsonValue } from "../../lib/domain/json";
+import { type TaskStatus, TERMINAL_STATUSES } from "../../lib/domain/task-states";
+import type { JoinedChild, JoinResult } from "../../lib/sdk/define";
+import { NonRetryableError } from "../../lib/sdk/errors";
+import { NO_DEADLINE } from "../../lib/server/commands/event-sql";
+import {
+  type AppendedEntry,
+  appendLedger,
+  type NewLedgerEntry,
+  taskStream,
+} from "../../lib/server/ledger/append-ledger";
+import { journalStep } from "./journal";
+
+/** A parked join looks at its children again at least this often, whatever woke it or did not. */
+export const JOIN_RECHECK_MS = 30_000;
+
+/** The most children one join waits for. */
+export const JOIN_MAX_CHILDREN = 1_000;
+
+export type JoinRequest = {
+  worker: string;
+  taskId: string;
+  attempt: number;
+  seq: number;
+  children: readonly string[];
+  timeoutMs: number | undefined;
+};
+
+export type JoinOutcome =
+  | { kind: "done"; result: JoinResult; appended: AppendedEntry[] }
+  | { kind: "parked" }
+  | { kind: "lost" };
+
+type ChildRow = {
+  id: string;
+  agent: string;
+  status: TaskStatus;
+  parent_id: string | null;
+  result: JsonValue | null;
+  last_error: JsonValue | null;
+};
+
+const errorText = (e: JsonValue | null): string | null => {
+  if (e === null) return null;
+  if (typeof e === "object" && !Array.isArray(e) && typeof e.message === "string") return e.message;
+  return typeof e === "string" ? e : JSON.stringify(e);
+};
+
+export async function startJoin(pool: pg.Pool, req: JoinRequest): Promise<JoinOutcome> {
+  const actor = `worker:${req.worker}`;
+  const entry = (kind: string, data: Record<string, JsonValue>): NewLedgerEntry => ({
+    kind,
+    actor,
+    taskId: req.taskId,
+    data: { attempt: req.attempt, step: req.seq, ...data },
+  });
+  const outcome = await withTransaction(pool, async (client): Promise<JoinOutcome> => {
+    const leased = await client.query({
+      name: "runtime_join_lease",
+      text: "select 1 from tasks where id = $1 and lease_owner = $2 and status = 'running' for update",
+      values: [req.taskId, req.worker],
+    });
+    if (leased.rowCount !== 1) return { kind: "lost" };
+    const { rows } = await client.query<ChildRow>({
+      name: "runtime_join_children",
+      text: `select id, agent, status, parent_id, result, last_error from tasks where id = any($1::uuid[])`,
+      values: [req.children],
+    });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const strangers = req.children.filter((id) => byId.get(id)?.parent_id !== req.taskId);
+    if (strangers.length > 0) {
+      throw new NonRetryableError(
+        `join: ${strangers.slice(0, 3).join(", ")}${strangers.length > 3 ? " …" : ""} ${strangers.length === 1 ? "is not a child" : "are not children"} of this task (join takes what ctx.spawn returned)`,
+      );
+    }
+    // The deadline the first park of this step set, so a re-run keeps it.
+    const started = await client.query<{ deadline: number | null }>({
+      name: "runtime_join_started",
+      text: `select (result->>'deadline')::bigint as deadline from steps
+             where task_id = $1 and seq = $2 and kind = 'join' and status = 'started'`,
+      values: [req.taskId, req.seq],
+    });
+    const first = started.rows[0] === undefined;
+    const deadline = first
+      ? req.timeoutMs === undefined
+        ? null
+        : Date.now() + req.timeoutMs
+      : (started.rows[0]?.deadline ?? null);
+    const children: JoinedChild[] = req.children.map((id) => {
+      const c = byId.get(id) as ChildRow;
+      return {
+        taskId: c.id,
+        agent: c.agent,
+        status: c.status,
+        result: c.status === "succeeded" ? c.result : null,
+        error: c.status === "succeeded" ? null : errorText(c.last_error),
+      };
+    });
+    const open = children.filter((c) => !TERMINAL_STATUSES.includes(c.status)).length;
+    if (open === 0 || (deadline !== null && deadline <= Date.now())) {
+      const result: JoinResult = { timedOut: open > 0, children };
+      const step = { seq: req.seq, kind: "join" as const, name: "join", result, effectKey: null };
+      if (!(await journalStep(client, req.worker, req.taskId, req.attempt, step))) {
+        return { kind: "lost" };
+      }
+      const tally: Record<string, number> = {};
+      for (const c of children) tally[c.status] = (tally[c.status] ?? 0) + 1;
+      const appended = await appendLedger(client, taskStream(req.taskId), [
+        entry(open === 0 ? "children.joined" : "children.timed_out", {
+          children: children.length,
+          statuses: tally,
+        }),
+      ]);
+      return { kind: "done", result, appended };
+    }
+    await client.query({
+      name: "runtime_join_open",
+      text: `insert into steps (task_id, seq, kind, name, status, result, attempt)
+             values ($1, $2, 'join', 'join', 'started', $3, $4)
+             on conflict (task_id, seq) do update
+               set kind = 'join', name = 'join', status = 'started', result = excluded.result,
+                   attempt = excluded.attempt, completed_at = null`,
+      // The children too: the trigger that wakes the parent reads which ones it waits for.
+      values: [
+        req.taskId,
+        req.seq,
+        JSON.stringify({ deadline, children: req.children }),
+        req.attempt,
+      ],
+    });
+    const runAt = Math.min(deadline ?? NO_DEADLINE.getTime(), Date.now() + JOIN_RECHECK_MS);
+    const parked = await client.query({
+      name: "runtime_join_park",
+      text: `update tasks set status = 'waiting', run_at = $3, attempts = greatest(attempts - 1, attempt_base),
+               lease_owner = null, lease_expires_at = null,
+               version = version + 1, updated_at = now(), status_changed_at = now()
+             where id = $1 and lease_owner = $2 and status = 'running'`,
+      values: [req.taskId, req.worker, new Date(runAt)],
+    });
+    if (parked.rowCount !== 1) return { kind: "lost" };
+    // One entry per join, not one per recheck.
+    if (first) {
+      await appendLedger(
+        client,
+        taskStream(req.taskId),
+        entry("children.waiting", {
+          children: children.length,
+          open,
+          deadline: deadline === null ? null : new Date(deadline).toISOString(),
+        }),
+      );
+    }
+    return { kind: "parked" };
+  });
+  if (outcome.kind === "parked") await wakeIfEnded(pool, req.taskId, req.children);
+  return outcome;
+}
+
+/**
+ * After the park committed: a child that ended while the join decided may have found its parent
+ * still running (its trigger woke nothing). Looked at again in a new snapshot, it is seen.
+ */
+async function wakeIfEnded(pool: pg.Pool, taskId: string, children: readonly string[]) {
+  await pool.query({
+    name: "runtime_join_wake_self",
+    text: `update tasks set status = 'queued', run_at = now(), version = version + 1,
+             updated_at = now(), status_changed_at = now()
+           where id = $1 and status = 'waiting'
+             and not exists (select 1 from tasks c where c.id = any($2::uuid[])
+                             and c.status not in ('succeeded', 'rejected', 'cancelled'))
+             and not exists (select 1 from event_waits w where w.task_id = $1 and w.status = 'waiting')`,
+    values: [taskId, children],
+  });
+}
