@@ -12,6 +12,10 @@ export const FAULT_POINTS = [
   "ledger.append",
   /** A child task's enqueue (ctx.spawn) committed; the parent's journal does not hold it yet. */
   "spawn.enqueued",
+  /** A wait took its event (the wait closed, its step and entries written), not committed yet. */
+  "event.taken",
+  /** A schedule tick enqueued its due occurrences and moved the schedules on, not committed yet. */
+  "schedule.tick",
 ] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 

@@ -19,10 +19,17 @@ export const FAULT_PROBABILITY: Record<FaultPoint, number> = {
   "model.call": 0.2,
   "ledger.append": 0.02,
   "spawn.enqueued": 0.2,
+  "event.taken": 0.2,
+  "schedule.tick": 0.2,
 };
 
-/** The points the demo agents pass (they spawn no children; spawn-crash.test.ts arms that one). */
-const ARMED_POINTS = FAULT_POINTS.filter((p) => p !== "spawn.enqueued");
+/**
+ * The points the demo agents pass. They spawn no children, wait for no event and have no
+ * schedule: spawn-crash, events-crash and schedule-fleet tests arm those.
+ */
+const ARMED_POINTS = FAULT_POINTS.filter(
+  (p) => p !== "spawn.enqueued" && p !== "event.taken" && p !== "schedule.tick",
+);
 
 export type WorkerProcess = {
   slot: number;

@@ -13,6 +13,7 @@ import {
   NO_DEADLINE,
   toReceived,
 } from "../../lib/server/commands/event-sql";
+import { faultPoint } from "../../lib/server/fault-points";
 import {
   type AppendedEntry,
   appendLedger,
@@ -62,6 +63,7 @@ export async function startWait(pool: pg.Pool, req: WaitRequest): Promise<WaitOu
         return { kind: "lost" };
       }
       const appended = await appendLedger(client, taskStream(req.taskId), entries);
+      faultPoint("event.taken");
       return { kind: "done", result, appended };
     };
 

@@ -15,6 +15,7 @@ import {
 } from "../../lib/domain/schedules";
 import type { Agent } from "../../lib/sdk/define";
 import { enqueueTasks } from "../../lib/server/commands/enqueue-tasks";
+import { faultPoint } from "../../lib/server/fault-points";
 import { appendLedger, SYSTEM_STREAM } from "../../lib/server/ledger/append-ledger";
 
 /** How often a worker ticks: often enough that an every-second schedule fires on time. */
@@ -124,6 +125,7 @@ export async function tickSchedules(
       result.skipped += r.skipped;
       result.schedules++;
     }
+    if (rows.length > 0) faultPoint("schedule.tick");
   });
   return result;
 }
