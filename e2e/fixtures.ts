@@ -218,7 +218,12 @@ export function overdueInvoice(prefix: string): string {
 }
 
 /** Runs the agents with the demo's scripted model until every task reaches one of `statuses`. */
-export async function runDemoAgents(agents: Agent[], ids: string[], statuses: TaskStatus[]) {
+export async function runDemoAgents(
+  agents: Agent[],
+  ids: string[],
+  statuses: TaskStatus[],
+  opts: { callbacks?: { secret: string; baseUrl: string } } = {},
+) {
   const pool = createPool(readE2eDatabase().appUrl, { max: 6, applicationName: "e2e-demo-worker" });
   const worker = await startWorker({
     pool,
@@ -228,6 +233,7 @@ export async function runDemoAgents(agents: Agent[], ids: string[], statuses: Ta
     leaseMs: 5_000,
     pollMs: 50,
     log: () => {},
+    callbacks: opts.callbacks,
   });
   try {
     const deadline = Date.now() + 30_000;

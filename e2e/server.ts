@@ -14,11 +14,15 @@ import {
 import { createReadOnlyRole, type ReadOnlyRole } from "../db/testing/read-only-role";
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { seedDemoUsers } from "../lib/server/commands/users";
-import { E2E_DB_FILE, type E2eDatabase, e2ePort, e2eReadReplica, ROOT } from "./settings";
+import {
+  E2E_AUTH_SECRET,
+  E2E_DB_FILE,
+  type E2eDatabase,
+  e2ePort,
+  e2eReadReplica,
+  ROOT,
+} from "./settings";
 import { E2E_WEB_PID_FILE } from "./web-process";
-
-/** Signs the e2e app's session cookies; a test-only value. */
-const E2E_AUTH_SECRET = "e2e-only-secret-e2e-only-secret-e2e-only";
 
 const log = (msg: string) => console.error(`[e2e-server] ${msg}`);
 

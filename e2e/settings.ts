@@ -51,3 +51,9 @@ export function authStateFile(role: Role): string {
 export function readE2eDatabase(): E2eDatabase {
   return e2eDatabaseSchema.parse(JSON.parse(readFileSync(E2E_DB_FILE, "utf8")));
 }
+
+/**
+ * Signs the e2e app's session cookies, a test-only value; it also signs callback links (the
+ * app has no CALLBACK_SECRET).
+ */
+export const E2E_AUTH_SECRET = "e2e-only-secret-e2e-only-secret-e2e-only";
