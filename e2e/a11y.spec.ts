@@ -89,6 +89,7 @@ const DASHBOARD: Visit[] = [
   { name: "inbox", path: () => "/inbox" },
   { name: "approvals", path: () => "/approvals" },
   { name: "agents, their tools and workers", path: () => "/agents" },
+  { name: "schedules", path: () => "/schedules" },
   {
     name: "ledger with an entry opened",
     path: (s) => `/ledger?taskId=${s.succeeded}`,

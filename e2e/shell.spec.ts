@@ -7,6 +7,7 @@ const SECTIONS = [
   { name: "Dead letters", path: "/dead-letters", heading: "Dead letters" },
   { name: "Approvals", path: "/approvals", heading: "Approvals" },
   { name: "Agents", path: "/agents", heading: "Agents" },
+  { name: "Schedules", path: "/schedules", heading: "Schedules" },
   { name: "Ledger", path: "/ledger", heading: "Ledger" },
   { name: "Why?", path: "/why", heading: "Why?" },
   { name: "Retry policies", path: "/settings/retry-policies", heading: "Retry policies" },

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { operator } from "../../lib/domain/access";
 import { enqueueTasks } from "../../lib/server/commands/enqueue-tasks";
+import { mostAtOnce } from "../testing/fixtures/keyed-receiver";
 import { runtimeTestKit } from "./test-support";
 
 const t = await setUpTestDatabase("concurrency_processes");
@@ -50,22 +51,6 @@ function startProcess(): Promise<void> {
   });
 }
 
-/** Most intervals open at one instant; one that ends as another starts does not overlap it. */
-function mostAtOnce(intervals: readonly { startedAt: number; endedAt: number }[]): number {
-  const events = intervals.flatMap((i) => [
-    { at: i.startedAt, d: 1 },
-    { at: i.endedAt, d: -1 },
-  ]);
-  events.sort((a, b) => a.at - b.at || a.d - b.d);
-  let open = 0;
-  let most = 0;
-  for (const e of events) {
-    open += e.d;
-    most = Math.max(most, open);
-  }
-  return most;
-}
-
 describe("a keyed concurrency limit across worker processes", () => {
   it("never runs more than the limit per key, and runs every task once", async () => {
     await Promise.all([startProcess(), startProcess(), startProcess()]);
@@ -96,7 +81,7 @@ describe("a keyed concurrency limit across worker processes", () => {
     for (const key of KEYS) {
       const ran = rows.filter((r) => r.key === key).map((r) => r.result);
       expect(ran).toHaveLength(20);
-      expect(mostAtOnce(ran)).toBe(LIMIT);
+      expect(mostAtOnce(ran.map((r) => ({ from: r.startedAt, to: r.endedAt })))).toBe(LIMIT);
     }
     // The work was shared: more than one process ran it.
     expect(new Set(rows.map((r) => r.result.pid)).size).toBeGreaterThan(1);

@@ -3,12 +3,11 @@
 // and after the receipt's provider answered. Most events are sent before the workers start (kept,
 // taken as each wait begins: the killed boundary), the rest while they run. Every task gets
 // exactly its own event once, none is lost, and each receipt is sent under one key.
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { crashTest, createTestDatabase } from "../../entry/testing";
 import { sendEvent } from "../../lib/sdk/send-event";
+import { startKeyedReceiver } from "../testing/fixtures/keyed-receiver";
 
 const db = await createTestDatabase({ serverUrl: inject("testCluster").superUrl });
 afterAll(() => db.drop());
@@ -17,23 +16,8 @@ const ORDERS = 24;
 
 describe("events under kill -9", () => {
   it("takes each event once across 3 workers killed as they take it", async () => {
-    const keysOf = new Map<string, Set<string>>();
-    const receiver = createServer((req, res) => {
-      let body = "";
-      req.on("data", (c) => {
-        body += c;
-      });
-      req.on("end", () => {
-        const { order } = JSON.parse(body) as { order: string };
-        keysOf.set(
-          order,
-          (keysOf.get(order) ?? new Set()).add(String(req.headers["idempotency-key"])),
-        );
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ sent: order }));
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    const receiver = await startKeyedReceiver("order", (order) => ({ sent: order }));
+    const { keysOf } = receiver;
     const orders = Array.from({ length: ORDERS }, (_, i) => `o${i}`);
     const send = async (order: string) =>
       (await sendEvent(db.pool, { name: "order.paid", payload: { order }, key: `paid-${order}` }))
@@ -62,7 +46,7 @@ describe("events under kill -9", () => {
           workers: 3,
           timeoutMs: 120_000,
           env: {
-            RECEIVER_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/receipts`,
+            RECEIVER_URL: `${receiver.url}/receipts`,
           },
         }),
         late,

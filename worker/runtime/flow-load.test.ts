@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { crashTest, createTestDatabase } from "../../entry/testing";
 import { CALLS_PER_SECOND, PER_MERCHANT } from "../testing/fixtures/flow-agents";
+import { mostAtOnce } from "../testing/fixtures/keyed-receiver";
 
 const TASKS = Number(process.env.FLOW_LOAD_TASKS ?? "60");
 const MERCHANTS = ["acme", "globex", "initech"];
@@ -19,22 +20,6 @@ const PROVIDER_MS = 150;
 
 const db = await createTestDatabase({ serverUrl: inject("testCluster").superUrl });
 afterAll(() => db.drop());
-
-/** Most intervals open at one instant; one that ends as another starts does not overlap it. */
-function mostAtOnce(intervals: readonly { from: number; to: number }[]): number {
-  const events = intervals.flatMap((i) => [
-    { at: i.from, d: 1 },
-    { at: i.to, d: -1 },
-  ]);
-  events.sort((a, b) => a.at - b.at || a.d - b.d);
-  let open = 0;
-  let most = 0;
-  for (const e of events) {
-    open += e.d;
-    most = Math.max(most, open);
-  }
-  return most;
-}
 
 /** The most times in any window of `ms` (a sliding window over sorted times). */
 function mostInWindow(times: readonly number[], ms: number): number {

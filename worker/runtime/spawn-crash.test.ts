@@ -1,11 +1,10 @@
 // ctx.spawn and ctx.join under the crash harness: three worker processes on one database, killed (SIGKILL)
 // right after a child's enqueue committed and before the parent's journal holds it, and after a
 // child's provider answered. Every parent ends with exactly its children, each performed once.
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { crashTest, createTestDatabase } from "../../entry/testing";
+import { startKeyedReceiver } from "../testing/fixtures/keyed-receiver";
 
 const db = await createTestDatabase({ serverUrl: inject("testCluster").superUrl });
 afterAll(() => db.drop());
@@ -15,23 +14,8 @@ const ITEMS = 4;
 
 describe("ctx.spawn under kill -9", () => {
   it("enqueues every child once across 3 workers killed after the enqueue", async () => {
-    /** The first key each parcel was performed under: a second key would be a duplicate. */
-    const keysOf = new Map<string, Set<string>>();
-    const receiver = createServer((req, res) => {
-      let body = "";
-      req.on("data", (c) => {
-        body += c;
-      });
-      req.on("end", () => {
-        const { parcel } = JSON.parse(body) as { parcel: string };
-        const keys = keysOf.get(parcel) ?? new Set();
-        keys.add(String(req.headers["idempotency-key"]));
-        keysOf.set(parcel, keys);
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ delivered: parcel }));
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    const receiver = await startKeyedReceiver("parcel", (parcel) => ({ delivered: parcel }));
+    const { keysOf } = receiver;
     try {
       const result = await crashTest(db, {
         agentsModule: path.join(
@@ -51,7 +35,7 @@ describe("ctx.spawn under kill -9", () => {
         descendants: true,
         timeoutMs: 120_000,
         env: {
-          RECEIVER_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/deliver`,
+          RECEIVER_URL: `${receiver.url}/deliver`,
         },
       });
       expect(result.kills).toBeGreaterThanOrEqual(6);
