@@ -3,7 +3,7 @@
 // places per key. The unlimited claim stays task-sql.ts claimTasks, one statement.
 import type { SqlClient } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
-import type { ClaimedRow } from "./task-sql";
+import { CLAIMABLE, type ClaimedRow, claimedRowsSql } from "./task-sql";
 
 /** Runnable tasks one limited claim looks through (after leaving out saturated keys). */
 export const CLAIM_LOOKAHEAD = 1_000;
@@ -84,7 +84,7 @@ export async function claimLimitedTasks(
            ), open as (
              select t.id, t.priority, t.run_at, case when $3 then t.concurrency_key else '*' end as k
              from tasks t
-             where t.agent = $1 and t.status in ('queued', 'retry_wait', 'waiting') and t.run_at <= now()
+             where t.agent = $1 and t.status in ${CLAIMABLE} and t.run_at <= now()
                and (not $3 or t.concurrency_key is not null)
                and (case when $3 then t.concurrency_key else '*' end) not in
                    (select r.k from running r, lim where r.k is not null and r.n >= lim.n)
@@ -100,28 +100,7 @@ export async function claimLimitedTasks(
              where lim.n is null or o.rn <= lim.n - coalesce(r.n, 0)
              order by o.priority desc, o.run_at, o.id
              limit $4
-           ), claimed as (
-             update tasks t
-             set status = 'running', attempts = t.attempts + 1, lease_owner = $5,
-                 lease_expires_at = now() + $6 * interval '1 millisecond',
-                 version = t.version + 1, updated_at = now(), status_changed_at = now()
-             from candidates c where t.id = c.id and t.status in ('queued', 'retry_wait', 'waiting')
-             returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost, t.concurrency_key
-           ), policies as (
-             select coalesce(json_agg(p), '[]') as policies from (
-               select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms,
-                      attempt_timeout_ms, budget, concurrency_limit
-               from retry_policies
-               where scope = 'global' or scope = 'agent:' || $1
-             ) p
-           )
-           select c.*,
-                  coalesce((select json_agg(json_build_object('seq', s.seq, 'kind', s.kind, 'name', s.name,
-                                                              'result', s.result, 'effect_key', s.effect_key)
-                                            order by s.seq)
-                            from steps s where s.task_id = c.id and s.status = 'completed'), '[]') as journal,
-                  (select policies from policies) as policies
-           from claimed c`,
+           ), ${claimedRowsSql("$5", "$6")}`,
     values: [
       limited.agent,
       limited.codeLimit,

@@ -34,6 +34,39 @@ export type ClaimedRow = ClaimedTask & {
   policies: PolicyRow[];
 };
 
+/** Where a task can be claimed from: runnable now, or a wait at its deadline (run_at). */
+export const CLAIMABLE = "('queued', 'retry_wait', 'waiting')";
+
+/**
+ * The claim of the rows in a `candidates` CTE and what their attempts need, in the same
+ * statement: each journal and the policy rows. One text for the plain claim and a limited
+ * agent's (concurrency-sql.ts); `worker` and `leaseMs` are their parameters' places.
+ */
+export function claimedRowsSql(worker: string, leaseMs: string): string {
+  return `claimed as (
+             update tasks t
+             set status = 'running', attempts = t.attempts + 1, lease_owner = ${worker},
+                 lease_expires_at = now() + ${leaseMs} * interval '1 millisecond',
+                 version = t.version + 1, updated_at = now(), status_changed_at = now()
+             from candidates c where t.id = c.id and t.status in ${CLAIMABLE}
+             returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost, t.concurrency_key
+           ), policies as (
+             select coalesce(json_agg(p), '[]') as policies from (
+               select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms,
+                      attempt_timeout_ms, budget, concurrency_limit
+               from retry_policies
+               where scope = 'global' or scope in (select 'agent:' || agent from claimed)
+             ) p
+           )
+           select c.*,
+                  coalesce((select json_agg(json_build_object('seq', s.seq, 'kind', s.kind, 'name', s.name,
+                                                              'result', s.result, 'effect_key', s.effect_key)
+                                            order by s.seq)
+                            from steps s where s.task_id = c.id and s.status = 'completed'), '[]') as journal,
+                  (select policies from policies) as policies
+           from claimed c`;
+}
+
 /**
  * Claims up to `limit` runnable tasks for the agents this worker has (others stay queued), and
  * reads in the same statement what their attempts need: each journal and the policy rows. A
@@ -51,32 +84,11 @@ export async function claimTasks(
     name: "runtime_claim_tasks",
     text: `with candidates as (
              select id from tasks
-             where status in ('queued', 'retry_wait', 'waiting') and run_at <= now() and agent = any($4::text[])
+             where status in ${CLAIMABLE} and run_at <= now() and agent = any($4::text[])
              order by priority desc, run_at, id
              limit $1
              for update skip locked
-           ), claimed as (
-             update tasks t
-             set status = 'running', attempts = t.attempts + 1, lease_owner = $2,
-                 lease_expires_at = now() + $3 * interval '1 millisecond',
-                 version = t.version + 1, updated_at = now(), status_changed_at = now()
-             from candidates c where t.id = c.id
-             returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost, t.concurrency_key
-           ), policies as (
-             select coalesce(json_agg(p), '[]') as policies from (
-               select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms,
-                      attempt_timeout_ms, budget, concurrency_limit
-               from retry_policies
-               where scope = 'global' or scope in (select 'agent:' || agent from claimed)
-             ) p
-           )
-           select c.*,
-                  coalesce((select json_agg(json_build_object('seq', s.seq, 'kind', s.kind, 'name', s.name,
-                                                              'result', s.result, 'effect_key', s.effect_key)
-                                            order by s.seq)
-                            from steps s where s.task_id = c.id and s.status = 'completed'), '[]') as journal,
-                  (select policies from policies) as policies
-           from claimed c`,
+           ), ${claimedRowsSql("$2", "$3")}`,
     values: [limit, worker, leaseMs, agents],
   });
   return rows;
