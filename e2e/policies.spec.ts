@@ -79,7 +79,8 @@ test("an agent override shows with what it inherits, what is in force and who ch
     .locator(`tr[data-scope="agent:${agent}"]`);
   await expect(row.locator('[data-field="maxAttempts"]')).toHaveText("9");
   await expect(row.locator('[data-field="backoffInitialMs"]')).toHaveText("0.25 s");
-  await expect(row.getByText("inherits")).toHaveCount(4);
+  // Backoff factor and cap, timeout, budget and the concurrency limit.
+  await expect(row.getByText("inherits")).toHaveCount(5);
   await expect(row).toContainText("admin@example.com");
 
   const inForce = page.getByRole("region", { name: "In force per agent" });
