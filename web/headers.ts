@@ -14,3 +14,12 @@ export const SECURITY_HEADERS: readonly { key: string; value: string }[] = [
  */
 export const DATA_CSP =
   "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * Whether an /api answer gets DATA_CSP from the server: all do but the callback links'
+ * (ctx.callbackUrl), which answer with a page whose Confirm form posts back to itself and set
+ * their own policy. Two policies would both apply, and DATA_CSP's form-action 'none' would win.
+ */
+export function takesDataCsp(pathname: string): boolean {
+  return !pathname.startsWith("/api/v1/callbacks/");
+}

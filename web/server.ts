@@ -28,7 +28,7 @@ import { type BulkRunner, startBulkRunner } from "../lib/server/commands/bulk-ru
 import { startWebAlerts, type WebAlerts } from "../worker/alerts/web-alerts";
 import { readBody, replay } from "./body";
 import { ALLOWED_METHODS, admit, type Refusal } from "./gate";
-import { DATA_CSP, SECURITY_HEADERS } from "./headers";
+import { DATA_CSP, SECURITY_HEADERS, takesDataCsp } from "./headers";
 import { multipartProblem } from "./multipart";
 import { checkDashboardSchema } from "./schema-check";
 
@@ -325,7 +325,9 @@ async function main(): Promise<void> {
       res.writeContinue();
     }
     res.setHeader("x-request-id", id);
-    if (admission.api) res.setHeader("content-security-policy", DATA_CSP);
+    if (admission.api && takesDataCsp(admission.pathname)) {
+      res.setHeader("content-security-policy", DATA_CSP);
+    }
     await handle(forwarded, res);
   };
 

@@ -17,6 +17,10 @@ function page(status: number, title: string, body: string): Response {
     status,
     headers: {
       "content-type": "text/html; charset=utf-8",
+      // A page, unlike the rest of /api: its one form posts back here. The API's data policy
+      // (form-action 'none', web/headers.ts) would stop the Confirm button in the browser.
+      "content-security-policy":
+        "default-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
       "cache-control": "no-store",
       "referrer-policy": "no-referrer",
       "x-robots-tag": "noindex",
