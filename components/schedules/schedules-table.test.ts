@@ -56,6 +56,18 @@ describe("SchedulesTable", () => {
     // 02:00 in Tokyo, whatever day it is.
     expect(asReviewer).toMatch(/02:00:00/);
     expect(nightly?.nextOccurrenceAt).toMatch(/T17:00:00\.000Z$/);
+    // An admin's schedule no worker ticked yet shows its cron's next run all the same.
+    const hourly = await createSchedule(t.pool, admin, {
+      agent: "digest",
+      name: "hourly",
+      cron: "0 * * * *",
+      input: { n: 3 },
+    });
+    if (!hourly.ok) throw new Error(hourly.message);
+    const listed = (await listSchedules(db, testViewer("reviewer"))).find(
+      (r) => r.name === "hourly",
+    );
+    expect(listed?.nextOccurrenceAt).toMatch(/T\d\d:00:00\.000Z$/);
     expect(asReviewer).toContain(`href="/tasks/${second?.lastTask?.id}"`);
     expect(asReviewer).toContain("paused");
     expect(asReviewer).toContain("from code");

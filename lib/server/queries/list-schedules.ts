@@ -4,7 +4,7 @@ import { asc, eq } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { schedules, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
-import type { MissedPolicy, ScheduleSource } from "../../domain/schedules";
+import { type MissedPolicy, nextOccurrence, type ScheduleSource } from "../../domain/schedules";
 import type { TaskStatus } from "../../domain/task-states";
 
 export type ScheduleDto = {
@@ -54,7 +54,11 @@ export async function readSchedules(db: Pick<Db, "select">): Promise<ScheduleDto
     paused: s.paused,
     createdBy: s.createdBy,
     updatedBy: s.updatedBy,
-    nextOccurrenceAt: s.paused ? null : (s.nextOccurrenceAt?.toISOString() ?? null),
+    // Before any worker ticked it (an admin's new schedule), the cron's next one from now.
+    nextOccurrenceAt: s.paused
+      ? null
+      : ((s.nextOccurrenceAt ?? nextOccurrence(s.cron, s.timezone, new Date()))?.toISOString() ??
+        null),
     lastOccurrenceAt: s.lastOccurrenceAt?.toISOString() ?? null,
     lastTask: s.lastTaskId && taskStatus ? { id: s.lastTaskId, status: taskStatus } : null,
   }));
