@@ -28,13 +28,22 @@ export const scheduleRefSchema = z.object({
   name: z.string().min(1, "name the schedule"),
 });
 
-export async function setSchedulePaused(
+/**
+ * What pausing, resuming and deleting share: the scope, the schedule named by `input`, and
+ * `act` on its row locked in a transaction (refused when there is no such schedule).
+ */
+export async function onLockedSchedule<T>(
   pool: pg.Pool,
   principal: Principal,
-  input: { agent: string; name: string; paused: boolean },
-): Promise<CommandResult<ScheduleRow>> {
-  const verb = input.paused ? "pause" : "resume";
-  const refused = refuseWithout(principal, "schedules:write", `${verb} schedules`);
+  input: { agent: string; name: string },
+  what: string,
+  act: (
+    client: pg.PoolClient,
+    ref: z.infer<typeof scheduleRefSchema>,
+    before: ScheduleRow,
+  ) => Promise<CommandResult<T>>,
+): Promise<CommandResult<T>> {
+  const refused = refuseWithout(principal, "schedules:write", what);
   if (refused) return refused;
   const parsed = scheduleRefSchema.safeParse(input);
   if (!parsed.success) return invalid(describeIssues(parsed.error));
@@ -42,8 +51,24 @@ export async function setSchedulePaused(
   return withTransaction(pool, async (client) => {
     const before = await lockSchedule(client, ref);
     if (!before) return notFound(`there is no ${scheduleLabel(ref)}`);
-    const { rows } = await client.query<ScheduleRow>(
-      `update schedules
+    return act(client, ref, before);
+  });
+}
+
+export async function setSchedulePaused(
+  pool: pg.Pool,
+  principal: Principal,
+  input: { agent: string; name: string; paused: boolean },
+): Promise<CommandResult<ScheduleRow>> {
+  const verb = input.paused ? "pause" : "resume";
+  return onLockedSchedule(
+    pool,
+    principal,
+    input,
+    `${verb} schedules`,
+    async (client, ref, before) => {
+      const { rows } = await client.query<ScheduleRow>(
+        `update schedules
           set paused = $3, updated_by = $4, updated_at = now(),
               last_occurrence_at = case when not $3 and missed = 'skip'
                                         then greatest(last_occurrence_at, date_trunc('milliseconds', clock_timestamp()))
@@ -52,26 +77,27 @@ export async function setSchedulePaused(
               next_occurrence_at = null
         where id = $1 and paused = $2
         returning ${SCHEDULE_COLUMNS}`,
-      [before.id, !input.paused, input.paused, principal.actor],
-    );
-    const after = rows[0];
-    if (!after) {
-      return conflict(`${scheduleLabel(ref)} is already ${input.paused ? "paused" : "running"}`);
-    }
-    await appendLedger(client, SYSTEM_STREAM, {
-      kind: input.paused ? "schedule.paused" : "schedule.resumed",
-      actor: principal.actor,
-      data: {
-        before: scheduleView(before),
-        after: scheduleView(after),
-        ...(input.paused
-          ? {}
-          : {
-              skippedThrough:
-                after.missed === "skip" ? (after.lastOccurrenceAt?.toISOString() ?? null) : null,
-            }),
-      },
-    });
-    return { ok: true as const, value: after };
-  });
+        [before.id, !input.paused, input.paused, principal.actor],
+      );
+      const after = rows[0];
+      if (!after) {
+        return conflict(`${scheduleLabel(ref)} is already ${input.paused ? "paused" : "running"}`);
+      }
+      await appendLedger(client, SYSTEM_STREAM, {
+        kind: input.paused ? "schedule.paused" : "schedule.resumed",
+        actor: principal.actor,
+        data: {
+          before: scheduleView(before),
+          after: scheduleView(after),
+          ...(input.paused
+            ? {}
+            : {
+                skippedThrough:
+                  after.missed === "skip" ? (after.lastOccurrenceAt?.toISOString() ?? null) : null,
+              }),
+        },
+      });
+      return { ok: true as const, value: after };
+    },
+  );
 }
