@@ -257,3 +257,96 @@ test.describe("refund's retry limit", () => {
     await expect(page.locator("tbody tr").first()).toContainText("user:admin@example.com");
   });
 });
+
+test("an admin sets a tool's rate limit, sees it in force and before → after in the history, then clears it", async ({
+  page,
+  db,
+}) => {
+  // A tool of its own: a limit on the demo's tools would slow the specs that run them.
+  const tool = `e2e_limited_${randomWord(6)}`;
+  const agent = `e2e-limits-${randomWord(6)}`;
+  await db.query(
+    `insert into agent_catalog (name, input_schema, tools, published_by) values ($1, '{}', $2, 'e2e-policies')`,
+    [
+      agent,
+      JSON.stringify([
+        {
+          name: tool,
+          money: false,
+          providerIdempotent: false,
+          requiresApproval: false,
+          sensitive: [],
+          rateLimit: { limit: 10, periodMs: 1_000, keyed: true },
+        },
+      ]),
+    ],
+  );
+  try {
+    await page.goto("/settings/retry-policies");
+    const limits = page.getByRole("region", { name: "Tool rate limits" });
+    const row = limits.locator(`tr[data-tool="${tool}"]`);
+    await expect(row).toContainText(agent);
+    await expect(row.locator('[data-cell="in-force"]')).toHaveText(
+      "10 calls per 1 s per key (agent code)",
+    );
+
+    await row.getByRole("button", { name: `Set ${tool}'s limit…` }).click();
+    const dialog = page.getByRole("dialog", { name: `Rate limit: ${tool}` });
+    await expect(dialog.getByLabel(/Calls/)).toHaveAttribute("placeholder", "10 (agent code)");
+    await dialog.getByLabel(/Calls/).fill("5");
+    await dialog.getByRole("button", { name: "Save rate limit" }).click();
+    await expect(dialog).toContainText("is required with calls");
+    await dialog.getByLabel(/Per period/).fill("2");
+    await dialog.getByRole("button", { name: "Save rate limit" }).click();
+    await expect(limits.getByTestId("review-status")).toContainText(
+      `Saved the rate limit of ${tool} (version 1)`,
+    );
+    await expect(row.locator('[data-cell="in-force"]')).toHaveText(
+      "5 calls per 2 s per key (admin)",
+    );
+
+    const latest = page
+      .getByRole("region", { name: "Change history" })
+      .getByRole("list", { name: "Policy changes, newest first" })
+      .locator(":scope > li")
+      .first();
+    await expect(latest).toContainText(`tool:${tool}`);
+    await expect(latest.locator('[data-side="before"]')).toHaveText(
+      "10 calls per 1 s per key (agent code)",
+    );
+    await expect(latest.locator('[data-side="after"]')).toHaveText("5 calls per 2 s per key");
+
+    await row.getByRole("button", { name: `Edit ${tool}'s limit…` }).click();
+    const edit = page.getByRole("dialog", { name: `Rate limit: ${tool}` });
+    await edit.getByLabel(/Calls/).fill("");
+    await edit.getByLabel(/Per period/).fill("");
+    await edit.getByRole("button", { name: "Save rate limit" }).click();
+    await expect(limits.getByTestId("review-status")).toContainText(
+      `Cleared the admin's rate limit of ${tool}`,
+    );
+    await expect(row.locator('[data-cell="in-force"]')).toHaveText(
+      "10 calls per 1 s per key (agent code)",
+    );
+    const recorded = await db.query<{ actor: string; data: unknown }>(
+      `select actor, data from ledger_entries where kind = 'policy.changed' and data->>'scope' = $1 order by id`,
+      [`tool:${tool}`],
+    );
+    expect(recorded.rows.map((r) => r.data)).toEqual([
+      {
+        scope: `tool:${tool}`,
+        before: null,
+        after: { limit: 5, periodMs: 2_000 },
+        code: { limit: 10, periodMs: 1_000, keyed: true },
+      },
+      {
+        scope: `tool:${tool}`,
+        before: { limit: 5, periodMs: 2_000 },
+        after: null,
+        code: { limit: 10, periodMs: 1_000, keyed: true },
+      },
+    ]);
+  } finally {
+    await db.query("delete from tool_rate_limits where tool = $1", [tool]);
+    await db.query("delete from agent_catalog where name = $1", [agent]);
+  }
+});

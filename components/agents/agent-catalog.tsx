@@ -8,7 +8,6 @@ import type {
   AgentWorkerDto,
   McpServerDto,
 } from "../../lib/server/queries/get-agents-screen";
-import type { CatalogToolDto } from "../../lib/server/queries/list-agents";
 import { ToolSourceMarker } from "../tasks/effects-list";
 import { Badge } from "../ui/badge";
 import { Table, Td, Th } from "../ui/table";
@@ -96,7 +95,7 @@ export function AgentsTable({ agents }: { agents: Agent[] }) {
 }
 
 /** What a tool may do, as flags a reviewer reads before approving or replaying it. */
-function ToolFlags({ tool }: { tool: CatalogToolDto }) {
+function ToolFlags({ tool }: { tool: Agent["tools"][number] }) {
   const flags = [
     tool.money ? (
       <Badge key="money" tone="warn">
@@ -121,6 +120,7 @@ function ToolFlags({ tool }: { tool: CatalogToolDto }) {
     tool.rateLimit ? (
       <Badge key="rate-limit" tone="info">
         Rate limit · {describeRateLimit(tool.rateLimit)}
+        {tool.rateLimitByAdmin ? " (set by an admin)" : ""}
       </Badge>
     ) : null,
   ].filter((f) => f !== null);

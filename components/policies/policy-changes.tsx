@@ -8,29 +8,58 @@ import { Timestamp } from "../ui/timestamp";
 import { POLICY_FIELD_LABEL } from "./policy-format";
 
 function Fields({ change }: { change: PolicyChangeDto }) {
+  if (change.toolLimit) {
+    return (
+      <ul className="flex flex-wrap gap-x-5 gap-y-1">
+        <Change
+          label="Rate limit"
+          before={change.toolLimit.before}
+          after={change.toolLimit.after}
+        />
+      </ul>
+    );
+  }
   if (!change.fields) {
     return <JsonDetails value={change.data} label={`Data of change ${change.id}`} summary="Data" />;
   }
   if (change.fields.length === 0) return <span className="text-slate-600">No field changed.</span>;
   return (
     <ul className="flex flex-wrap gap-x-5 gap-y-1">
-      {change.fields.map((c) => {
-        const sides = policyChangeSides(change.scope, c);
-        return (
-          <li key={c.field} data-field={c.field}>
-            <span className="text-slate-600">{POLICY_FIELD_LABEL[c.field]}</span>{" "}
-            <span data-side="before" className="text-slate-600">
-              {sides.before}
-            </span>{" "}
-            <span aria-hidden="true">→</span>
-            <span className="sr-only">to</span>{" "}
-            <span data-side="after" className="font-medium text-slate-900">
-              {sides.after}
-            </span>
-          </li>
-        );
-      })}
+      {change.fields.map((c) => (
+        <Change
+          key={c.field}
+          field={c.field}
+          label={POLICY_FIELD_LABEL[c.field]}
+          {...policyChangeSides(change.scope, c)}
+        />
+      ))}
     </ul>
+  );
+}
+
+function Change({
+  field,
+  label,
+  before,
+  after,
+}: {
+  field?: string;
+  label: string;
+  before: string;
+  after: string;
+}) {
+  return (
+    <li data-field={field ?? "rateLimit"}>
+      <span className="text-slate-600">{label}</span>{" "}
+      <span data-side="before" className="text-slate-600">
+        {before}
+      </span>{" "}
+      <span aria-hidden="true">→</span>
+      <span className="sr-only">to</span>{" "}
+      <span data-side="after" className="font-medium text-slate-900">
+        {after}
+      </span>
+    </li>
   );
 }
 

@@ -16,4 +16,5 @@ export * from "./schedules";
 export * from "./status-counts";
 export * from "./steps";
 export * from "./tasks";
+export * from "./tool-rate-limits";
 export * from "./workers";

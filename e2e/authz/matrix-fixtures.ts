@@ -98,6 +98,26 @@ export function matrixContext(db: pg.Pool): MatrixContext {
       );
       return "authz-api-agent";
     },
+    freshTool: async () => {
+      const tool = unique("authz_tool").replaceAll("-", "_");
+      await db.query(
+        `insert into agent_catalog (name, input_schema, tools, published_by) values ($1, '{}', $2, $3)`,
+        [
+          `authz-agent-of-${tool}`,
+          JSON.stringify([
+            {
+              name: tool,
+              money: false,
+              providerIdempotent: false,
+              requiresApproval: false,
+              sensitive: [],
+            },
+          ]),
+          ACTOR,
+        ],
+      );
+      return tool;
+    },
     pendingReviewRequest: async () => {
       await db.query(
         `insert into agent_catalog (name, input_schema, tools, published_by)

@@ -45,6 +45,8 @@ export type MatrixContext = {
   apiAgent: () => Promise<string>;
   /** A dead task with a pending two-person replay request (its agent has a `money` tool). */
   pendingReviewRequest: () => Promise<TaskAt & { requestId: number }>;
+  /** A tool of its own in the catalog (no admin limit yet), whose agent never runs. */
+  freshTool: () => Promise<string>;
 };
 
 type RouteRequest = { path: string; body: unknown };
@@ -385,6 +387,17 @@ export const MATRIX: readonly MatrixRow[] = [
     call: {
       kind: "action",
       args: (ctx) => [{ scope: `agent:${ctx.unique("authz")}`, version: null, maxAttempts: 3 }],
+    },
+    scope: "policies:write",
+  },
+  {
+    target: "action:setToolRateLimitAction",
+    does: "sets a tool's rate limit",
+    call: {
+      kind: "action",
+      args: async (ctx) => [
+        { tool: await ctx.freshTool(), version: "", limit: "5", periodSeconds: "1" },
+      ],
     },
     scope: "policies:write",
   },

@@ -5,7 +5,9 @@
 import { defineAction, fromCommand } from "../auth/guard";
 import { principalOf } from "../domain/access";
 import { policyFormSchema } from "../domain/policy-form";
+import { toolLimitFormSchema } from "../domain/tool-limit-form";
 import { setPolicy } from "../server/commands/set-policy";
+import { setToolRateLimit } from "../server/commands/set-tool-rate-limit";
 import { getPool } from "../server/db";
 
 export const setPolicyAction = defineAction({
@@ -13,4 +15,13 @@ export const setPolicyAction = defineAction({
   scope: "policies:write",
   input: policyFormSchema,
   run: async (input, viewer) => fromCommand(await setPolicy(getPool(), principalOf(viewer), input)),
+});
+
+/** Setting or clearing an admin's rate limit for one tool, on the version the admin loaded. */
+export const setToolRateLimitAction = defineAction({
+  name: "setToolRateLimitAction",
+  scope: "policies:write",
+  input: toolLimitFormSchema,
+  run: async (input, viewer) =>
+    fromCommand(await setToolRateLimit(getPool(), principalOf(viewer), input)),
 });

@@ -4,7 +4,7 @@
 import type { JsonValue } from "./json";
 import { changedRows, diffJson } from "./json-diff";
 import { describePolicyChange } from "./policy-text";
-import { describeRateLimit } from "./rate-limit";
+import { describeRateLimit, describeToolLimitChange, toolLimitChangeSchema } from "./rate-limit";
 import { policyFieldChanges } from "./retry-policy";
 
 type Obj = { [key: string]: JsonValue };
@@ -225,6 +225,8 @@ function correctionSummary(actor: string, d: Obj): string {
 
 /** `Max attempts 6 (agent code) → 5` for each field a policy change set differently. */
 function policyText(d: Obj): string | null {
+  const tool = toolLimitChangeSchema.safeParse(d);
+  if (tool.success) return describeToolLimitChange(tool.data);
   const changes = policyFieldChanges(d.before, d.after, d.inForce);
   if (changes === null) return null;
   if (changes.length === 0) return "no field changed";

@@ -22,7 +22,7 @@ export const FORM_FIELD = {
 } as const satisfies Record<PolicyField, string>;
 
 /** An empty field arrives from a form as "": the level does not set it. */
-const blank = (value: unknown) =>
+export const blank = (value: unknown) =>
   value === null || value === undefined || (typeof value === "string" && value.trim() === "")
     ? undefined
     : value;
@@ -38,7 +38,7 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
  * double of its sign, so the field's own bound refuses it in the field's own words ("must be at
  * most 86,400 s") instead of letting it through or calling it "not a number".
  */
-const number = <T extends z.ZodType<unknown, number>>(schema: T) =>
+export const number = <T extends z.ZodType<unknown, number>>(schema: T) =>
   z
     .union([z.number(), z.string()], { error: NOT_A_NUMBER })
     .transform((v, ctx) => {
@@ -52,7 +52,7 @@ const number = <T extends z.ZodType<unknown, number>>(schema: T) =>
     })
     .pipe(schema);
 
-const grouped = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
+export const grouped = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
 
 const whole = (field: "maxAttempts" | "concurrencyLimit") =>
   number(

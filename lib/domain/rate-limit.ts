@@ -61,3 +61,40 @@ export function describeRateLimit(limit: RateLimitSpec & { keyed: boolean }): st
           : `${ms} ms`;
   return `${limit.limit} ${limit.limit === 1 ? "call" : "calls"} per ${period}${limit.keyed ? " per key" : ""}`;
 }
+
+/** The scope a tool's limit is recorded under in `policy.changed` entries: `tool:<name>`. */
+export const TOOL_SCOPE_PREFIX = "tool:";
+
+const changeSideSchema = rateLimitSchema.nullable();
+
+/**
+ * A `policy.changed` entry for a tool's rate limit: the admin's limit before and after (null:
+ * none, the code's applies) and the code's own limit at the time (null: the code sets none).
+ */
+export const toolLimitChangeSchema = z.object({
+  scope: z.string().startsWith(TOOL_SCOPE_PREFIX),
+  before: changeSideSchema,
+  after: changeSideSchema,
+  code: rateLimitSchema.extend({ keyed: z.boolean() }).nullable(),
+});
+
+export type ToolLimitChange = z.infer<typeof toolLimitChangeSchema>;
+
+/**
+ * Both sides of a tool limit change as people read them: the admin's limit, or the code's with
+ * where it came from when the admin's is cleared ("10 calls per 1 s (agent code)", "No limit").
+ */
+export function toolLimitChangeSides(c: ToolLimitChange): { before: string; after: string } {
+  const keyed = c.code?.keyed ?? false;
+  const side = (admin: RateLimitSpec | null) => {
+    if (admin) return describeRateLimit({ ...admin, keyed });
+    return c.code ? `${describeRateLimit(c.code)} (agent code)` : "No limit";
+  };
+  return { before: side(c.before), after: side(c.after) };
+}
+
+/** "Rate limit 10 calls per 1 s (agent code) → 5 calls per 1 s" (the entry names the scope). */
+export function describeToolLimitChange(c: ToolLimitChange): string {
+  const { before, after } = toolLimitChangeSides(c);
+  return `Rate limit ${before} → ${after}`;
+}

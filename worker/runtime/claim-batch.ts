@@ -2,6 +2,7 @@
 // rows, journals) in one statement, and write every attempt.started entry with one multi-stream append.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
+import type { RateLimitSpec } from "../../lib/domain/rate-limit";
 import { type HeadRef, noteAppended } from "../../lib/server/ledger/append-known-head";
 import { appendLedgerMany, taskStream } from "../../lib/server/ledger/append-ledger";
 import type { LimitedAgent } from "./concurrency";
@@ -21,6 +22,8 @@ export type ClaimedAttempt = {
   task: ClaimedTask;
   journal: Map<number, JournaledStep>;
   policyRows: PolicyRow[];
+  /** Admins' tool rate limits by tool, in force for this attempt's calls. */
+  toolLimits: ReadonlyMap<string, RateLimitSpec>;
   /** The task stream's head after attempt.started: the attempt's own appends go on it unlocked. */
   head: HeadRef;
 };
@@ -76,7 +79,7 @@ export async function claimBatch(
   if (!claimed) return [];
   // Heads are noted once committed: one ahead of the stream would make every append refused.
   const { tasks, started } = claimed;
-  return tasks.map(({ journal, policies, ...task }) => {
+  return tasks.map(({ journal, policies, tool_limits, ...task }) => {
     const head: HeadRef = { stream: taskStream(task.id) };
     noteAppended(head, started);
     const steps = new Map<number, JournaledStep>(
@@ -85,7 +88,10 @@ export async function claimBatch(
         { seq: s.seq, kind: s.kind, name: s.name, result: s.result, effectKey: s.effect_key },
       ]),
     );
-    return { task, journal: steps, policyRows: policies, head };
+    const toolLimits = new Map(
+      tool_limits.map((l) => [l.tool, { limit: l.limit, periodMs: l.periodMs }]),
+    );
+    return { task, journal: steps, policyRows: policies, toolLimits, head };
   });
 }
 

@@ -11,6 +11,7 @@ import {
 } from "../../lib/domain/callback-token";
 import { eventNameSchema, type WaitResult, waitOptionsSchema } from "../../lib/domain/events";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
+import type { RateLimitSpec } from "../../lib/domain/rate-limit";
 import type { StepKind } from "../../lib/domain/task-states";
 import { describeIssues } from "../../lib/domain/zod-issues";
 import type {
@@ -69,6 +70,8 @@ export type AttemptScope = {
   effects: EffectBatchers;
   /** Effect results not recorded yet (effects.ts): recorded before the next step starts. */
   deferred: DeferredResults;
+  /** Admins' tool rate limits by tool, read with the claim; they win over the code's. */
+  toolLimits?: ReadonlyMap<string, RateLimitSpec>;
 };
 
 export function createContext(

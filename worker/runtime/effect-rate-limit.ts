@@ -9,7 +9,12 @@ import { z } from "zod";
 import { type SqlClient, withTransaction } from "../../db/client";
 import { retryOnConnectionError } from "../../db/retry";
 import type { JsonValue } from "../../lib/domain/json";
-import { MAX_RATE_LIMITED, rateLimitBucket, waitOrHandBack } from "../../lib/domain/rate-limit";
+import {
+  MAX_RATE_LIMITED,
+  type RateLimitSpec,
+  rateLimitBucket,
+  waitOrHandBack,
+} from "../../lib/domain/rate-limit";
 import type { Tool } from "../../lib/sdk/define";
 import { NonRetryableError, type RateLimitedError } from "../../lib/sdk/errors";
 import type { HeadRef } from "../../lib/server/ledger/append-known-head";
@@ -28,6 +33,8 @@ type Runner = {
   effectLeaseMs: number;
   signal: AbortSignal;
   head: HeadRef;
+  /** Admins' tool rate limits by tool (tool_rate_limits, read with the claim): they win over the code's. */
+  toolLimits?: ReadonlyMap<string, RateLimitSpec>;
 };
 type EntryFn = (kind: string, data: Record<string, JsonValue>) => NewLedgerEntry;
 
@@ -45,9 +52,10 @@ export async function takeSlotOrWait(
   key: string,
   entry: EntryFn,
 ): Promise<{ slotAt?: string } | false> {
-  const limit = tool.rateLimit;
-  if (!limit) return {};
-  const spec = { limit: limit.limit, periodMs: limit.periodMs };
+  const admin = run.toolLimits?.get(tool.name);
+  const code = tool.rateLimit;
+  const spec = admin ?? (code && { limit: code.limit, periodMs: code.periodMs });
+  if (!spec) return {};
   let bucketKey: string | undefined;
   let slot: SlotAnswer;
   try {
@@ -70,6 +78,7 @@ export async function takeSlotOrWait(
       waitMs,
       limit: spec.limit,
       periodMs: spec.periodMs,
+      setBy: admin ? "admin" : "code",
       handedBack: handBack,
       // The key comes from the arguments: left out for a tool that redacts any of them.
       ...(bucketKey === undefined || (tool.sensitive?.length ?? 0) > 0 ? {} : { bucketKey }),

@@ -12,6 +12,7 @@ import { retryOnConnectionError } from "../../db/retry";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { movesMoney } from "../../lib/domain/money";
+import type { RateLimitSpec } from "../../lib/domain/rate-limit";
 import { holdsRedacted, redact } from "../../lib/domain/redact";
 import type { ReconcileOutcome, Tool } from "../../lib/sdk/define";
 import { EffectNotPerformedError, NonRetryableError, RateLimitedError } from "../../lib/sdk/errors";
@@ -50,6 +51,8 @@ export type EffectRunner = {
   effects: EffectBatchers;
   /** Results this attempt has and has not recorded yet. */
   deferred: DeferredResults;
+  /** Admins' tool rate limits by tool, read with the claim; they win over the code's. */
+  toolLimits?: ReadonlyMap<string, RateLimitSpec>;
 };
 
 /**

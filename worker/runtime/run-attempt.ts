@@ -116,6 +116,7 @@ export async function runAttempt(
         head: claimed.head,
         effects: deps.effects,
         deferred,
+        toolLimits: claimed.toolLimits,
       },
       agent,
     );

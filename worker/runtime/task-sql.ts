@@ -32,14 +32,19 @@ export type ClaimedRow = ClaimedTask & {
   }[];
   /** The global retry policy row and the claimed agents' rows, the same on every row. */
   policies: PolicyRow[];
+  /** Admins' tool rate limits (tool_rate_limits), the same on every row. */
+  tool_limits: ToolLimitRow[];
 };
+
+/** An admin's rate limit for one tool, as the claim reads it. */
+export type ToolLimitRow = { tool: string; limit: number; periodMs: number };
 
 /** Where a task can be claimed from: runnable now, or a wait at its deadline (run_at). */
 export const CLAIMABLE = "('queued', 'retry_wait', 'waiting')";
 
 /**
  * The claim of the rows in a `candidates` CTE and what their attempts need, in the same
- * statement: each journal and the policy rows. One text for the plain claim and a limited
+ * statement: each journal, the policy rows and the admins' tool rate limits. One text for the plain claim and a limited
  * agent's (concurrency-sql.ts); `worker` and `leaseMs` are their parameters' places.
  */
 export function claimedRowsSql(worker: string, leaseMs: string): string {
@@ -57,13 +62,18 @@ export function claimedRowsSql(worker: string, leaseMs: string): string {
                from retry_policies
                where scope = 'global' or scope in (select 'agent:' || agent from claimed)
              ) p
+           ), tool_limits as (
+             select coalesce(json_agg(json_build_object('tool', tool, 'limit', "limit", 'periodMs', period_ms)), '[]')
+                      as tool_limits
+             from tool_rate_limits
            )
            select c.*,
                   coalesce((select json_agg(json_build_object('seq', s.seq, 'kind', s.kind, 'name', s.name,
                                                               'result', s.result, 'effect_key', s.effect_key)
                                             order by s.seq)
                             from steps s where s.task_id = c.id and s.status = 'completed'), '[]') as journal,
-                  (select policies from policies) as policies
+                  (select policies from policies) as policies,
+                  (select tool_limits from tool_limits) as tool_limits
            from claimed c`;
 }
 

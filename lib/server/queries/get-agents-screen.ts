@@ -4,7 +4,7 @@
 // workers publish their agents at start, from their own repository.
 import type pg from "pg";
 import { requireScope, type Viewer } from "../../domain/access";
-import { type AgentDto, listAgents, type ToolSourceDto } from "./list-agents";
+import { type AgentDto, type CatalogToolDto, listAgents, type ToolSourceDto } from "./list-agents";
 import { liveWorkerSql } from "./worker-liveness";
 
 export type AgentWorkerDto = {
@@ -33,7 +33,12 @@ export type ConcurrencyDto = { limit: number; source: "agent" | "code"; keyed: b
 
 export type AgentsScreenDto = {
   asOf: string;
-  agents: (AgentDto & { liveWorkers: number; concurrency: ConcurrencyDto | null })[];
+  agents: (Omit<AgentDto, "tools"> & {
+    /** Each tool's rate limit is the one in force: an admin's (`rateLimitByAdmin`) over the code's. */
+    tools: (CatalogToolDto & { rateLimitByAdmin: boolean })[];
+    liveWorkers: number;
+    concurrency: ConcurrencyDto | null;
+  })[];
   mcpServers: McpServerDto[];
   /**
    * Workers seen within the last day (a live one always is: a lease is at most an hour), live
@@ -82,7 +87,7 @@ export async function getAgentsScreen(
 ): Promise<AgentsScreenDto> {
   requireScope(viewer, "tasks:read");
   const agents = await listAgents(pool, viewer);
-  const [workers, live, limits, clock] = await Promise.all([
+  const [workers, live, limits, toolLimits, clock] = await Promise.all([
     pool.query<WorkerRow & { total: number }>({
       name: "agents_screen_workers",
       text: `select id, host, pid, agents, started_at, last_seen_at, stopped_at,
@@ -115,8 +120,13 @@ export async function getAgentsScreen(
                from agent_catalog c
                left join retry_policies p on p.scope = 'agent:' || c.name`,
     }),
+    pool.query<{ tool: string; limit: number; period_ms: number }>({
+      name: "agents_screen_tool_limits",
+      text: `select tool, "limit", period_ms from tool_rate_limits`,
+    }),
     pool.query<{ now: Date }>("select now() as now"),
   ]);
+  const adminLimitOf = new Map(toolLimits.rows.map((r) => [r.tool, r]));
   const liveOf = new Map(live.rows.map((r) => [r.agent, r.n]));
   const concurrencyOf = new Map(
     limits.rows.map((r): [string, ConcurrencyDto | null] => [
@@ -132,6 +142,20 @@ export async function getAgentsScreen(
     asOf: (clock.rows[0]?.now ?? new Date()).toISOString(),
     agents: agents.map((a) => ({
       ...a,
+      tools: a.tools.map((t) => {
+        const admin = adminLimitOf.get(t.name);
+        return admin
+          ? {
+              ...t,
+              rateLimit: {
+                limit: admin.limit,
+                periodMs: admin.period_ms,
+                keyed: t.rateLimit?.keyed ?? false,
+              },
+              rateLimitByAdmin: true,
+            }
+          : { ...t, rateLimitByAdmin: false };
+      }),
       liveWorkers: liveOf.get(a.name) ?? 0,
       concurrency: concurrencyOf.get(a.name) ?? null,
     })),

@@ -87,7 +87,14 @@ describe("listAgents", () => {
     const refund = (await listAgents(t.pool, viewer)).find((a) => a.name === "refund");
     if (!refund) throw new Error("refund was not published");
     const html = renderToStaticMarkup(
-      createElement(ToolsTable, { agent: { ...refund, liveWorkers: 1, concurrency: null } }),
+      createElement(ToolsTable, {
+        agent: {
+          ...refund,
+          tools: refund.tools.map((x) => ({ ...x, rateLimitByAdmin: false })),
+          liveWorkers: 1,
+          concurrency: null,
+        },
+      }),
     ).replaceAll("<!-- -->", "");
     expect(html).toContain("Rate limit · 10 calls per 1 s");
     // A tool without a limit publishes none, so its agent's derived version stays what it was.

@@ -8,6 +8,7 @@ import type { Db } from "../../../db/client";
 import { agentCatalog, ledgerEntries, retryPolicies, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
+import { toolLimitChangeSchema, toolLimitChangeSides } from "../../domain/rate-limit";
 import {
   BUILT_IN_POLICY,
   inheritedBy,
@@ -69,6 +70,8 @@ export type PolicyChangeDto = {
   created: boolean;
   /** The fields that changed, before → after (null: the row did not set it); null if unreadable. */
   fields: PolicyFieldChange[] | null;
+  /** A tool's rate limit change (scope `tool:<name>`), both sides as text; null otherwise. */
+  toolLimit: { before: string; after: string } | null;
   /** The entry's data as written when its fields cannot be read; null otherwise. */
   data: JsonValue | null;
 };
@@ -227,6 +230,19 @@ export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<
         agentRows,
         inForce,
         changes: changeRows.map((c): PolicyChangeDto => {
+          const tool = toolLimitChangeSchema.safeParse(c.data);
+          if (tool.success) {
+            return {
+              id: c.id,
+              at: c.at.toISOString(),
+              actor: c.actor,
+              scope: tool.data.scope,
+              created: tool.data.before === null,
+              fields: null,
+              toolLimit: toolLimitChangeSides(tool.data),
+              data: null,
+            };
+          }
           const data = changeDataSchema.safeParse(c.data);
           const fields = data.success
             ? policyFieldChanges(data.data.before, data.data.after, data.data.inForce)
@@ -238,6 +254,7 @@ export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<
             scope: data.success ? data.data.scope : null,
             created: data.success && (data.data.before ?? null) === null,
             fields,
+            toolLimit: null,
             data: fields ? null : (c.data as JsonValue),
           };
         }),

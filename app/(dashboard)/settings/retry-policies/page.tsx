@@ -10,6 +10,7 @@ import {
   RowMeta,
 } from "../../../../components/policies/policy-tables";
 import { ResolutionChain } from "../../../../components/policies/resolution-chain";
+import { ToolLimitsTable } from "../../../../components/policies/tool-limits-table";
 import { ReviewAnnouncer } from "../../../../components/review/announcer";
 import { Card } from "../../../../components/ui/card";
 import { EmptyState } from "../../../../components/ui/empty-state";
@@ -19,6 +20,7 @@ import { pageViewer } from "../../../../lib/auth/page";
 import { can } from "../../../../lib/domain/access";
 import { getDb } from "../../../../lib/server/db";
 import { listRetryPolicies } from "../../../../lib/server/queries/list-retry-policies";
+import { listToolLimits } from "../../../../lib/server/queries/list-tool-limits";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Retry policies" };
@@ -27,7 +29,10 @@ const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 
 export default async function RetryPoliciesPage() {
   const viewer = await pageViewer("tasks:read");
-  const policies = await listRetryPolicies(getDb(), viewer);
+  const [policies, toolLimits] = await Promise.all([
+    listRetryPolicies(getDb(), viewer),
+    listToolLimits(getDb(), viewer),
+  ]);
   const writes = can(viewer, "policies:write");
   const inheritedOf = new Map(policies.inForce.map((a) => [a.agent, a.inherited]));
   const withoutRow = policies.inForce
@@ -155,6 +160,23 @@ export default async function RetryPoliciesPage() {
             </EmptyState>
           ) : (
             <CodeTable agents={published} />
+          )}
+        </Card>
+
+        <Card
+          id="tool-limits"
+          title="Tool rate limits"
+          description="At most so many calls reach a tool's provider in any period, across every worker. An admin's limit replaces the code's without a deploy; attempts claimed after a change are held to it."
+        >
+          {toolLimits.length === 0 ? (
+            <EmptyState title="No tools published yet">
+              A worker publishes its agents' tools, and the rate limits their code declares, when it
+              starts.
+            </EmptyState>
+          ) : (
+            <ReviewAnnouncer>
+              <ToolLimitsTable tools={toolLimits} writes={writes} />
+            </ReviewAnnouncer>
           )}
         </Card>
 
