@@ -47,6 +47,7 @@ export const ATTEMPT_OUTCOME_LABEL: Record<Attempt["outcome"], string> = {
   requeued: "Requeued",
   awaiting_approval: "Parked for approval",
   waiting_for_event: "Waited for an event",
+  waiting_for_children: "Waited for its child tasks",
 };
 
 export const ATTEMPT_OUTCOME_TONE: Record<Attempt["outcome"], StatTone> = {
@@ -57,6 +58,7 @@ export const ATTEMPT_OUTCOME_TONE: Record<Attempt["outcome"], StatTone> = {
   requeued: "neutral",
   awaiting_approval: "warn",
   waiting_for_event: "info",
+  waiting_for_children: "info",
 };
 
 type Review = WhyEffect["reviews"][number];

@@ -9,11 +9,13 @@ import { openChildren } from "../../components/tasks/task-family";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { testViewer } from "../../lib/auth/testing";
 import { operator } from "../../lib/domain/access";
-import { defineAgent, type JoinResult } from "../../lib/sdk/define";
+import { defineAgent, defineTool, type JoinResult } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import { rejectTask } from "../../lib/server/commands/reject-task";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { listTasks } from "../../lib/server/queries/list-tasks";
+import { explainWhy } from "../../lib/server/queries/why";
+import { whyQuerySchema } from "../../lib/server/queries/why-schema";
 import { runtimeTestKit } from "./test-support";
 
 const t = await setUpTestDatabase("task_join");
@@ -29,6 +31,13 @@ const pack = defineAgent({
   },
 });
 
+const notifyShipped = defineTool({
+  name: "notify_shipped",
+  input: z.object({ order: z.string() }),
+  intent: (a) => a,
+  execute: async (a) => ({ notified: a.order }),
+});
+
 const ship = defineAgent({
   name: "ship",
   input: z.object({
@@ -37,8 +46,9 @@ const ship = defineAgent({
     failing: z.array(z.string()).default([]),
     timeoutMs: z.number().optional(),
     stranger: z.string().optional(),
+    notify: z.boolean().default(false),
   }),
-  tools: {},
+  tools: { notify_shipped: notifyShipped },
   run: async (ctx, input) => {
     if (input.stranger) {
       await ctx.join({ taskId: input.stranger, agent: "pack" });
@@ -51,6 +61,7 @@ const ship = defineAgent({
       );
     }
     const joined = await ctx.join(children, { timeoutMs: input.timeoutMs });
+    if (input.notify) await ctx.tool("notify_shipped", { order: input.order });
     return joined as never;
   },
 });
@@ -108,6 +119,18 @@ describe("ctx.join", () => {
     expect(kinds.filter((k) => k.startsWith("children."))).toEqual([
       "children.waiting",
       "children.joined",
+    ]);
+  });
+
+  it("/why says an attempt ended waiting for the children", async () => {
+    const id = await kit.enqueue("ship", { order: "o-why", parcels: ["w"], notify: true });
+    await runShip();
+    await runPacks();
+    await runShip();
+    expect((await kit.task(id)).status).toBe("succeeded");
+    const why = await explainWhy(t.db, testViewer("ops"), whyQuerySchema.parse({ taskId: id }));
+    expect(why.effects.map((e) => [e.effect.tool, e.attempts.map((a) => a.outcome)])).toEqual([
+      ["notify_shipped", ["waiting_for_children", "succeeded"]],
     ]);
   });
 

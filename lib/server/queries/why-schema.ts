@@ -163,6 +163,7 @@ const attemptSchema = z.object({
     "requeued",
     "awaiting_approval",
     "waiting_for_event",
+    "waiting_for_children",
   ]),
   error: z.json().nullable(),
   /** What followed a failure: a scheduled retry or the dead-letter queue. */

@@ -38,6 +38,7 @@ const ATTEMPT_KINDS = [
   "task.requeued",
   "approval.requested",
   "event.waiting",
+  "children.waiting",
   "retry.scheduled",
   "task.dead_lettered",
 ];
@@ -355,6 +356,7 @@ function toAttempts(rows: readonly EventRow[]): WhyEffect["attempts"] {
     "task.requeued": "requeued",
     "approval.requested": "awaiting_approval",
     "event.waiting": "waiting_for_event",
+    "children.waiting": "waiting_for_children",
   };
   for (const e of rows) {
     const d = asRecord(e.data);
