@@ -98,7 +98,8 @@ function ToolLimitForm({ tool, close }: { tool: ToolLimitDto; close: () => void 
 export function EditToolLimit({ tool }: { tool: ToolLimitDto }) {
   return (
     <ReviewDialog
-      label={tool.admin ? `Edit ${tool.tool}'s limit…` : `Set ${tool.tool}'s limit…`}
+      label={tool.admin ? "Edit…" : "Set…"}
+      ariaLabel={tool.admin ? `Edit ${tool.tool}'s limit…` : `Set ${tool.tool}'s limit…`}
       title={`Rate limit: ${tool.tool}`}
       testId={`edit-tool-limit-${tool.tool}`}
     >

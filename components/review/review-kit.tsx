@@ -88,6 +88,7 @@ export function ReviewFeedback({
  */
 export function ReviewDialog({
   label,
+  ariaLabel,
   title,
   buttonClass = secondaryButton,
   disabled = false,
@@ -96,6 +97,8 @@ export function ReviewDialog({
   children,
 }: {
   label: string;
+  /** The button's accessible name when its visible label is short ("Edit…" in a table row). */
+  ariaLabel?: string;
   title: string;
   buttonClass?: string;
   disabled?: boolean;
@@ -122,6 +125,7 @@ export function ReviewDialog({
         onClick={() => setOpen(true)}
         data-testid={testId}
         aria-keyshortcuts={shortcut}
+        aria-label={ariaLabel}
       >
         {label}
       </button>

@@ -79,6 +79,11 @@ describe("the demo payments service's rate limit", () => {
 
 describe("the refund agent against a rate-limited payments service", () => {
   it("waits out the 429 in the queue and refunds once, without spending an attempt", async () => {
+    // The service's second is a clock the test moves: however slow the box, the agent's request
+    // falls in the second the other client's used up.
+    let clock = Date.now();
+    await service.stop();
+    service = await startPaymentsService({ now: () => clock });
     service.setFaults({ rateLimitPerSecond: 1 });
     // Another client used this second's only request.
     expect((await postRefund(service.url, refundForm("other"), { key: "k-other" })).status).toBe(
@@ -97,6 +102,7 @@ describe("the refund agent against a rate-limited payments service", () => {
     expect(limited?.data).toMatchObject({ tool: "refund", source: "provider", retryAfterMs: 1000 });
 
     await new Promise((r) => setTimeout(r, 1_050));
+    clock += 1_050;
     await kit.release(id);
     expect((await kit.runOneAttempt("w-r", [agent]))?.outcome).toBe("succeeded");
     expect(await kit.task(id)).toMatchObject({ status: "succeeded", attempts: 1 });

@@ -41,9 +41,11 @@ type EntryFn = (kind: string, data: Record<string, JsonValue>) => NewLedgerEntry
 const bucketKeySchema = z.string().min(1).max(200);
 
 /**
- * The slot is taken (`slotAt`, for effect.succeeded: when the call was let through), call the
- * provider now. False: the claim was released and a short wait sat out; claim again. A long
- * wait releases the claim and hands the task back.
+ * The slot is taken (`slotAt`, for effect.succeeded: when the call was let through): call the
+ * provider now, or, with `reclaim`, claim the effect again first. Over the limit the claim is
+ * released once with its `effect.rate_limited` entry; short waits are then sat out taking the
+ * slot before claiming again (one release and one entry per effect, however many waits), and a
+ * long one hands the task back.
  */
 export async function takeSlotOrWait(
   run: Runner,
@@ -51,7 +53,7 @@ export async function takeSlotOrWait(
   args: unknown,
   key: string,
   entry: EntryFn,
-): Promise<{ slotAt?: string } | false> {
+): Promise<{ slotAt?: string; reclaim?: true }> {
   const admin = run.toolLimits?.get(tool.name);
   const code = tool.rateLimit;
   const spec = admin ?? (code && { limit: code.limit, periodMs: code.periodMs });
@@ -85,14 +87,22 @@ export async function takeSlotOrWait(
     }),
   });
   if (!released) throw new LeaseLostError(`lost the claim on effect ${key.slice(0, 12)}…`);
-  if (handBack) {
-    throw new SuspendError(
-      new Date(Date.now() + waitMs),
-      `${tool.name}'s rate limit (${spec.limit} per ${spec.periodMs} ms): a slot frees in ${waitMs} ms`,
-    );
+  const bucket = rateLimitBucket(tool.name, bucketKey);
+  let wait = waitMs;
+  for (;;) {
+    if (waitOrHandBack(wait, run.effectLeaseMs) === "hand-back") {
+      throw new SuspendError(
+        new Date(Date.now() + wait),
+        `${tool.name}'s rate limit (${spec.limit} per ${spec.periodMs} ms): a slot frees in ${wait} ms`,
+      );
+    }
+    await sleep(wait, run.signal);
+    // The claim is released: a slot taken here that the claim then finds deduplicated is
+    // spent without a call, which can only leave the provider fewer calls than the limit.
+    const again = await takeRateLimitSlot(run.pool, bucket, spec);
+    if (again.granted) return { slotAt: again.at.toISOString(), reclaim: true };
+    wait = again.waitMs;
   }
-  await sleep(waitMs, run.signal);
-  return false;
 }
 
 function bucketKeyOf(tool: Tool, args: unknown): string | undefined {

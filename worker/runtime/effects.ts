@@ -114,6 +114,8 @@ export async function performEffect(
   tool: Tool,
   rawArgs: unknown,
   stepSeq: number,
+  /** A rate-limit slot taken while the claim was released (effect-rate-limit.ts), ISO. */
+  slotTaken?: string,
 ): Promise<JsonValue> {
   const sensitive = tool.sensitive ?? [];
   const parsed = tool.input.safeParse(rawArgs);
@@ -223,9 +225,12 @@ export async function performEffect(
       return recordSuccess(run, tool, key, stepSeq, outcome.result, entry, { reconciled: true });
     }
   }
-  // The call really goes to the provider now: take the tool's rate-limit slot, or wait for one.
-  const slot = await takeSlotOrWait(run, tool, args, key, entry);
-  if (!slot) return performEffect(run, tool, rawArgs, stepSeq);
+  // The call really goes to the provider now: take the tool's rate-limit slot, or wait for one
+  // (then claim again, with the slot already taken).
+  const slot = slotTaken
+    ? { slotAt: slotTaken }
+    : await takeSlotOrWait(run, tool, args, key, entry);
+  if (slot.reclaim) return performEffect(run, tool, rawArgs, stepSeq, slot.slotAt);
   return execute(run, tool, args, key, stepSeq, entry, slot);
 }
 
