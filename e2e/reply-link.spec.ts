@@ -7,7 +7,15 @@ import { parseEnv } from "../lib/env";
 import { defineAgent } from "../lib/sdk/define";
 import { type DemoReceivers, startDemoReceivers } from "../worker/demo/receivers";
 import { sendEmailTool } from "../worker/tools/send-email";
-import { asRole, enqueue, expect, randomWord, runDemoAgents, test } from "./fixtures";
+import {
+  asRole,
+  enqueue,
+  expect,
+  paintedLightness,
+  randomWord,
+  runDemoAgents,
+  test,
+} from "./fixtures";
 import { E2E_AUTH_SECRET } from "./settings";
 
 test.use(asRole("ops"));
@@ -64,6 +72,11 @@ test("a customer confirms by the emailed link and the waiting task continues", a
     status: "waiting",
   });
   await page.screenshot({ path: "docs/screenshots/callback-confirm.png" });
+  // Its own inline stylesheet applies (allowed by hash), light or dark as the reader's system.
+  expect(await paintedLightness(page)).toBeGreaterThan(0.9);
+  await page.emulateMedia({ colorScheme: "dark" });
+  expect(await paintedLightness(page)).toBeLessThan(0.1);
+  await page.emulateMedia({ colorScheme: "light" });
   await page.getByRole("button", { name: "Confirm" }).click();
   await expect(page.getByRole("heading", { name: "Confirmed" })).toBeVisible();
 

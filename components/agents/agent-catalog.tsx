@@ -172,7 +172,7 @@ export function ToolsTable({ agent }: { agent: Agent }) {
   );
 }
 
-/** The agent's links and what it was published with; its tools; its input's JSON Schema. */
+/** The agent's links, its concurrency limit, its tools and its input's JSON Schema. */
 export function AgentDetails({ agent }: { agent: Agent }) {
   const query = `agent=${encodeURIComponent(agent.name)}`;
   return (
@@ -187,6 +187,9 @@ export function AgentDetails({ agent }: { agent: Agent }) {
         <Link href="/settings/retry-policies#in-force" className={linkClass}>
           Its retry policy
         </Link>
+      </p>
+      <p className="text-sm text-slate-700">
+        Concurrency limit: <Concurrency of={agent.concurrency} />
       </p>
       <ToolsTable agent={agent} />
       <details className="text-sm">

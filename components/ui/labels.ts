@@ -8,7 +8,7 @@ export const TASK_STATUS_LABEL: Record<TaskStatus, string> = {
   running: "Running",
   retry_wait: "Waiting to retry",
   awaiting_approval: "Awaiting approval",
-  waiting: "Waiting for an event",
+  waiting: "Waiting",
   dead: "Dead",
   succeeded: "Succeeded",
   rejected: "Rejected",
