@@ -41,6 +41,8 @@ export const events = pgTable(
     check("events_expiry_check", sql`${t.expiresAt} >= ${t.receivedAt}`),
     // A wait that starts looks for a kept event of its name.
     index("events_name_idx").on(t.name, t.expiresAt),
+    // Housekeeping walks expired events in this order, from where its last pass stopped.
+    index("events_expires_idx").on(t.expiresAt, t.id),
   ],
 );
 
@@ -74,6 +76,9 @@ export const eventWaits = pgTable(
     check("event_waits_match_check", sql`jsonb_typeof(${t.match}) = 'object'`),
     // Delivery finds the open waits of an event's name.
     index("event_waits_open_idx").on(t.name).where(sql`${t.status} = 'waiting'`),
+    // Whether any wait took an event: housekeeping asks before deleting one, and so does the
+    // foreign key's check on every deleted event (without it, a scan of event_waits each).
+    index("event_waits_event_idx").on(t.eventId).where(sql`${t.eventId} is not null`),
   ],
 );
 

@@ -9,9 +9,12 @@ export const MAX_RATE_LIMITED = 100;
 /** A wait up to this share of the lease is sat out holding the task; a longer one hands it back. */
 export const SHORT_WAIT_SHARE = 1 / 3;
 
+/** The longest `periodMs` a limit may have: a stamp older than this no window can count. */
+export const MAX_RATE_LIMIT_PERIOD_MS = 86_400_000;
+
 export const rateLimitSchema = z.object({
   limit: z.number().int().min(1).max(10_000),
-  periodMs: z.number().int().min(1).max(86_400_000),
+  periodMs: z.number().int().min(1).max(MAX_RATE_LIMIT_PERIOD_MS),
 });
 
 export type RateLimitSpec = z.infer<typeof rateLimitSchema>;

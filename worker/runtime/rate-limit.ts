@@ -3,7 +3,7 @@
 // COMMITTED the conflict's WHERE is checked again on the latest row, so no window of `periodMs`
 // ever holds more than `limit` stamps.
 import type { SqlClient } from "../../db/client";
-import type { RateLimitSpec } from "../../lib/domain/rate-limit";
+import { MAX_RATE_LIMIT_PERIOD_MS, type RateLimitSpec } from "../../lib/domain/rate-limit";
 
 /** The slot taken (`at`, by the database's clock), or how long until the oldest stamp leaves the window. */
 export type SlotAnswer = { granted: true; at: Date } | { granted: false; waitMs: number };
@@ -37,4 +37,27 @@ export async function takeRateLimitSlot(
     values: [bucket, spec.limit, spec.periodMs],
   });
   return { granted: false, waitMs: wait.rows[0]?.wait_ms ?? 1 };
+}
+
+/**
+ * Deletes up to `limit` buckets whose newest stamp is older than the longest period a limit may
+ * have: no window can count such a stamp any more, so the bucket is as good as absent, and a
+ * later take just inserts it again. The age test is repeated on the deleted row itself, so a
+ * take that stamps the bucket while this runs wins: under READ COMMITTED the delete waits for
+ * its row lock and checks the condition again on the latest row, which is no longer idle.
+ */
+export async function purgeIdleRateLimits(client: SqlClient, limit: number): Promise<number> {
+  const { rowCount } = await client.query({
+    name: "runtime_purge_idle_rate_limits",
+    text: `delete from rate_limits r
+           where r.bucket = any(array(
+                   select bucket from rate_limits
+                   where coalesce((select max(s) from unnest(stamps) s), '-infinity')
+                         < now() - $1 * interval '1 millisecond'
+                   limit $2))
+             and coalesce((select max(s) from unnest(r.stamps) s), '-infinity')
+                 < now() - $1 * interval '1 millisecond'`,
+    values: [MAX_RATE_LIMIT_PERIOD_MS, limit],
+  });
+  return rowCount ?? 0;
 }

@@ -27,6 +27,7 @@ import { completionBatcher } from "./completion-batch";
 import { claimPlanner, fillConcurrencyKeys } from "./concurrency";
 import { effectBatchers } from "./effect-batch";
 import { LeaseLostError, SuspendError } from "./errors";
+import { HOUSEKEEPING_MS, startHousekeeping } from "./housekeeping";
 import { startListener } from "./listener";
 import { startPeriodic } from "./periodic";
 import { markWorkerStopped, registerWorker, touchWorker } from "./presence";
@@ -46,6 +47,8 @@ export type WorkerConfig = {
   /** Task lease; renewed every third of it. A crashed worker's tasks return after this long. */
   leaseMs?: number;
   pollMs?: number;
+  /** How often the worker deletes expired events and idle rate-limit buckets (housekeeping.ts). */
+  housekeepingMs?: number;
   id?: string;
   /**
    * `alerts`: the web server's alert-delivery worker, which the no_live_worker rule does not
@@ -182,6 +185,18 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       () => undefined,
       (err: unknown) => dbFailed("schedule tick", err),
     ),
+  );
+
+  // Every worker may sweep the flow-control tables; one at a time does, the others skip.
+  const housekeeping = startHousekeeping(
+    config.pool,
+    config.housekeepingMs ?? HOUSEKEEPING_MS,
+    (err: unknown) => dbFailed("housekeeping", err),
+    (done) => {
+      if (done.events + done.rateLimits > 0) {
+        log.debug({ ...done }, "deleted expired events and idle rate-limit buckets");
+      }
+    },
   );
 
   const listener = startListener({
@@ -400,6 +415,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     wake();
     await loop;
     await ticker.stop();
+    await housekeeping.stop();
     await checks.stop();
     let graceTimer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((r) => {

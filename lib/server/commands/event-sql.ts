@@ -155,3 +155,60 @@ export async function deliveredTo(client: SqlClient, eventId: string): Promise<s
   });
   return rows.map((r) => r.task_id);
 }
+
+/** Where a purge of expired events stopped: the last event it looked at, in expiry order. */
+export type EventPurgeCursor = { expiresAt: string; id: string };
+
+/** Before every event: the cursor a purge starts from when it has none. */
+export const EVENT_PURGE_START: EventPurgeCursor = {
+  expiresAt: "-infinity",
+  id: "00000000-0000-0000-0000-000000000000",
+};
+
+/**
+ * Looks at up to `limit` events that expired at least `graceMs` ago, in expiry order after
+ * `after`, and deletes those nothing refers to: a wait that took an event keeps it (a replay
+ * of that wait gets it again, an idempotent resend names the tasks it reached, and a later wait
+ * of the same task must not take it twice), and so does a callback link's event (its key is
+ * what makes the link single-use). An expired event is never taken (findKeptEvent), and an
+ * event only reaches open waits as it is sent, so nothing a waiting task could still take is
+ * deleted; the grace covers a wait whose transaction began before the event expired.
+ * Returns the cursor to continue from; an event kept once is kept for good and is not looked
+ * at again.
+ */
+export async function purgeExpiredEvents(
+  client: SqlClient,
+  opts: { after: EventPurgeCursor; graceMs: number; limit: number },
+): Promise<{ examined: number; deleted: number; cursor: EventPurgeCursor }> {
+  const { rows } = await client.query<{
+    examined: number;
+    deleted: number;
+    last_at: string | null;
+    last_id: string | null;
+  }>({
+    name: "events_purge_expired",
+    text: `with examined as (
+             select id, expires_at from events
+             where (expires_at, id) > ($1::timestamptz, $2::uuid)
+               and expires_at <= now() - $3 * interval '1 millisecond'
+             order by expires_at, id
+             limit $4
+           ), gone as (
+             delete from events e
+             where e.id = any(array(select id from examined)) and e.task_id is null
+               and not exists (select 1 from event_waits w where w.event_id = e.id)
+             returning e.id
+           ), last as (
+             select expires_at, id from examined order by expires_at desc, id desc limit 1
+           )
+           select (select count(*) from examined)::int as examined,
+                  (select count(*) from gone)::int as deleted,
+                  (select expires_at::text from last) as last_at,
+                  (select id from last) as last_id`,
+    values: [opts.after.expiresAt, opts.after.id, opts.graceMs, opts.limit],
+  });
+  const row = rows[0];
+  const cursor =
+    row?.last_at && row.last_id ? { expiresAt: row.last_at, id: row.last_id } : opts.after;
+  return { examined: row?.examined ?? 0, deleted: row?.deleted ?? 0, cursor };
+}

@@ -1,0 +1,2 @@
+CREATE INDEX "event_waits_event_idx" ON "event_waits" USING btree ("event_id") WHERE "event_waits"."event_id" is not null;--> statement-breakpoint
+CREATE INDEX "events_expires_idx" ON "events" USING btree ("expires_at","id");
