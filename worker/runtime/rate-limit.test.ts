@@ -16,39 +16,14 @@ import { RateLimitedError, rateLimitedFrom } from "../../lib/sdk/errors";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { takeRateLimitSlot } from "./rate-limit";
-import { runtimeTestKit } from "./test-support";
+import { pingAgent, runtimeTestKit } from "./test-support";
 
 const t = await setUpTestDatabase("rate_limit");
 const kit = runtimeTestKit(t.pool);
 
-/**
- * An agent with one tool that counts its provider calls, limited as given. The limit belongs to
- * the tool's name (every agent that has the tool shares it), so each agent's tool has its own.
- */
-function limitedAgent(name: string, limit: { limit: number; periodMs: number }) {
-  const calls: number[] = [];
-  const tool = defineTool({
-    name: `ping_${name.replaceAll("-", "_")}`,
-    input: z.object({ n: z.number() }),
-    intent: (a) => a,
-    rateLimit: limit,
-    execute: async (a) => {
-      calls.push(Date.now());
-      return { pong: a.n };
-    },
-  });
-  const agent = defineAgent({
-    name,
-    input: z.object({ n: z.number() }),
-    tools: { [tool.name]: tool },
-    run: (ctx, input) => ctx.tool(tool.name, { n: input.n }),
-  });
-  return { agent, calls };
-}
-
 describe("tool rate limits", () => {
   it("sits out a short wait on the lease and performs the call in the same attempt", async () => {
-    const { agent, calls } = limitedAgent("rl-short", { limit: 1, periodMs: 400 });
+    const { agent, calls } = pingAgent("rl-short", { limit: 1, periodMs: 400 });
     const first = await kit.enqueue(agent.name, { n: 1 });
     const second = await kit.enqueue(agent.name, { n: 2 });
     expect((await kit.runOneAttempt("w-a", [agent]))?.outcome).toBe("succeeded");
@@ -64,7 +39,7 @@ describe("tool rate limits", () => {
   });
 
   it("hands a long wait back to the queue without spending an attempt or calling the provider", async () => {
-    const { agent, calls } = limitedAgent("rl-long", { limit: 1, periodMs: 60_000 });
+    const { agent, calls } = pingAgent("rl-long", { limit: 1, periodMs: 60_000 });
     await kit.enqueue(agent.name, { n: 1 });
     const second = await kit.enqueue(agent.name, { n: 2 });
     expect((await kit.runOneAttempt("w-a", [agent]))?.outcome).toBe("succeeded");

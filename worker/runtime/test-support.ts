@@ -2,10 +2,12 @@
 // state, read its ledger and effects, and run one attempt by hand as a named worker that has no
 // heartbeat and no reaper, so a test can stage a second, stale or slow worker precisely.
 import type pg from "pg";
+import { z } from "zod";
 import { withTransaction } from "../../db/client";
 import type { CallbackSigning } from "../../lib/domain/callback-token";
 import type { JsonValue } from "../../lib/domain/json";
-import type { Agent } from "../../lib/sdk/define";
+import type { RateLimitSpec } from "../../lib/domain/rate-limit";
+import { type Agent, defineAgent, defineTool } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { claimBatch } from "./claim-batch";
@@ -185,4 +187,30 @@ export async function setGlobalPolicy(
 function attemptBatchers(pool: pg.Pool, worker: string) {
   const effects = effectBatchers(pool, worker);
   return { effects, complete: completionBatcher(pool, worker, effects) };
+}
+
+/**
+ * An agent with one tool (`ping_<name>`) that counts its provider calls, rate-limited as given.
+ * A limit belongs to the tool's name (every agent that has the tool shares it), so each agent's
+ * tool has its own.
+ */
+export function pingAgent(name: string, rateLimit?: RateLimitSpec) {
+  const calls: number[] = [];
+  const tool = defineTool({
+    name: `ping_${name.replaceAll("-", "_")}`,
+    input: z.object({ n: z.number() }),
+    intent: (a) => a,
+    ...(rateLimit ? { rateLimit } : {}),
+    execute: async (a) => {
+      calls.push(Date.now());
+      return { pong: a.n };
+    },
+  });
+  const agent = defineAgent({
+    name,
+    input: z.object({ n: z.number() }),
+    tools: { [tool.name]: tool },
+    run: (ctx, input) => ctx.tool(tool.name, { n: input.n }),
+  });
+  return { agent, tool: tool.name, calls };
 }

@@ -3,45 +3,22 @@
 // beside the code's own limit, shown on the policies and agents screens, and held to by the
 // worker's calls in place of the code's (or where the code sets none).
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { testViewer } from "../../lib/auth/testing";
 import { principalOf } from "../../lib/domain/access";
 import { summarizeEntry } from "../../lib/domain/ledger-summary";
 import { toolLimitFormSchema } from "../../lib/domain/tool-limit-form";
-import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { setToolRateLimit } from "../../lib/server/commands/set-tool-rate-limit";
 import { getAgentsScreen } from "../../lib/server/queries/get-agents-screen";
 import { listRetryPolicies } from "../../lib/server/queries/list-retry-policies";
 import { listToolLimits } from "../../lib/server/queries/list-tool-limits";
 import { publishCatalog } from "./catalog";
-import { runtimeTestKit } from "./test-support";
+import { pingAgent, runtimeTestKit } from "./test-support";
 
 const t = await setUpTestDatabase("tool_limit_admin");
 const kit = runtimeTestKit(t.pool);
 const admin = principalOf(testViewer("admin", "ada@example.com"));
 const ops = testViewer("ops");
-
-function pingAgent(name: string, code?: { limit: number; periodMs: number }) {
-  const calls: number[] = [];
-  const tool = defineTool({
-    name: `ping_${name.replaceAll("-", "_")}`,
-    input: z.object({ n: z.number() }),
-    intent: (a) => a,
-    ...(code ? { rateLimit: code } : {}),
-    execute: async (a) => {
-      calls.push(Date.now());
-      return { pong: a.n };
-    },
-  });
-  const agent = defineAgent({
-    name,
-    input: z.object({ n: z.number() }),
-    tools: { [tool.name]: tool },
-    run: (ctx, input) => ctx.tool(tool.name, { n: input.n }),
-  });
-  return { agent, tool: tool.name, calls };
-}
 
 const form = (tool: string, version: number | null, limit: string, periodSeconds: string) =>
   toolLimitFormSchema.parse({ tool, version: version ?? "", limit, periodSeconds });
