@@ -23,6 +23,8 @@ export type ClaimedAttempt = {
   policyRows: PolicyRow[];
   /** The task stream's head after attempt.started: the attempt's own appends go on it unlocked. */
   head: HeadRef;
+  /** The attempt.started entry's id (on the attempt's span). */
+  startedEntryId?: number;
 };
 
 const versionOf = (versions: ReadonlyMap<string, string>, agent: string) => {
@@ -85,7 +87,8 @@ export async function claimBatch(
         { seq: s.seq, kind: s.kind, name: s.name, result: s.result, effectKey: s.effect_key },
       ]),
     );
-    return { task, journal: steps, policyRows: policies, head };
+    const startedEntryId = started.find((e) => e.stream === head.stream)?.id;
+    return { task, journal: steps, policyRows: policies, head, startedEntryId };
   });
 }
 

@@ -35,6 +35,7 @@ import {
   serializeError,
 } from "./errors";
 import { journalStep } from "./journal";
+import { ATTR, type ToolTrace } from "./tracing";
 
 export type EffectRunner = {
   pool: pg.Pool;
@@ -111,6 +112,8 @@ export async function performEffect(
   tool: Tool,
   rawArgs: unknown,
   stepSeq: number,
+  /** The tool call's span (tracing.ts): the key goes on it, its headers to the provider. */
+  trace?: ToolTrace,
 ): Promise<JsonValue> {
   const sensitive = tool.sensitive ?? [];
   const parsed = tool.input.safeParse(rawArgs);
@@ -125,6 +128,7 @@ export async function performEffect(
   const plain = toJsonValue(args, `${tool.name} arguments`);
   const intent = toJsonValue(tool.intent(args), `${tool.name} intent`);
   const key = deriveEffectKey(run.taskId, tool.name, intent);
+  trace?.span.setAttribute(ATTR.effectKey, key);
   // Placeholder arguments may only be deduplicated: returning the stored result needs none of
   // the redacted values, acting would need the secret.
   if (holdsRedacted(plain, sensitive) && !(await effectSucceeded(run.pool, key))) {
@@ -201,13 +205,17 @@ export async function performEffect(
     });
   }
   if (claim.action === "return") {
+    trace?.span.setAttribute(ATTR.effectOutcome, "deduplicated");
     await recordStep(run, stepSeq, tool.name, key, claim.result);
     return claim.result;
   }
   if (claim.action === "reconcile" && tool.reconcile) {
     let outcome: ReconcileOutcome<JsonValue>;
     try {
-      outcome = await tool.reconcile(key, args, { signal: run.signal });
+      outcome = await tool.reconcile(key, args, {
+        signal: run.signal,
+        traceHeaders: trace?.headers ?? (() => ({})),
+      });
     } catch (err) {
       await releaseUnknown(
         run,
@@ -217,13 +225,15 @@ export async function performEffect(
       throw err;
     }
     if (outcome.happened) {
+      trace?.span.setAttribute(ATTR.effectOutcome, "reconciled");
       return recordSuccess(run, tool, key, stepSeq, outcome.result, entry, { reconciled: true });
     }
   }
   // The call really goes to the provider now: take the tool's rate-limit slot, or wait for one.
   const slot = await takeSlotOrWait(run, tool, args, key, entry);
-  if (!slot) return performEffect(run, tool, rawArgs, stepSeq);
-  return execute(run, tool, args, key, stepSeq, entry, slot);
+  if (!slot) return performEffect(run, tool, rawArgs, stepSeq, trace);
+  trace?.span.setAttribute(ATTR.effectOutcome, "executed");
+  return execute(run, tool, args, key, stepSeq, entry, slot, trace);
 }
 
 /** After an append through the locked path: the next known-head statement reads the head. */
@@ -410,12 +420,19 @@ async function execute(
   key: string,
   stepSeq: number,
   entry: EntryFn,
-  extra: Record<string, JsonValue> = {},
+  extra: Record<string, JsonValue>,
+  trace: ToolTrace | undefined,
 ): Promise<JsonValue> {
   let result: JsonValue;
   faultPoint("effect.started");
   try {
-    result = toJsonValue(await tool.execute(args, { idempotencyKey: key, signal: run.signal }));
+    result = toJsonValue(
+      await tool.execute(args, {
+        idempotencyKey: key,
+        signal: run.signal,
+        traceHeaders: trace?.headers ?? (() => ({})),
+      }),
+    );
     faultPoint("effect.returned");
   } catch (err) {
     if (err instanceof RateLimitedError) {
