@@ -59,6 +59,8 @@ export type SpanOptions = {
   /** The trace's id, for a root span, when the provider is ours. */
   traceId?: string;
   startTime?: Date;
+  /** Errors that stop the work without failing it (a suspension): named on the span, not failed. */
+  expected?: (err: unknown) => boolean;
 };
 
 export function startSpan(name: string, opts: SpanOptions = {}): Span {
@@ -102,7 +104,11 @@ export async function inSpan<T>(
   try {
     return await context.with(ctx, () => fn(span, ctx));
   } catch (err) {
-    failSpan(span, err);
+    if (opts.expected?.(err)) {
+      span.setAttribute("agent_ledger.stopped_by", err instanceof Error ? err.name : String(err));
+    } else {
+      failSpan(span, err);
+    }
     throw err;
   } finally {
     span.end();

@@ -13,6 +13,11 @@ import {
   startSpan,
   traceHeaders,
 } from "../../lib/server/tracing";
+import { ApprovalNeededError, ParkedError, SuspendError } from "./errors";
+
+/** How a step stops its attempt without failing: it waits for a time, an event or a reviewer. */
+const suspends = (err: unknown) =>
+  err instanceof SuspendError || err instanceof ParkedError || err instanceof ApprovalNeededError;
 
 export const ATTR = {
   taskId: "agent_ledger.task_id",
@@ -94,7 +99,12 @@ export function toolSpan<T>(
 ): Promise<T> {
   return inSpan(
     `agent-ledger.tool ${tool}`,
-    { kind: SpanKind.CLIENT, parent, attributes: { [ATTR.tool]: tool, [ATTR.step]: step } },
+    {
+      kind: SpanKind.CLIENT,
+      parent,
+      attributes: { [ATTR.tool]: tool, [ATTR.step]: step },
+      expected: suspends,
+    },
     (span, context) => fn({ span, context, headers: () => traceHeaders(span) }),
   );
 }
