@@ -67,7 +67,14 @@ const t = await setUpTestDatabase("tracing");
 process.env.DATABASE_URL = t.appUrl;
 const { startTracing } = await import("../../lib/server/tracing");
 const tracing = await startTracing("agent-ledger-web");
-afterAll(() => tracing?.shutdown());
+afterAll(async () => {
+  await tracing?.shutdown();
+  // Whatever runs in this process next runs untraced, as before.
+  const { trace, context } = await import("@opentelemetry/api");
+  trace.disable();
+  context.disable();
+  for (const name of Object.keys(OTEL)) delete process.env[name];
+});
 const tasksRoute = await import("../../app/api/v1/tasks/route");
 const { createApiToken } = await import("../../lib/server/commands/api-tokens");
 const { operator } = await import("../../lib/domain/access");
