@@ -9,7 +9,14 @@ export default defineConfig({
     // package.json "agent-ledger-source" export condition), not a dist/ build that may be stale or absent.
     conditions: ["agent-ledger-source", ...defaultClientConditions],
   },
-  ssr: { resolve: { conditions: ["agent-ledger-source", ...defaultServerConditions] } },
+  // Without "module": vitest hands these conditions to Node as --conditions, and
+  // @opentelemetry/api's "module" build is ESM Node cannot load (imports without extensions);
+  // Node itself never uses that condition, so tests resolve packages as production does.
+  ssr: {
+    resolve: {
+      conditions: ["agent-ledger-source", ...defaultServerConditions.filter((c) => c !== "module")],
+    },
+  },
   test: {
     include: ["**/*.test.ts"],
     exclude: ["node_modules/**", "e2e/**", ".next/**", ".data/**", "dist/**"],

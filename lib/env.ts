@@ -131,6 +131,27 @@ const schema = z
     LOG_LEVEL: z
       .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
       .default("info"),
+    /**
+     * OpenTelemetry traces (docs/tracing.md), by the standard variables: off unless an OTLP
+     * endpoint is set or OTEL_TRACES_EXPORTER asks for an exporter; OTEL_SDK_DISABLED=true wins.
+     */
+    OTEL_SDK_DISABLED: z
+      .enum(["true", "false", "TRUE", "FALSE"], { message: "must be true or false" })
+      .default("false")
+      .transform((v) => v.toLowerCase() === "true"),
+    OTEL_TRACES_EXPORTER: optional(
+      z.enum(["otlp", "console", "none"], { message: "must be otlp, console or none" }),
+    ),
+    /** The collector's base URL: spans go to <it>/v1/traces (OTLP over HTTP, JSON). */
+    OTEL_EXPORTER_OTLP_ENDPOINT: optional(
+      z.string().url("must be a URL like http://collector:4318"),
+    ),
+    /** The full traces URL; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optional(
+      z.string().url("must be a URL like http://collector:4318/v1/traces"),
+    ),
+    /** The spans' service.name; default agent-ledger-worker, agent-ledger-web, agent-ledger-demo. */
+    OTEL_SERVICE_NAME: optional(z.string().min(1)),
     /** The ID-token claim that lists the person's groups. */
     OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
     /** Which IdP group grants which role: "ledger-admins=admin,ledger-reviewers=reviewer". */
@@ -164,6 +185,24 @@ export const DEMO_PAYMENTS_URL = `http://127.0.0.1:${DEMO_PAYMENTS_PORT}`;
 export const DEMO_WEBHOOK_PORT = 4343;
 export const DEMO_WEBHOOK_URL = `http://127.0.0.1:${DEMO_WEBHOOK_PORT}/alerts`;
 export const DEMO_WEBHOOK_SECRET = "whsec_ZGVtby1vbmx5LXNlY3JldC1mb3ItdGhlLXdlYmhvb2stc2luaw==";
+
+/** Where spans go, or undefined when tracing is off (docs/tracing.md). */
+export function tracesExport(
+  e: Env,
+): { kind: "otlp"; url: string } | { kind: "console" } | undefined {
+  if (e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === "none") return undefined;
+  if (e.OTEL_TRACES_EXPORTER === "console") return { kind: "console" };
+  const url =
+    e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (e.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+      ? undefined
+      : `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`);
+  if (url !== undefined) return { kind: "otlp", url };
+  // The SDK's own default endpoint, only when asked for by name.
+  if (e.OTEL_TRACES_EXPORTER === "otlp")
+    return { kind: "otlp", url: "http://localhost:4318/v1/traces" };
+  return undefined;
+}
 
 /** The secret callback links are signed with, and the address they point at. */
 export function callbackConfig(e: Env): { secret: string | undefined; baseUrl: string } {

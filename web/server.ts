@@ -25,6 +25,7 @@ import { CLIENT_ADDRESS_HEADER, parseTrustedProxies } from "../lib/domain/client
 import { env } from "../lib/env";
 import { errorFields, type Logger, logger } from "../lib/log";
 import { type BulkRunner, startBulkRunner } from "../lib/server/commands/bulk-run";
+import { startTracing } from "../lib/server/tracing";
 import { startWebAlerts, type WebAlerts } from "../worker/alerts/web-alerts";
 import { readBody, replay } from "./body";
 import { ALLOWED_METHODS, admit, type Refusal } from "./gate";
@@ -230,6 +231,8 @@ async function main(): Promise<void> {
   // tsx turns on source maps, and Node then keeps the map of every file Next loads: about 80 MB
   // more resident memory for the same app. Our own stack traces point into the transpiled code.
   process.setSourceMapsEnabled(false);
+  // Before Next loads, so its request spans and ours (docs/tracing.md) share the provider.
+  const tracing = await startTracing("agent-ledger-web");
   const { default: next } = await import("next");
   const config = env();
   const log = logger("web");
@@ -391,6 +394,8 @@ async function main(): Promise<void> {
       // The alert worker hands its delivery back (or finishes it) before its pool ends.
       void Promise.all([bulk?.stop(), alerts.then((running) => running?.stop())])
         .catch((error: unknown) => log.warn(errorFields(error), "stopping alerts failed"))
+        .then(() => tracing?.shutdown())
+        .catch((error: unknown) => log.warn(errorFields(error), "could not send the last spans"))
         .finally(() => process.exit(0));
     });
   };

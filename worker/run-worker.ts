@@ -9,6 +9,7 @@ import { callbackSigning, env } from "../lib/env";
 import { errorFields, logger } from "../lib/log";
 import { configureFaultPoints, FAULT_POINTS } from "../lib/server/fault-points";
 import { configuredPublicKey } from "../lib/server/ledger/signing";
+import { startTracing } from "../lib/server/tracing";
 import { loadAgentsModule } from "./agents-module";
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, startWorker } from "./start-worker";
 
@@ -30,6 +31,8 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   // npm), and a second signal with no listener left would end it mid-task.
   process.on("SIGTERM", () => stopRequested("SIGTERM"));
   process.on("SIGINT", () => stopRequested("SIGINT"));
+  // Before anything that makes spans; flushed at the end so the last attempts' spans leave.
+  const tracing = await startTracing("agent-ledger-worker");
   const db = await openDatabase();
   const pool = createPool(db.appUrl, {
     max: opts.concurrency + 3,
@@ -62,6 +65,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     await loaded?.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
     await db.release();
+    await tracing?.shutdown().catch(() => undefined);
     throw err;
   }
 
@@ -80,6 +84,9 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     .catch((err) => log.warn(errorFields(err), "the agents module's close failed"));
   await pool.end();
   await db.release();
+  await tracing
+    ?.shutdown()
+    .catch((err) => log.warn(errorFields(err), "could not send the last spans"));
 }
 
 export const WORKER_USAGE = `Options:

@@ -81,6 +81,12 @@ export const tasks = pgTable(
      * filter reads it instead of probing every dead task's steps.
      */
     deadTool: text("dead_tool"),
+    /**
+     * The W3C `traceparent` of whoever enqueued the task (the API's request header, the library
+     * caller's active span), null when none came: every attempt's span is its child, so a retry
+     * after a crash is another span in the same trace. Set at enqueue, never changed. Issue 22.
+     */
+    traceparent: text("traceparent"),
   },
   (t) => [
     check("tasks_status_check", sql`${t.status} in (${inList(TASK_STATUSES)})`),
@@ -99,6 +105,10 @@ export const tasks = pgTable(
     check(
       "tasks_concurrency_key_check",
       sql`${t.concurrencyKey} is null or length(${t.concurrencyKey}) <= 200`,
+    ),
+    check(
+      "tasks_traceparent_check",
+      sql`${t.traceparent} is null or length(${t.traceparent}) = 55`,
     ),
     uniqueIndex("tasks_enqueue_key_idx").on(t.enqueueKey),
     // A parent's children, for its page and its joins.

@@ -17,6 +17,12 @@ export type ToolExecuteContext = {
   /** sha256 of [taskId, tool, intent]: the same on every attempt and replay of this intent. */
   idempotencyKey: string;
   signal: AbortSignal;
+  /**
+   * Headers that carry this tool call's trace to an HTTP provider ({traceparent}), empty when
+   * tracing is off: spread them into the request's headers (docs/tracing.md). Given by the
+   * runtime; absent when a test calls execute itself.
+   */
+  traceHeaders?: () => Record<string, string>;
 };
 
 /** Where a tool comes from when the team did not write it: published to the catalog, shown on the dashboard. */
@@ -45,7 +51,7 @@ export type ToolDefinition<S extends z.ZodType, R extends JsonValue> = {
   reconcile?(
     key: string,
     args: z.output<S>,
-    ctx: { signal: AbortSignal },
+    ctx: Omit<ToolExecuteContext, "idempotencyKey">,
   ): Promise<ReconcileOutcome<R>>;
   /** The provider honours the key itself (an Idempotency-Key header): resending is safe within dedupWindowMs. */
   providerIdempotent?: boolean;

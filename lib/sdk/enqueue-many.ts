@@ -5,8 +5,10 @@
 // none, and the error names every bad item by its index.
 import type pg from "pg";
 import { operator } from "../domain/access";
+import { parseTraceparent } from "../domain/traceparent";
 import { describeIssues } from "../domain/zod-issues";
 import { enqueueTasks } from "../server/commands/enqueue-tasks";
+import { traceparentOf } from "../server/tracing";
 import type { EnqueueOptions } from "./enqueue";
 import {
   concurrencyKeyFor,
@@ -63,6 +65,7 @@ export async function enqueueMany(
     else keys[index] = keyed.key;
   }
   if (bad.length > 0) throw new InvalidTaskBatchError(bad, items.length);
+  const active = traceparentOf();
   const result = await enqueueTasks(
     db,
     operator(opts.actor ?? "library"),
@@ -75,6 +78,7 @@ export async function enqueueMany(
       policy: item.policy,
       concurrencyKey: keys[index],
       unpublished: "enqueue",
+      traceparent: item.traceparent === undefined ? active : parseTraceparent(item.traceparent),
     })),
   );
   if (result.ok) return result.value.map((v) => ({ taskId: v.taskId, created: v.created }));

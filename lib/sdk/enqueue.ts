@@ -7,8 +7,10 @@ import type pg from "pg";
 import { operator } from "../domain/access";
 import { prioritySchema } from "../domain/priority";
 import { type TaskPolicy, taskPolicySchema } from "../domain/retry-policy";
+import { parseTraceparent } from "../domain/traceparent";
 import { describeIssues } from "../domain/zod-issues";
 import { enqueueTask } from "../server/commands/enqueue-task";
+import { traceparentOf } from "../server/tracing";
 import { concurrencyKeyOf, isKeyed } from "./concurrency-key";
 import type { Agent } from "./define";
 
@@ -22,6 +24,11 @@ export type EnqueueOptions = {
   policy?: TaskPolicy;
   /** Recorded in the ledger as who enqueued it. */
   actor?: string;
+  /**
+   * The W3C traceparent whose trace the task's attempts join (docs/tracing.md); default: the
+   * active OpenTelemetry span's, if any. An invalid one is ignored.
+   */
+  traceparent?: string;
 };
 
 export class InvalidTaskInputError extends Error {
@@ -92,6 +99,8 @@ export async function enqueue(
     policy: opts.policy,
     concurrencyKey: keyed.key,
     unpublished: "enqueue",
+    traceparent:
+      opts.traceparent === undefined ? traceparentOf() : parseTraceparent(opts.traceparent),
   });
   if (result.ok) return { taskId: result.value.taskId, created: result.value.created };
   if (result.code === "invalid") {

@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { describeIssues } from "../../lib/domain/zod-issues";
+import { startTracing } from "../../lib/server/tracing";
 import { demoFaultsSchema, startDemoReceivers } from "./receivers";
 
 const port = z.coerce
@@ -60,6 +61,11 @@ if (!parsed.success) {
 }
 const args = parsed.data;
 
+// The payments service's spans, when the OTEL_* variables ask for traces (docs/tracing.md).
+const tracing = await startTracing("agent-ledger-demo").catch((err: unknown) =>
+  fail(`could not start tracing: ${errorMessage(err)}`),
+);
+
 const receivers = await startDemoReceivers({
   paymentsPort: args["payments-port"],
   paymentsApiKey: args["api-key"],
@@ -74,15 +80,18 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    receivers.stop().then(
-      () => {
-        process.exitCode = 0;
-      },
-      (err: unknown) => {
-        console.error(`demo receivers: stop failed: ${errorMessage(err)}`);
-        process.exitCode = 1;
-      },
-    );
+    receivers
+      .stop()
+      .then(() => tracing?.shutdown())
+      .then(
+        () => {
+          process.exitCode = 0;
+        },
+        (err: unknown) => {
+          console.error(`demo receivers: stop failed: ${errorMessage(err)}`);
+          process.exitCode = 1;
+        },
+      );
   });
 }
 

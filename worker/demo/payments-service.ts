@@ -1,6 +1,7 @@
 // A local stand-in for Stripe's refunds API on 127.0.0.1, so the refund tool can be run,
 // crashed and retried against a real network service that counts every delivery.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { serverSpan } from "../../lib/server/tracing";
 import { CONTROL_PREFIX, handleControl } from "./control-api";
 import { createDice } from "./fault-dice";
 import {
@@ -167,9 +168,16 @@ export async function startPaymentsService(
   };
 
   const server = createServer((req, res) => {
-    const handled = (req.url ?? "").startsWith(CONTROL_PREFIX)
-      ? handleControl(req, res, control)
-      : handleApi(state, req, res);
+    const isControl = (req.url ?? "").startsWith(CONTROL_PREFIX);
+    // A provider's own span, child of the tool call that sent the request (docs/tracing.md).
+    if (!isControl) {
+      serverSpan(
+        `payments ${req.method ?? "GET"} ${new URL(req.url ?? "/", "http://payments").pathname}`,
+        req.headers,
+        res,
+      );
+    }
+    const handled = isControl ? handleControl(req, res, control) : handleApi(state, req, res);
     handled.catch((err: unknown) => {
       // Stopping aborts delays on purpose; the connection is being closed anyway.
       if (stopping.signal.aborted || res.headersSent || res.destroyed) return;

@@ -26,6 +26,8 @@ export type ClaimedAttempt = {
   toolLimits: ReadonlyMap<string, RateLimitSpec>;
   /** The task stream's head after attempt.started: the attempt's own appends go on it unlocked. */
   head: HeadRef;
+  /** The attempt.started entry's id (on the attempt's span). */
+  startedEntryId?: number;
 };
 
 const versionOf = (versions: ReadonlyMap<string, string>, agent: string) => {
@@ -91,7 +93,8 @@ export async function claimBatch(
     const toolLimits = new Map(
       tool_limits.map((l) => [l.tool, { limit: l.limit, periodMs: l.periodMs }]),
     );
-    return { task, journal: steps, policyRows: policies, toolLimits, head };
+    const startedEntryId = started.find((e) => e.stream === head.stream)?.id;
+    return { task, journal: steps, policyRows: policies, toolLimits, head, startedEntryId };
   });
 }
 

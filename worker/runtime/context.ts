@@ -29,6 +29,7 @@ import {
   type HeadRef,
   noteAppended,
 } from "../../lib/server/ledger/append-known-head";
+import type { Context } from "../../lib/server/tracing";
 import type { EffectBatchers } from "./effect-batch";
 import { type DeferredResults, performEffect, recordDeferred } from "./effects";
 import { LeaseLostError, ParkedError, SuspendError } from "./errors";
@@ -38,6 +39,7 @@ import { JOIN_MAX_CHILDREN, startJoin } from "./join";
 import { type JournaledStep, journalStepCtes, journalStepValues } from "./journal";
 import { callModel, offeredTools } from "./model-step";
 import { spawnChild } from "./spawn";
+import { stepSpan, toolSpan } from "./tracing";
 
 /** ctx.join's arguments: what ctx.spawn returned, one or a list, and an optional timeout. */
 const joinSchema = z.object({
@@ -72,6 +74,8 @@ export type AttemptScope = {
   deferred: DeferredResults;
   /** Admins' tool rate limits by tool, read with the claim; they win over the code's. */
   toolLimits?: ReadonlyMap<string, RateLimitSpec>;
+  /** The attempt span's context: the parent of each step's span (tracing.ts). */
+  trace?: Context;
 };
 
 export function createContext(
@@ -147,7 +151,7 @@ export function createContext(
     if (!tool) throw new NonRetryableError(`agent ${agent.name} has no tool "${name}"`);
     const done = replayed(n, "tool", name);
     if (done) return done.result;
-    return performEffect(scope, tool, args, n);
+    return toolSpan(scope.trace, name, n, (trace) => performEffect(scope, tool, args, n, trace));
   };
 
   return {
@@ -162,9 +166,11 @@ export function createContext(
       await begin();
       const done = replayed(n, "step", name);
       if (done) return done.result as never;
-      const result = toJsonValue(await fn(), `step "${name}" result`);
-      await record({ seq: n, kind: "step", name, result, effectKey: null });
-      return result as never;
+      return stepSpan(scope.trace, "step", name, n, async () => {
+        const result = toJsonValue(await fn(), `step "${name}" result`);
+        await record({ seq: n, kind: "step", name, result, effectKey: null });
+        return result as never;
+      });
     },
 
     async spawn(child: Agent | string, input: unknown, options?: SpawnOptions) {
@@ -208,15 +214,17 @@ export function createContext(
         throw new NonRetryableError(`waitForEvent "${name}": ${describeIssues(opts.error)}`);
       }
       const { timeoutMs, match } = opts.data;
-      const outcome = await startWait(scope.pool, {
-        worker: scope.worker,
-        taskId: scope.taskId,
-        attempt: scope.attempt,
-        seq: n,
-        name,
-        match: match ?? {},
-        deadline: timeoutMs === undefined ? null : new Date(Date.now() + timeoutMs),
-      });
+      const outcome = await stepSpan(scope.trace, "wait", name, n, () =>
+        startWait(scope.pool, {
+          worker: scope.worker,
+          taskId: scope.taskId,
+          attempt: scope.attempt,
+          seq: n,
+          name,
+          match: match ?? {},
+          deadline: timeoutMs === undefined ? null : new Date(Date.now() + timeoutMs),
+        }),
+      );
       if (outcome.kind === "lost")
         throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
       if (outcome.kind === "parked") throw new ParkedError(`waiting for ${name}`);

@@ -36,6 +36,7 @@ import {
   serializeError,
 } from "./errors";
 import { journalStep } from "./journal";
+import { ATTR, type ToolTrace } from "./tracing";
 
 export type EffectRunner = {
   pool: pg.Pool;
@@ -114,6 +115,8 @@ export async function performEffect(
   tool: Tool,
   rawArgs: unknown,
   stepSeq: number,
+  /** The tool call's span (tracing.ts): the key goes on it, its headers to the provider. */
+  trace?: ToolTrace,
   /** A rate-limit slot taken while the claim was released (effect-rate-limit.ts), ISO. */
   slotTaken?: string,
 ): Promise<JsonValue> {
@@ -130,6 +133,7 @@ export async function performEffect(
   const plain = toJsonValue(args, `${tool.name} arguments`);
   const intent = toJsonValue(tool.intent(args), `${tool.name} intent`);
   const key = deriveEffectKey(run.taskId, tool.name, intent);
+  trace?.span.setAttribute(ATTR.effectKey, key);
   // Placeholder arguments may only be deduplicated: returning the stored result needs none of
   // the redacted values, acting would need the secret.
   if (holdsRedacted(plain, sensitive) && !(await effectSucceeded(run.pool, key))) {
@@ -206,13 +210,17 @@ export async function performEffect(
     });
   }
   if (claim.action === "return") {
+    trace?.span.setAttribute(ATTR.effectOutcome, "deduplicated");
     await recordStep(run, stepSeq, tool.name, key, claim.result);
     return claim.result;
   }
   if (claim.action === "reconcile" && tool.reconcile) {
     let outcome: ReconcileOutcome<JsonValue>;
     try {
-      outcome = await tool.reconcile(key, args, { signal: run.signal });
+      outcome = await tool.reconcile(key, args, {
+        signal: run.signal,
+        traceHeaders: trace?.headers ?? (() => ({})),
+      });
     } catch (err) {
       await releaseUnknown(
         run,
@@ -222,6 +230,7 @@ export async function performEffect(
       throw err;
     }
     if (outcome.happened) {
+      trace?.span.setAttribute(ATTR.effectOutcome, "reconciled");
       return recordSuccess(run, tool, key, stepSeq, outcome.result, entry, { reconciled: true });
     }
   }
@@ -230,8 +239,9 @@ export async function performEffect(
   const slot = slotTaken
     ? { slotAt: slotTaken }
     : await takeSlotOrWait(run, tool, args, key, entry);
-  if (slot.reclaim) return performEffect(run, tool, rawArgs, stepSeq, slot.slotAt);
-  return execute(run, tool, args, key, stepSeq, entry, slot);
+  if (slot.reclaim) return performEffect(run, tool, rawArgs, stepSeq, trace, slot.slotAt);
+  trace?.span.setAttribute(ATTR.effectOutcome, "executed");
+  return execute(run, tool, args, key, stepSeq, entry, slot, trace);
 }
 
 /** After an append through the locked path: the next known-head statement reads the head. */
@@ -418,12 +428,19 @@ async function execute(
   key: string,
   stepSeq: number,
   entry: EntryFn,
-  extra: Record<string, JsonValue> = {},
+  extra: Record<string, JsonValue>,
+  trace: ToolTrace | undefined,
 ): Promise<JsonValue> {
   let result: JsonValue;
   faultPoint("effect.started");
   try {
-    result = toJsonValue(await tool.execute(args, { idempotencyKey: key, signal: run.signal }));
+    result = toJsonValue(
+      await tool.execute(args, {
+        idempotencyKey: key,
+        signal: run.signal,
+        traceHeaders: trace?.headers ?? (() => ({})),
+      }),
+    );
     faultPoint("effect.returned");
   } catch (err) {
     if (err instanceof RateLimitedError) {

@@ -11,9 +11,11 @@ import type { ModelRequest, ModelResponse } from "../../lib/sdk/model";
 import { faultPoint } from "../../lib/server/fault-points";
 import { noteAppended } from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import type { Span } from "../../lib/server/tracing";
 import type { AttemptScope } from "./context";
 import { DeadLetterError, LeaseLostError } from "./errors";
 import { type JournaledStep, journalStep } from "./journal";
+import { ATTR, modelSpan } from "./tracing";
 
 export type ModelStep = {
   seq: number;
@@ -27,10 +29,21 @@ export type ModelStep = {
 };
 
 /** Calls the model and journals its answer; this attempt acts on the exact response it returns. */
-export async function callModel(
+export function callModel(
   scope: AttemptScope,
   agent: Agent,
   step: ModelStep,
+): Promise<ModelResponse> {
+  return modelSpan(scope.trace, step.seq, step.name, (span) =>
+    callModelIn(scope, agent, step, span),
+  );
+}
+
+async function callModelIn(
+  scope: AttemptScope,
+  agent: Agent,
+  step: ModelStep,
+  span: Span,
 ): Promise<ModelResponse> {
   if (!scope.model) throw new NonRetryableError("this worker has no model configured");
   if (scope.budget !== null && scope.spent >= scope.budget) {
@@ -83,6 +96,14 @@ export async function callModel(
     });
   });
   if (!called) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+  span.setAttributes({
+    // model.called: what the model answered, in the ledger.
+    [ATTR.ledgerEntryId]: called.at(-1)?.id,
+    "gen_ai.response.model": response.model,
+    "gen_ai.usage.input_tokens": response.usage.inputTokens,
+    "gen_ai.usage.output_tokens": response.usage.outputTokens,
+    "agent_ledger.cost": response.cost,
+  });
   noteAppended(scope.head, called);
   scope.journal.set(step.seq, journaled);
   scope.spent += response.cost;

@@ -6,6 +6,7 @@ import type { JsonValue } from "../../lib/domain/json";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { decideFailure, loadPolicy } from "./policy";
 import { failExpired, lockExpiredLeases } from "./task-sql";
+import { lostAttemptSpan } from "./tracing";
 
 export async function reapExpiredLeases(
   pool: pg.Pool,
@@ -15,7 +16,7 @@ export async function reapExpiredLeases(
   limit = 10,
   random: () => number = Math.random,
 ): Promise<number> {
-  return withTransaction(pool, async (client) => {
+  const reaped = await withTransaction(pool, async (client) => {
     const expired = await lockExpiredLeases(client, [...agentPolicies.keys()], limit);
     for (const task of expired) {
       const policy = await loadPolicy(
@@ -59,6 +60,9 @@ export async function reapExpiredLeases(
       );
       await appendLedger(client, taskStream(task.id), entries);
     }
-    return expired.length;
+    return expired;
   });
+  // Once committed: the crashed attempts' spans, which their workers never ended.
+  for (const task of reaped) lostAttemptSpan(task, task.started_at, task.lease_owner);
+  return reaped.length;
 }

@@ -13,6 +13,7 @@ import type { Agent } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient } from "../../lib/sdk/model";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import type { Context } from "../../lib/server/tracing";
 import type { ClaimedAttempt } from "./claim-batch";
 import type { Complete } from "./completion-batch";
 import { createContext } from "./context";
@@ -34,6 +35,7 @@ import {
   recordedOutcome,
   requeueTask,
 } from "./task-sql";
+import { attemptSpan } from "./tracing";
 
 export type AttemptDeps = {
   pool: pg.Pool;
@@ -64,9 +66,17 @@ export type AttemptOutcome =
   | "waiting"
   | "lost";
 
-export async function runAttempt(
+/** One attempt, in its span (tracing.ts). */
+export function runAttempt(deps: AttemptDeps, claimed: ClaimedAttempt): Promise<AttemptOutcome> {
+  return attemptSpan(claimed.task, claimed.startedEntryId, (trace) =>
+    runTracedAttempt(deps, claimed, trace),
+  );
+}
+
+async function runTracedAttempt(
   deps: AttemptDeps,
   claimed: ClaimedAttempt,
+  trace: Context,
 ): Promise<AttemptOutcome> {
   const { task, journal } = claimed;
   const actor = `worker:${deps.worker}`;
@@ -117,6 +127,7 @@ export async function runAttempt(
         effects: deps.effects,
         deferred,
         toolLimits: claimed.toolLimits,
+        trace,
       },
       agent,
     );

@@ -19,6 +19,8 @@ export type ClaimedTask = {
   cost: number;
   /** The agent's concurrency key for it; null when the agent is not keyed (issue 21). */
   concurrency_key: string | null;
+  /** The enqueuer's W3C traceparent: the parent of the attempt's span (tracing.ts). */
+  traceparent?: string | null;
 };
 
 export type ClaimedRow = ClaimedTask & {
@@ -54,7 +56,8 @@ export function claimedRowsSql(worker: string, leaseMs: string): string {
                  lease_expires_at = now() + ${leaseMs} * interval '1 millisecond',
                  version = t.version + 1, updated_at = now(), status_changed_at = now()
              from candidates c where t.id = c.id and t.status in ${CLAIMABLE}
-             returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost, t.concurrency_key
+             returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost, t.concurrency_key,
+                       t.traceparent
            ), policies as (
              select coalesce(json_agg(p), '[]') as policies from (
                select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms,
@@ -206,6 +209,9 @@ export type ExpiredLease = {
   attempt_base: number;
   policy: JsonValue | null;
   lease_owner: string;
+  traceparent: string | null;
+  /** When the crashed attempt claimed the task (its status changed to running then). */
+  started_at: Date;
 };
 
 /**
@@ -219,7 +225,8 @@ export async function lockExpiredLeases(
 ): Promise<ExpiredLease[]> {
   const { rows } = await client.query<ExpiredLease>({
     name: "runtime_lock_expired",
-    text: `select id, agent, attempts, attempt_base, policy, lease_owner from tasks
+    text: `select id, agent, attempts, attempt_base, policy, lease_owner, traceparent,
+                  status_changed_at as started_at from tasks
            where status = 'running' and lease_expires_at < now() and agent = any($1)
            order by lease_expires_at
            limit $2

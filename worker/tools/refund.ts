@@ -49,7 +49,7 @@ export function refundTool(config: RefundConfig) {
     ...(config.ratePerSecond === undefined
       ? {}
       : { rateLimit: { limit: config.ratePerSecond, periodMs: 1_000 } }),
-    execute: async (a, { idempotencyKey, signal }) => {
+    execute: async (a, { idempotencyKey, signal, traceHeaders }) => {
       const body = new URLSearchParams({
         payment_intent: a.paymentIntent,
         amount: String(a.amountCents),
@@ -63,6 +63,8 @@ export function refundTool(config: RefundConfig) {
           method: "POST",
           headers: {
             ...headers,
+            // The payments service's span joins this tool call's trace (docs/tracing.md).
+            ...traceHeaders?.(),
             "Idempotency-Key": idempotencyKey,
             "Content-Type": "application/x-www-form-urlencoded",
           },
@@ -94,9 +96,9 @@ export function refundTool(config: RefundConfig) {
         retryable: false,
       });
     },
-    reconcile: async (key, a, { signal }) => {
+    reconcile: async (key, a, { signal, traceHeaders }) => {
       const url = `${config.paymentsUrl}/v1/refunds?payment_intent=${encodeURIComponent(a.paymentIntent)}&limit=100`;
-      const res = await fetch(url, { headers, signal });
+      const res = await fetch(url, { headers: { ...headers, ...traceHeaders?.() }, signal });
       if (!res.ok) throw new Error(`reconcile: payments API ${res.status}`);
       const found = listSchema
         .parse(await res.json())

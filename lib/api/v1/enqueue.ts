@@ -7,6 +7,7 @@ import { principalOf, type Viewer } from "../../domain/access";
 import { isoInstant } from "../../domain/instant";
 import { prioritySchema } from "../../domain/priority";
 import { taskPolicySchema } from "../../domain/retry-policy";
+import { parseTraceparent } from "../../domain/traceparent";
 import { issueFields } from "../../domain/zod-issues";
 import { env } from "../../env";
 import {
@@ -17,6 +18,7 @@ import {
 } from "../../server/commands/enqueue-tasks";
 import { requestFingerprint, runIdempotent } from "../../server/commands/idempotency";
 import { getPool } from "../../server/db";
+import { type Context, contextOf, inSpan, SpanKind, traceparentOf } from "../../server/tracing";
 import { BODY_PROBLEMS, defineEndpoint, Reply } from "../endpoint";
 import { ApiProblem } from "../problems";
 import { taskStatusSchema } from "./schemas";
@@ -159,24 +161,40 @@ function batchProblemOf(items: ItemRefusal[], total: number): ApiProblem {
   );
 }
 
-const requestOf = (body: OneBody): EnqueueRequest => ({
+const requestOf = (body: OneBody, traceparent: string | undefined): EnqueueRequest => ({
   agent: body.agent,
   input: body.input,
   runAt: body.runAt,
   priority: body.priority,
   policy: body.policy,
+  traceparent,
 });
+
+/**
+ * The request's span: the server's own when it has one (Next's, with tracing on), else the
+ * caller's `traceparent` header (an invalid one is ignored, as W3C asks).
+ */
+function parentOf(request: Request): Context {
+  const active = contextOf(traceparentOf());
+  if (traceparentOf(active) !== undefined) return active;
+  return contextOf(parseTraceparent(request.headers.get("traceparent")));
+}
 
 /** Enqueues through the command (in `client`'s transaction when given one) and shapes the reply. */
 async function enqueueFor(
   db: Parameters<typeof enqueueTasks>[0],
   body: OneBody | OneBody[],
   viewer: Viewer,
+  traceparent: string | undefined,
 ): Promise<Stored> {
   const principal = principalOf(viewer);
   const many = Array.isArray(body);
   const items = many ? body : [body];
-  const result = await enqueueTasks(db, principal, items.map(requestOf));
+  const result = await enqueueTasks(
+    db,
+    principal,
+    items.map((item) => requestOf(item, traceparent)),
+  );
   // Thrown, so that on the Idempotency-Key path the transaction rolls back and the key stays free.
   if (!result.ok) {
     if (result.code === "forbidden") throw new ApiProblem("forbidden", result.message);
@@ -212,6 +230,13 @@ export const enqueueTaskEndpoint = defineEndpoint({
         "Makes the request idempotent: 1 to 255 printable ASCII characters (a UUID is a good key), optionally quoted",
       schema: idempotencyKeyHeader,
     },
+    {
+      name: "traceparent",
+      description:
+        "W3C Trace Context: the tasks' attempts, model and tool calls are spans in this trace when the server exports traces (docs/tracing.md); an invalid value is ignored",
+      // Never refused: a receiver ignores a traceparent it cannot parse (W3C Trace Context).
+      schema: z.string().optional(),
+    },
   ],
   response: z.union([enqueuedSchema, enqueuedManySchema]),
   success: {
@@ -228,45 +253,72 @@ export const enqueueTaskEndpoint = defineEndpoint({
     "idempotency-key-in-use",
     "idempotency-key-reused",
   ],
-  handle: async ({ body, viewer, request }) => {
-    const key = idempotencyKeyHeader.parse(request.headers.get("idempotency-key") ?? undefined);
-    const pool = getPool();
-    if (!key) {
-      const fresh = await enqueueFor(pool, body, viewer);
-      return new Reply<Answer>(fresh.body, fresh.status, fresh.headers);
-    }
-    const outcome = await runIdempotent(
-      pool,
+  handle: ({ body, viewer, request }) =>
+    // The tasks' attempts are this span's children (their traceparent is its), so a trace
+    // followed from the caller goes through here into the worker.
+    inSpan(
+      "POST /api/v1/tasks",
       {
-        principal: keyOwner(viewer),
-        key,
-        operation: "POST /api/v1/tasks",
-        fingerprint: requestFingerprint(body),
-        retentionMs: env().IDEMPOTENCY_KEY_RETENTION_HOURS * 3_600_000,
+        kind: SpanKind.SERVER,
+        parent: parentOf(request),
+        attributes: { "http.request.method": "POST", "http.route": "/api/v1/tasks" },
       },
-      (client) => enqueueFor(client, body, viewer),
-    );
-    switch (outcome.kind) {
-      case "fresh":
-        return new Reply(outcome.body as Answer, outcome.status, outcome.headers ?? {});
-      case "replay":
-        return new Reply(outcome.body as Answer, outcome.status, {
-          ...outcome.headers,
-          "idempotent-replayed": "true",
-        });
-      case "mismatch":
-        throw new ApiProblem(
-          "idempotency-key-reused",
-          `the key "${key}" was first used with a different body`,
-          { fingerprint: outcome.fingerprint, storedFingerprint: outcome.storedFingerprint },
+      async (span) => {
+        const reply = await enqueueReply(body, viewer, request, traceparentOf());
+        const tasks = "tasks" in reply.body ? reply.body.tasks : [reply.body];
+        span.setAttribute(
+          "agent_ledger.task_id",
+          tasks.map((t) => t.id),
         );
-      case "in_flight":
-        throw new ApiProblem(
-          "idempotency-key-in-use",
-          `a request with the key "${key}" is still running; retry shortly`,
-          undefined,
-          { "retry-after": "1" },
-        );
-    }
-  },
+        span.setAttribute("http.response.status_code", reply.status);
+        return reply;
+      },
+    ),
 });
+
+async function enqueueReply(
+  body: OneBody | OneBody[],
+  viewer: Viewer,
+  request: Request,
+  traceparent: string | undefined,
+): Promise<Reply<Answer>> {
+  const key = idempotencyKeyHeader.parse(request.headers.get("idempotency-key") ?? undefined);
+  const pool = getPool();
+  if (!key) {
+    const fresh = await enqueueFor(pool, body, viewer, traceparent);
+    return new Reply<Answer>(fresh.body, fresh.status, fresh.headers);
+  }
+  const outcome = await runIdempotent(
+    pool,
+    {
+      principal: keyOwner(viewer),
+      key,
+      operation: "POST /api/v1/tasks",
+      fingerprint: requestFingerprint(body),
+      retentionMs: env().IDEMPOTENCY_KEY_RETENTION_HOURS * 3_600_000,
+    },
+    (client) => enqueueFor(client, body, viewer, traceparent),
+  );
+  switch (outcome.kind) {
+    case "fresh":
+      return new Reply(outcome.body as Answer, outcome.status, outcome.headers ?? {});
+    case "replay":
+      return new Reply(outcome.body as Answer, outcome.status, {
+        ...outcome.headers,
+        "idempotent-replayed": "true",
+      });
+    case "mismatch":
+      throw new ApiProblem(
+        "idempotency-key-reused",
+        `the key "${key}" was first used with a different body`,
+        { fingerprint: outcome.fingerprint, storedFingerprint: outcome.storedFingerprint },
+      );
+    case "in_flight":
+      throw new ApiProblem(
+        "idempotency-key-in-use",
+        `a request with the key "${key}" is still running; retry shortly`,
+        undefined,
+        { "retry-after": "1" },
+      );
+  }
+}

@@ -55,6 +55,12 @@ export type EnqueueRequest = {
    * Either way a published schema, when there is one, is checked.
    */
   unpublished?: "refuse" | "enqueue";
+  /**
+   * The caller's W3C traceparent, already parsed (lib/domain/traceparent.ts): stored on the task
+   * so its attempts' spans join the caller's trace. Not in the ledger: it says where to look,
+   * not what happened.
+   */
+  traceparent?: string;
   /** The schedule occurrence this task is, recorded in its task.enqueued entry. */
   schedule?: { id: string; name: string; occurrence: string };
 };
@@ -367,6 +373,7 @@ type Row = {
   policy: JsonValue;
   parent: string | null;
   concurrencyKey: string | null;
+  traceparent: string | null;
   data: JsonValue;
 };
 
@@ -422,6 +429,7 @@ export async function insertTasks(
         policy,
         parent: r.parent ?? null,
         concurrencyKey: r.concurrencyKey ?? null,
+        traceparent: r.traceparent ?? null,
         // The priority and the parent are recorded only when set: entries before them read the same.
         data: {
           agent: r.agent,
@@ -519,12 +527,14 @@ async function insertChunk(
     text: `with r as (
        select * from unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[],
                             $6::timestamptz[], $7::jsonb[], $8::jsonb[], $9::text[], $10::text[],
-                            $14::int[], $15::uuid[], $16::text[])
+                            $14::int[], $15::uuid[], $16::text[], $17::text[])
          with ordinality as r(id, stream, agent, input, key, run_at, policy, data, hash, actor, priority, parent,
-                              concurrency_key, ord)
+                              concurrency_key, traceparent, ord)
      ), t as (
-       insert into tasks (id, agent, input, enqueue_key, run_at, policy, created_by, priority, parent_id, concurrency_key)
-       select id, agent, input, key, coalesce(run_at, now()), policy, actor, priority, parent, concurrency_key
+       insert into tasks (id, agent, input, enqueue_key, run_at, policy, created_by, priority, parent_id, concurrency_key,
+                          traceparent)
+       select id, agent, input, key, coalesce(run_at, now()), policy, actor, priority, parent, concurrency_key,
+              traceparent
        from r order by ord
        on conflict (enqueue_key) do nothing
        returning id
@@ -560,6 +570,7 @@ async function insertChunk(
       rows.map((r) => r.priority),
       rows.map((r) => r.parent),
       rows.map((r) => r.concurrencyKey),
+      rows.map((r) => r.traceparent),
     ],
   });
   return {

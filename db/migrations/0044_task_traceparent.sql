@@ -1,0 +1,2 @@
+ALTER TABLE "tasks" ADD COLUMN "traceparent" text;--> statement-breakpoint
+ALTER TABLE "tasks" ADD CONSTRAINT "tasks_traceparent_check" CHECK ("tasks"."traceparent" is null or length("tasks"."traceparent") = 55);
