@@ -366,7 +366,7 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
     )) as { waitingFor: unknown };
     expect(second.waitingFor).toBeNull();
     dashboard.child.kill("SIGTERM");
-  });
+  }, 200_000);
 
   it("acts on the approved refund once, in a worker started again", async () => {
     const worker = start([example("worker.js")], {
