@@ -22,6 +22,7 @@ import { TaskFacts } from "../tasks/task-facts";
 import { openChildren, TaskFamily } from "../tasks/task-family";
 import { TaskLedger } from "../tasks/task-ledger";
 import { TaskOutcome } from "../tasks/task-outcome";
+import { TaskTimeline } from "../tasks/task-timeline";
 import { sendableWait, TaskWaits } from "../tasks/task-waits";
 import { Card } from "../ui/card";
 import { EmptyState } from "../ui/empty-state";
@@ -115,7 +116,7 @@ export function LiveTaskPage({
         <TaskFacts task={task} />
       </Card>
 
-      <OnThisPage detail={detail} />
+      <OnThisPage detail={detail} timeline={live.data.timeline !== null} />
 
       <div className="grid gap-6 lg:grid-cols-2">
         {/* A corrected input's history needs the width of the page for its before → after. */}
@@ -160,6 +161,16 @@ export function LiveTaskPage({
           description="Each attempt with the version of the agent's code that ran it. A retry after a deploy may run other code than the attempt before."
         >
           <TaskAttempts attempts={detail.attempts} />
+        </Card>
+      ) : null}
+
+      {live.data.timeline ? (
+        <Card
+          id="timeline"
+          title="Timeline"
+          description="Where the task's time went: waiting to be claimed, each attempt's run with its tool and model calls, and the waits between, from its ledger."
+        >
+          <TaskTimeline timeline={live.data.timeline} />
         </Card>
       ) : null}
 

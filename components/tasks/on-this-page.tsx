@@ -1,7 +1,7 @@
 // Jump links to the sections of the task page, with how many rows each holds.
 import type { TaskDetailDto } from "../../lib/server/queries/get-task-detail";
 
-export function OnThisPage({ detail }: { detail: TaskDetailDto }) {
+export function OnThisPage({ detail, timeline }: { detail: TaskDetailDto; timeline: boolean }) {
   const sections = [
     { id: "input", label: "Input" },
     { id: "outcome", label: "Outcome" },
@@ -19,6 +19,7 @@ export function OnThisPage({ detail }: { detail: TaskDetailDto }) {
     ...(detail.attempts.length > 0
       ? [{ id: "attempts", label: `Attempts (${detail.attempts.length})` }]
       : []),
+    ...(timeline ? [{ id: "timeline", label: "Timeline" }] : []),
     { id: "steps", label: `Steps (${detail.steps.length})` },
     { id: "effects", label: `Effects (${detail.effects.length})` },
     { id: "approvals", label: `Approvals (${detail.approvals.length})` },

@@ -6,6 +6,7 @@ import type { Db } from "../../../db/client";
 import type { Viewer } from "../../domain/access";
 import { type ReviewStateDto, readReviewState } from "./get-review-state";
 import { getTaskDetail, type TaskDetailDto, taskIdSchema } from "./get-task-detail";
+import { getTaskTimeline, type TaskTimelineViewDto } from "./get-task-timeline";
 import { TASK_TIMELINE_PAGE, timelineSearchSchema } from "./list-task-timeline";
 import { readTaskWaits, type TaskWaitsDto } from "./task-waits";
 import { readToolSources, type ToolSourcesDto } from "./tool-sources";
@@ -20,6 +21,8 @@ export type TaskScreenDto = {
   toolSources: ToolSourcesDto;
   /** The task's event waits (ctx.waitForEvent), oldest first. */
   waits: TaskWaitsDto;
+  /** Where the task's time went: queued, each attempt's run, the waits, the end. */
+  timeline: TaskTimelineViewDto | null;
   /** The ledger pager's window size (a client component cannot import the query module). */
   timelinePage: number;
 };
@@ -30,13 +33,14 @@ export async function getTaskScreen(
   viewer: Viewer,
   search: z.output<typeof taskScreenSearchSchema>,
 ): Promise<TaskScreenDto | null> {
-  const { id, ...timeline } = search;
-  const detail = await getTaskDetail(db, viewer, id, timeline);
+  const { id, ...window } = search;
+  const detail = await getTaskDetail(db, viewer, id, window);
   if (!detail) return null;
-  const [review, toolSources, waits] = await Promise.all([
+  const [review, toolSources, waits, timeline] = await Promise.all([
     readReviewState(pool, viewer, id),
     readToolSources(pool, detail.task.agent),
     readTaskWaits(pool, viewer, id),
+    getTaskTimeline(db, viewer, id),
   ]);
-  return { detail, review, toolSources, waits, timelinePage: TASK_TIMELINE_PAGE };
+  return { detail, review, toolSources, waits, timeline, timelinePage: TASK_TIMELINE_PAGE };
 }

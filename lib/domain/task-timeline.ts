@@ -1,0 +1,402 @@
+// Where a task's time went, from its ledger stream alone: how long it waited to be claimed, each
+// attempt's run with its tool and model calls, the waits between (retry, rate limit, sleep, an
+// approval, a person, an event, its children) and how it ended. Pure: the caller reads the entries
+// and says what "now" is, so a task still running or waiting shows its open segment up to then.
+import type { JsonValue } from "./json";
+
+/** The entries the timeline reads; the query asks for these kinds only. */
+export const TIMELINE_KINDS = [
+  "task.enqueued",
+  "attempt.started",
+  "attempt.failed",
+  "worker.lost",
+  "retry.scheduled",
+  "task.requeued",
+  "task.succeeded",
+  "task.dead_lettered",
+  "task.cancelled",
+  "approval.requested",
+  "review.approved",
+  "review.rejected",
+  "replay.requested",
+  "outcome.resolved",
+  "event.waiting",
+  "event.delivered",
+  "children.waiting",
+  "effect.started",
+  "effect.succeeded",
+  "effect.failed",
+  "effect.outcome_unknown",
+  "effect.rate_limited",
+  "model.called",
+  "step.completed",
+] as const;
+
+export type TimelineEntry = {
+  /** The entry's place in its stream: the order the timeline follows, whatever the clocks say. */
+  seq: number;
+  /** ISO 8601. */
+  at: string;
+  kind: string;
+  key: string | null;
+  data: JsonValue;
+};
+
+export const SEGMENT_KINDS = [
+  "queued",
+  "running",
+  "retry_wait",
+  "rate_limited",
+  "sleeping",
+  "approval",
+  "waiting_for_human",
+  "waiting_for_event",
+  "waiting_for_children",
+] as const;
+export type SegmentKind = (typeof SEGMENT_KINDS)[number];
+
+export const SEGMENT_LABELS: Record<SegmentKind, string> = {
+  queued: "Queued",
+  running: "Running",
+  retry_wait: "Retry wait",
+  rate_limited: "Rate limited",
+  sleeping: "Sleeping",
+  approval: "Waiting for approval",
+  waiting_for_human: "Waiting for a person",
+  waiting_for_event: "Waiting for an event",
+  waiting_for_children: "Waiting for children",
+};
+
+/** A tool call, a model call or a step inside one attempt's run. */
+export type SubSegment = {
+  kind: "tool" | "model" | "step" | "rate_limited";
+  /** The tool's, model's or step's name. */
+  name: string;
+  /** The step's number in the journal, when the entry says. */
+  step: number | null;
+  /** Null where only the end is recorded (model calls and steps journal when they finish). */
+  start: string | null;
+  /** Null while a tool call is still in flight (or its result was never recorded). */
+  end: string | null;
+  /** Null unless both ends are recorded. */
+  durationMs: number | null;
+  /** "succeeded", "failed", "outcome_unknown", "rate_limited", "in_flight"; null for markers. */
+  outcome: string | null;
+};
+
+export type Segment = {
+  kind: SegmentKind;
+  /** The attempt it belongs to: the one it ran, waited after, or (queued) was claimed for. */
+  attempt: number;
+  start: string;
+  end: string;
+  durationMs: number;
+  /** Still running or still waiting: it ends at `now`, not at an entry. */
+  open: boolean;
+  /** A run with no end entry (a crashed worker): it ends where the next attempt starts. */
+  lost: boolean;
+  /** How it ended or why it waited, in a few words; null when the kind says it all. */
+  note: string | null;
+  /** For a run: its tool calls, model calls and steps in ledger order. */
+  children: SubSegment[];
+};
+
+export type TimelineEnd = {
+  kind: "succeeded" | "dead" | "cancelled" | "rejected";
+  at: string;
+  attempt: number;
+  note: string | null;
+};
+
+export type TaskTimeline = {
+  segments: Segment[];
+  /** How the task ended; null while it still runs or waits. */
+  end: TimelineEnd | null;
+  /** From the first segment's start to the end (or now). */
+  totalMs: number;
+};
+
+type Rec = { [key: string]: JsonValue | undefined };
+const rec = (v: JsonValue): Rec =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? v : {};
+const num = (v: JsonValue | undefined): number | null =>
+  typeof v === "number" && Number.isFinite(v) ? v : null;
+const str = (v: JsonValue | undefined): string | null => (typeof v === "string" ? v : null);
+const ms = (iso: string): number => new Date(iso).getTime();
+const span = (start: string, end: string): number => Math.max(0, ms(end) - ms(start));
+
+type Open = Omit<Segment, "end" | "durationMs" | "open"> & {
+  /** A dead letter: the end, unless a person resumes it (then a wait for a person). */
+  dead?: TimelineEnd;
+  /** The run's last effect entry was a rate limit: a requeue after it waits for the limit. */
+  rateLimited?: boolean;
+};
+
+export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string): TaskTimeline {
+  const sorted = [...entries].sort((a, b) => a.seq - b.seq);
+  const segments: Segment[] = [];
+  let open: Open | null = null;
+  let end: TimelineEnd | null = null;
+  let lastAttempt = 0;
+  // Where the last closed segment ended: a gap until the next one was spent queued.
+  let lastEnd: string | null = null;
+
+  const close = (at: string, extra: Partial<Segment> = {}) => {
+    if (!open) return;
+    const { dead: _dead, rateLimited: _rl, ...rest } = open;
+    const endAt = ms(at) < ms(open.start) ? open.start : at;
+    segments.push({
+      ...rest,
+      end: endAt,
+      durationMs: span(open.start, endAt),
+      open: false,
+      ...extra,
+    });
+    lastEnd = endAt;
+    open = null;
+  };
+  const begin = (kind: SegmentKind, at: string, attempt: number, note: string | null = null) => {
+    if (open) close(at);
+    else if (kind === "running" && lastEnd !== null && ms(at) > ms(lastEnd)) {
+      // Resumed (a wait ended, a person approved): from then until the claim, it queued.
+      segments.push({
+        kind: "queued",
+        attempt,
+        start: lastEnd,
+        end: at,
+        durationMs: span(lastEnd, at),
+        open: false,
+        lost: false,
+        note: null,
+        children: [],
+      });
+    }
+    open = { kind, attempt, start: at, lost: false, note, children: [] };
+  };
+  const attemptOf = (d: Rec) => num(d.attempt) ?? lastAttempt;
+
+  for (const e of sorted) {
+    const d = rec(e.data);
+    const current = open as Open | null;
+    switch (e.kind) {
+      case "task.enqueued":
+        if (!current && segments.length === 0) {
+          open = { kind: "queued", attempt: 1, start: e.at, lost: false, note: null, children: [] };
+        }
+        break;
+      case "attempt.started": {
+        const attempt = num(d.attempt) ?? lastAttempt + 1;
+        if (current?.kind === "running") {
+          const last = segments.at(-1);
+          // A join re-checked its children and parked again without spending an attempt (one
+          // children.waiting entry per join, not per check): still the same wait.
+          if (
+            last?.kind === "waiting_for_children" &&
+            last.end === current.start &&
+            current.attempt === attempt &&
+            current.children.length === 0
+          ) {
+            segments.pop();
+            open = { ...last, children: [] };
+            lastEnd = null;
+          } else {
+            close(e.at, { lost: true, note: "no end recorded: its worker stopped or was lost" });
+          }
+        } else if (current?.kind === "queued" || current?.kind === "sleeping") {
+          current.attempt = attempt;
+        } else if (current?.dead) {
+          // Resumed from the dead letters by a path that left no review entry in view.
+          close(e.at, { kind: "waiting_for_human" });
+        }
+        begin("running", e.at, attempt);
+        lastAttempt = attempt;
+        break;
+      }
+      case "effect.started":
+        if (current?.kind === "running") {
+          current.rateLimited = false;
+          current.children.push({
+            kind: "tool",
+            name: str(d.tool) ?? "tool",
+            step: num(d.step),
+            start: e.at,
+            end: null,
+            durationMs: null,
+            outcome: "in_flight",
+          });
+        }
+        break;
+      case "effect.succeeded":
+      case "effect.failed":
+      case "effect.outcome_unknown":
+      case "effect.rate_limited": {
+        if (current?.kind !== "running") break;
+        const outcome = e.kind.slice("effect.".length);
+        const call = current.children.findLast(
+          (c) =>
+            c.kind === "tool" &&
+            c.end === null &&
+            (num(d.step) === null || c.step === num(d.step)) &&
+            (str(d.tool) === null || c.name === str(d.tool)),
+        );
+        if (call) {
+          call.end = e.at;
+          call.durationMs = call.start === null ? null : span(call.start, e.at);
+          call.outcome = outcome;
+        }
+        if (e.kind === "effect.rate_limited") {
+          current.rateLimited = true;
+          const waitMs = num(d.waitMs);
+          // Waited inside the attempt (short waits): the run includes the wait.
+          if (waitMs !== null && d.handedBack === false) {
+            current.children.push({
+              kind: "rate_limited",
+              name: str(d.tool) ?? "tool",
+              step: num(d.step),
+              start: e.at,
+              end: new Date(ms(e.at) + waitMs).toISOString(),
+              durationMs: waitMs,
+              outcome: null,
+            });
+          }
+        }
+        break;
+      }
+      case "model.called":
+      case "step.completed": {
+        if (current?.kind !== "running") break;
+        const kind = e.kind === "model.called" ? "model" : str(d.kind);
+        // A tool step's call is already there from its effect entries.
+        if (kind === "tool") break;
+        current.children.push({
+          kind: kind === "model" ? "model" : "step",
+          name: str(e.kind === "model.called" ? d.model : d.name) ?? kind ?? "step",
+          step: num(d.step),
+          start: null,
+          end: e.at,
+          durationMs: null,
+          outcome: null,
+        });
+        break;
+      }
+      case "attempt.failed":
+        if (current?.kind === "running") close(e.at, { note: "failed" });
+        break;
+      case "worker.lost":
+        if (current?.kind === "running") close(e.at, { lost: true, note: "worker lost" });
+        break;
+      case "retry.scheduled":
+        begin("retry_wait", e.at, attemptOf(d), null);
+        break;
+      case "task.requeued": {
+        const why = str(d.why) ?? "";
+        const kind: SegmentKind =
+          current?.rateLimited || /rate limit/i.test(why)
+            ? "rate_limited"
+            : why.startsWith("sleeping")
+              ? "sleeping"
+              : "queued";
+        begin(kind, e.at, attemptOf(d), why || null);
+        break;
+      }
+      case "approval.requested":
+        begin("approval", e.at, attemptOf(d), str(d.tool));
+        break;
+      case "event.waiting":
+        begin("waiting_for_event", e.at, attemptOf(d), null);
+        break;
+      case "event.delivered":
+        if (current?.kind === "waiting_for_event") close(e.at, { note: "event delivered" });
+        break;
+      case "children.waiting":
+        begin("waiting_for_children", e.at, attemptOf(d), null);
+        break;
+      case "review.approved":
+      case "replay.requested":
+      case "outcome.resolved": {
+        if (e.kind === "outcome.resolved" && d.resumed === false) break;
+        const how =
+          e.kind === "review.approved"
+            ? "approved"
+            : e.kind === "replay.requested"
+              ? "replayed"
+              : "outcome resolved";
+        if (current?.dead) close(e.at, { kind: "waiting_for_human", note: `dead letter ${how}` });
+        else if (current?.kind === "approval") close(e.at, { note: how });
+        break;
+      }
+      case "task.succeeded":
+        if (current?.kind === "running") close(e.at, { note: "succeeded" });
+        else if (current) close(e.at);
+        end = { kind: "succeeded", at: e.at, attempt: attemptOf(d), note: null };
+        break;
+      case "task.dead_lettered": {
+        if (current?.kind === "running") close(e.at, { note: "failed" });
+        else if (current) close(e.at);
+        const attempt = attemptOf(d);
+        const dead: TimelineEnd = { kind: "dead", at: e.at, attempt, note: str(d.reason) };
+        open = {
+          kind: "waiting_for_human",
+          attempt,
+          start: e.at,
+          lost: false,
+          note: null,
+          children: [],
+          dead,
+        };
+        end = null;
+        break;
+      }
+      case "review.rejected":
+      case "task.cancelled": {
+        const kind = e.kind === "task.cancelled" ? "cancelled" : "rejected";
+        // A dead letter a person cancelled or rejected was waiting for that person.
+        if (current) close(e.at, { note: kind });
+        end = { kind, at: e.at, attempt: attemptOf(d) || lastAttempt, note: null };
+        break;
+      }
+    }
+  }
+
+  const last = open as Open | null;
+  if (last?.dead) end = last.dead;
+  else if (last && !end) {
+    const endAt = ms(now) < ms(last.start) ? last.start : now;
+    const { dead: _d, rateLimited: _r, ...rest } = last;
+    segments.push({ ...rest, end: endAt, durationMs: span(last.start, endAt), open: true });
+  }
+  const first = segments[0];
+  const stop = end?.at ?? segments.at(-1)?.end;
+  return {
+    segments,
+    end,
+    totalMs: first && stop ? span(first.start, stop) : 0,
+  };
+}
+
+/** "340 ms", "1.2 s", "3 min 4 s", "2 h 5 min", "3 d 4 h": readable at a glance. */
+export function formatSpan(durationMs: number): string {
+  const total = Math.max(0, Math.round(durationMs));
+  if (total < 1000) return `${total} ms`;
+  if (total < 60_000) {
+    const s = Math.round(total / 100) / 10;
+    return s >= 60 ? "1 min" : `${Number.isInteger(s) ? s.toFixed(0) : s.toFixed(1)} s`;
+  }
+  const seconds = Math.round(total / 1000);
+  const units: [string, number][] = [
+    ["d", 86_400],
+    ["h", 3_600],
+    ["min", 60],
+    ["s", 1],
+  ];
+  const parts: string[] = [];
+  let rest = seconds;
+  for (const [name, size] of units) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0) parts.push(`${n} ${name}`);
+    else if (parts.length > 0) break;
+    if (parts.length === 2) break;
+  }
+  return parts.join(" ");
+}
