@@ -79,6 +79,30 @@ export function randomWord(length = 10): string {
   return out;
 }
 
+/**
+ * An agent in the catalog with one tool that does nothing special (no money, no approval), as
+ * a worker would publish it, and optionally the rate limit its code declares; its agent never runs.
+ */
+export async function publishLoneTool(
+  db: pg.Pool,
+  agent: string,
+  tool: string,
+  opts: { rateLimit?: { limit: number; periodMs: number; keyed: boolean }; by?: string } = {},
+): Promise<void> {
+  const declared = {
+    name: tool,
+    money: false,
+    providerIdempotent: false,
+    requiresApproval: false,
+    sensitive: [],
+    ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
+  };
+  await db.query(
+    `insert into agent_catalog (name, input_schema, tools, published_by) values ($1, '{}', $2, $3)`,
+    [agent, JSON.stringify([declared]), opts.by ?? "e2e"],
+  );
+}
+
 export async function countTasks(db: pg.Pool, where = "true"): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     `select count(*)::int as n from tasks where ${where}`,

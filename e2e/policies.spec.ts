@@ -8,7 +8,7 @@ import { parseEnv } from "../lib/env";
 import { setPolicy } from "../lib/server/commands/set-policy";
 import { createAgents } from "../worker/agents";
 import { catalogEntry, publishCatalog } from "../worker/runtime/catalog";
-import { enqueue, expect, randomWord, test } from "./fixtures";
+import { enqueue, expect, publishLoneTool, randomWord, test } from "./fixtures";
 
 test("the global policy and the built-in defaults come from the database and the code", async ({
   page,
@@ -265,22 +265,10 @@ test("an admin sets a tool's rate limit, sees it in force and before → after i
   // A tool of its own: a limit on the demo's tools would slow the specs that run them.
   const tool = `e2e_limited_${randomWord(6)}`;
   const agent = `e2e-limits-${randomWord(6)}`;
-  await db.query(
-    `insert into agent_catalog (name, input_schema, tools, published_by) values ($1, '{}', $2, 'e2e-policies')`,
-    [
-      agent,
-      JSON.stringify([
-        {
-          name: tool,
-          money: false,
-          providerIdempotent: false,
-          requiresApproval: false,
-          sensitive: [],
-          rateLimit: { limit: 10, periodMs: 1_000, keyed: true },
-        },
-      ]),
-    ],
-  );
+  await publishLoneTool(db, agent, tool, {
+    rateLimit: { limit: 10, periodMs: 1_000, keyed: true },
+    by: "e2e-policies",
+  });
   try {
     await page.goto("/settings/retry-policies");
     const limits = page.getByRole("region", { name: "Tool rate limits" });

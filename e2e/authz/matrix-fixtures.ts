@@ -11,6 +11,7 @@ import { createUser } from "../../lib/server/commands/users";
 import {
   E2E_APPROVAL_THRESHOLD_CENTS,
   enqueue,
+  publishLoneTool,
   randomWord,
   refundAgent,
   runTasks,
@@ -100,22 +101,7 @@ export function matrixContext(db: pg.Pool): MatrixContext {
     },
     freshTool: async () => {
       const tool = unique("authz_tool").replaceAll("-", "_");
-      await db.query(
-        `insert into agent_catalog (name, input_schema, tools, published_by) values ($1, '{}', $2, $3)`,
-        [
-          `authz-agent-of-${tool}`,
-          JSON.stringify([
-            {
-              name: tool,
-              money: false,
-              providerIdempotent: false,
-              requiresApproval: false,
-              sensitive: [],
-            },
-          ]),
-          ACTOR,
-        ],
-      );
+      await publishLoneTool(db, `authz-agent-of-${tool}`, tool, { by: ACTOR });
       return tool;
     },
     pendingReviewRequest: async () => {
