@@ -151,10 +151,12 @@ test("a stale screen is told who acted first and offered a reload", async ({ pag
   const alert = dialog.getByRole("alert");
   await expect(alert).toContainText("the task changed since you loaded it");
   await expect(alert).toContainText("review.approved by user:quick@example.com");
-  await page.unroute("**/api/screens/**");
+  // Reloaded while the live re-reads are still cut: the new state comes from the reload (a
+  // server render), not from a re-read arriving first and closing the dialog under the click.
   await dialog.getByRole("button", { name: "Reload the task" }).click();
   await expect(page.getByTestId("task-callout")).toContainText("Queued");
   await expect(review.getByTestId("review-none")).toBeVisible();
+  await page.unroute("**/api/screens/**");
   expect(await entries(db, id, "review.approved")).toHaveLength(1);
 });
 

@@ -66,12 +66,13 @@ function cookiesOf(principal: Principal) {
 
 const BROWSER_PRINCIPALS = PRINCIPALS.filter((p) => !p.startsWith("token"));
 
-// One test per page and a step per principal: every principal is tried even when one fails.
+// One test per page and a step per principal, the principals' tabs open at once (each its own
+// context): every principal is tried even when one fails.
 for (const page of pages) {
   test(`page ${page.route} in a browser`, async ({ browser, db }) => {
     test.setTimeout(120_000);
     const path = await concretePath(page.route, db);
-    for (const principal of BROWSER_PRINCIPALS) {
+    const asPrincipal = async (principal: Principal) => {
       const expected = expectedFor(page.scopes[0], principal);
       await test.step(`as ${principal} → ${expected}`, async () => {
         const context = await browser.newContext({
@@ -102,7 +103,8 @@ for (const page of pages) {
           await context.close();
         }
       });
-    }
+    };
+    await Promise.all(BROWSER_PRINCIPALS.map(asPrincipal));
   });
 }
 
