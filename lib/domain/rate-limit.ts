@@ -65,6 +65,28 @@ export function describeRateLimit(limit: RateLimitSpec & { keyed: boolean }): st
   return `${limit.limit} ${limit.limit === 1 ? "call" : "calls"} per ${period}${limit.keyed ? " per key" : ""}`;
 }
 
+/** A limit as a tool's calls are held to it: per key when the tool's code keys its bucket. */
+export type KeyedRateLimit = RateLimitSpec & { keyed: boolean };
+
+/**
+ * The limit a tool's calls are held to: an admin's over the code's, bucketed as the code keys
+ * it (an admin's limit keeps the code's `key`); null when neither sets one.
+ */
+export function toolLimitInForce(
+  code: KeyedRateLimit | null,
+  admin: RateLimitSpec | null,
+): (KeyedRateLimit & { source: "admin" | "code" }) | null {
+  if (admin) {
+    return {
+      limit: admin.limit,
+      periodMs: admin.periodMs,
+      keyed: code?.keyed ?? false,
+      source: "admin",
+    };
+  }
+  return code ? { ...code, source: "code" } : null;
+}
+
 /** The scope a tool's limit is recorded under in `policy.changed` entries: `tool:<name>`. */
 export const TOOL_SCOPE_PREFIX = "tool:";
 

@@ -59,14 +59,25 @@ export const toolLimitFormSchema = z
       ctx.addIssue({ code: "custom", path: ["periodSeconds"], message: "is required with calls" });
     }
   })
-  .transform((v) => ({
-    tool: v.tool,
-    version: v.version,
-    limit:
-      v.limit === undefined || v.periodSeconds === undefined
-        ? null
-        : ({ limit: v.limit, periodMs: v.periodSeconds } satisfies RateLimitSpec),
-  }));
+  .transform(
+    (v): ToolLimitInput => ({
+      tool: v.tool,
+      version: v.version,
+      limit:
+        v.limit === undefined || v.periodSeconds === undefined
+          ? null
+          : ({ limit: v.limit, periodMs: v.periodSeconds } satisfies RateLimitSpec),
+    }),
+  );
 
 export type ToolLimitFormInput = z.input<typeof toolLimitFormSchema>;
-export type ToolLimitInput = z.output<typeof toolLimitFormSchema>;
+
+/** What the form parses to, and what the command takes from any caller: milliseconds. */
+export const toolLimitInputSchema = z.object({
+  tool: z.string().trim().min(1).max(200),
+  version: z.number().int().min(1).nullable(),
+  /** Null clears the admin's limit. */
+  limit: rateLimitSchema.nullable(),
+});
+
+export type ToolLimitInput = z.output<typeof toolLimitInputSchema>;

@@ -46,8 +46,9 @@ export const CLAIMABLE = "('queued', 'retry_wait', 'waiting')";
 
 /**
  * The claim of the rows in a `candidates` CTE and what their attempts need, in the same
- * statement: each journal, the policy rows and the admins' tool rate limits. One text for the plain claim and a limited
- * agent's (concurrency-sql.ts); `worker` and `leaseMs` are their parameters' places.
+ * statement: each journal, the policy rows and the admins' tool rate limits. One text for the
+ * plain claim and a limited agent's (concurrency-sql.ts); `worker` and `leaseMs` are their
+ * parameters' places.
  */
 export function claimedRowsSql(worker: string, leaseMs: string): string {
   return `claimed as (

@@ -13,7 +13,8 @@ import {
   refuseWithout,
 } from "../../domain/command-result";
 import { TOOL_SCOPE_PREFIX, type ToolLimitChange } from "../../domain/rate-limit";
-import { type ToolLimitInput, toolLimitFormSchema } from "../../domain/tool-limit-form";
+import { type ToolLimitInput, toolLimitInputSchema } from "../../domain/tool-limit-form";
+import { describeIssues } from "../../domain/zod-issues";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 import { catalogToolsOf } from "../queries/list-agents";
 
@@ -26,14 +27,9 @@ export async function setToolRateLimit(
 ): Promise<CommandResult<{ tool: string; version: number | null }>> {
   const refused = refuseWithout(principal, "policies:write", "change tool rate limits");
   if (refused) return refused;
-  // The adapters parse the form already; a caller of the command gets the same checks.
-  const parsed = toolLimitFormSchema.safeParse({
-    tool: input.tool,
-    version: input.version,
-    limit: input.limit?.limit,
-    periodSeconds: input.limit === null ? undefined : input.limit.periodMs / 1_000,
-  });
-  if (!parsed.success) return invalid(parsed.error.issues.map((i) => i.message).join("; "));
+  // The adapters parse the form already; a caller of the command gets the same bounds.
+  const parsed = toolLimitInputSchema.safeParse(input);
+  if (!parsed.success) return invalid(describeIssues(parsed.error));
   const { tool, version, limit } = parsed.data;
   return withTransaction(pool, async (client) => {
     const catalog = await client.query<{ tools: unknown }>(

@@ -4,6 +4,7 @@
 // workers publish their agents at start, from their own repository.
 import type pg from "pg";
 import { requireScope, type Viewer } from "../../domain/access";
+import { toolLimitInForce } from "../../domain/rate-limit";
 import { type AgentDto, type CatalogToolDto, listAgents, type ToolSourceDto } from "./list-agents";
 import { liveWorkerSql } from "./worker-liveness";
 
@@ -144,17 +145,19 @@ export async function getAgentsScreen(
       ...a,
       tools: a.tools.map((t) => {
         const admin = adminLimitOf.get(t.name);
-        return admin
-          ? {
-              ...t,
-              rateLimit: {
-                limit: admin.limit,
-                periodMs: admin.period_ms,
-                keyed: t.rateLimit?.keyed ?? false,
-              },
-              rateLimitByAdmin: true,
-            }
-          : { ...t, rateLimitByAdmin: false };
+        const inForce = toolLimitInForce(
+          t.rateLimit,
+          admin ? { limit: admin.limit, periodMs: admin.period_ms } : null,
+        );
+        return {
+          ...t,
+          rateLimit: inForce && {
+            limit: inForce.limit,
+            periodMs: inForce.periodMs,
+            keyed: inForce.keyed,
+          },
+          rateLimitByAdmin: inForce?.source === "admin",
+        };
       }),
       liveWorkers: liveOf.get(a.name) ?? 0,
       concurrency: concurrencyOf.get(a.name) ?? null,

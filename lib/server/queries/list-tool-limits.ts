@@ -5,7 +5,7 @@ import { asc } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { agentCatalog, toolRateLimits } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
-import type { RateLimitSpec } from "../../domain/rate-limit";
+import { type KeyedRateLimit, type RateLimitSpec, toolLimitInForce } from "../../domain/rate-limit";
 import { catalogToolsOf } from "./list-agents";
 
 export type ToolLimitDto = {
@@ -13,11 +13,11 @@ export type ToolLimitDto = {
   /** The published agents that declare the tool, by name. */
   agents: string[];
   /** What the tool's code declares; null for none. */
-  code: (RateLimitSpec & { keyed: boolean }) | null;
+  code: KeyedRateLimit | null;
   /** An admin's limit; null when none is set. */
   admin: (RateLimitSpec & { version: number; updatedBy: string; updatedAt: string }) | null;
   /** The limit calls are held to (the admin's wins, bucketed per key when the code keys it). */
-  inForce: (RateLimitSpec & { keyed: boolean; source: "admin" | "code" }) | null;
+  inForce: ReturnType<typeof toolLimitInForce>;
 };
 
 export async function listToolLimits(db: Db, viewer: Viewer | null): Promise<ToolLimitDto[]> {
@@ -55,17 +55,12 @@ export async function listToolLimits(db: Db, viewer: Viewer | null): Promise<Too
           updatedAt: row.updatedAt.toISOString(),
         }
       : null;
-    const keyed = code?.keyed ?? false;
     return {
       tool,
       agents: declared?.agents ?? [],
       code,
       admin,
-      inForce: admin
-        ? { limit: admin.limit, periodMs: admin.periodMs, keyed, source: "admin" }
-        : code
-          ? { ...code, source: "code" }
-          : null,
+      inForce: toolLimitInForce(code, admin),
     };
   });
 }
