@@ -2,6 +2,7 @@
 // attempt's run with its tool and model calls, the waits between (retry, rate limit, sleep, an
 // approval, a person, an event, its children) and how it ended. Pure: the caller reads the entries
 // and says what "now" is, so a task still running or waiting shows its open segment up to then.
+import { type DurationUnits, twoLargestUnits } from "./duration-units";
 import type { JsonValue } from "./json";
 
 /** The entries the timeline reads; the query asks for these kinds only. */
@@ -374,6 +375,13 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
   };
 }
 
+const SPAN_UNITS: DurationUnits = [
+  ["d", 86_400],
+  ["h", 3_600],
+  ["min", 60],
+  ["s", 1],
+];
+
 /** "340 ms", "1.2 s", "3 min 4 s", "2 h 5 min", "3 d 4 h": readable at a glance. */
 export function formatSpan(durationMs: number): string {
   const total = Math.max(0, Math.round(durationMs));
@@ -382,21 +390,5 @@ export function formatSpan(durationMs: number): string {
     const s = Math.round(total / 100) / 10;
     return s >= 60 ? "1 min" : `${Number.isInteger(s) ? s.toFixed(0) : s.toFixed(1)} s`;
   }
-  const seconds = Math.round(total / 1000);
-  const units: [string, number][] = [
-    ["d", 86_400],
-    ["h", 3_600],
-    ["min", 60],
-    ["s", 1],
-  ];
-  const parts: string[] = [];
-  let rest = seconds;
-  for (const [name, size] of units) {
-    const n = Math.floor(rest / size);
-    rest -= n * size;
-    if (n > 0) parts.push(`${n} ${name}`);
-    else if (parts.length > 0) break;
-    if (parts.length === 2) break;
-  }
-  return parts.join(" ");
+  return twoLargestUnits(Math.round(total / 1000), SPAN_UNITS);
 }
