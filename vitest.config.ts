@@ -21,6 +21,10 @@ export default defineConfig({
     include: ["**/*.test.ts"],
     exclude: ["node_modules/**", "e2e/**", ".next/**", ".data/**", "dist/**"],
     globalSetup: ["db/testing/global-setup.ts"],
+    // Two files at a time: on the 2-core CI box vitest's default (one fewer than the cores) ran
+    // the suite one file after another, while most files spend their time waiting on
+    // PostgreSQL, child processes or timers. Each file has its own database (db/testing).
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -90,6 +90,7 @@ const DASHBOARD: Visit[] = [
   { name: "approvals", path: () => "/approvals" },
   { name: "agents, their tools and workers", path: () => "/agents" },
   { name: "schedules", path: () => "/schedules" },
+  { name: "spend", path: () => "/spend" },
   {
     name: "ledger with an entry opened",
     path: (s) => `/ledger?taskId=${s.succeeded}`,

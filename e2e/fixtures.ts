@@ -8,6 +8,7 @@ import { createPool, withTransaction } from "../db/client";
 import { operator, type Role } from "../lib/domain/access";
 import type { TaskStatus } from "../lib/domain/task-states";
 import { type Agent, defineAgent, defineTool } from "../lib/sdk/define";
+import type { ModelClient } from "../lib/sdk/model";
 import { insertTask } from "../lib/server/commands/enqueue-task";
 import { createUser } from "../lib/server/commands/users";
 import { appendLedger } from "../lib/server/ledger/append-ledger";
@@ -157,11 +158,14 @@ export async function runTasks(
   ids: readonly string[],
   statuses: readonly TaskStatus[],
   timeoutMs = 20_000,
+  /** For agents that call ctx.model (a scripted model, say). */
+  model?: ModelClient,
 ): Promise<void> {
   const pool = createPool(readE2eDatabase().appUrl, { max: 6, applicationName: "e2e-worker" });
   const worker = await startWorker({
     pool,
     agents,
+    model,
     concurrency: 4,
     leaseMs: 5_000,
     pollMs: 50,

@@ -2,13 +2,17 @@
 // value comes from (refund's 6 attempts from its code), the form's inherited values and units,
 // and an admin lowering a retry limit, seen before → after in the history and in the ledger.
 import { mkdirSync } from "node:fs";
+import { z } from "zod";
 import { operator } from "../lib/domain/access";
 import { BUILT_IN_POLICY } from "../lib/domain/retry-policy";
 import { parseEnv } from "../lib/env";
+import { aiModel } from "../lib/sdk/ai/model";
+import { scriptedLanguageModel } from "../lib/sdk/ai/scripted-model";
+import { defineAgent } from "../lib/sdk/define";
 import { setPolicy } from "../lib/server/commands/set-policy";
 import { createAgents } from "../worker/agents";
 import { catalogEntry, publishCatalog } from "../worker/runtime/catalog";
-import { enqueue, expect, publishLoneTool, randomWord, test } from "./fixtures";
+import { enqueue, expect, publishLoneTool, randomWord, runTasks, test } from "./fixtures";
 
 test("the global policy and the built-in defaults come from the database and the code", async ({
   page,
@@ -336,5 +340,107 @@ test("an admin sets a tool's rate limit, sees it in force and before → after i
   } finally {
     await db.query("delete from tool_rate_limits where tool = $1", [tool]);
     await db.query("delete from agent_catalog where name = $1", [agent]);
+  }
+});
+
+test("an admin sets a model's price, sees it in force and before → after in the history, then clears it", async ({
+  page,
+  db,
+}) => {
+  // A shipped model no spec calls, so its price changes no other spec's costs.
+  const model = "gemini-2.5-pro";
+  await db.query("delete from model_prices where model = $1", [model]);
+  try {
+    await page.goto("/settings/retry-policies");
+    const prices = page.getByRole("region", { name: "Model prices" });
+    const row = prices.locator(`tr[data-model="${model}"]`);
+    await expect(row.locator('[data-cell="default"]')).toHaveText("$1.25 · $0.31 · $10");
+    await expect(row.locator('[data-cell="in-force"]')).toHaveText("$1.25 · $0.31 · $10");
+    await expect(row).toContainText("(default, unless configured)");
+
+    await row.getByRole("button", { name: `Set ${model}'s price…` }).click();
+    const dialog = page.getByRole("dialog", { name: `Price: ${model}` });
+    await expect(dialog.getByLabel(/^Input/)).toHaveAttribute("placeholder", "1.25 (default)");
+    await dialog.getByLabel(/^Input/).fill("2");
+    await dialog.getByRole("button", { name: "Save price" }).click();
+    await expect(dialog).toContainText("is required with a price");
+    await dialog.getByLabel(/^Output/).fill("12");
+    await dialog.getByRole("button", { name: "Save price" }).click();
+    await expect(prices.getByTestId("review-status")).toContainText(
+      `Saved the price of ${model} (version 1)`,
+    );
+    // No cached price of its own: cached input costs what other input costs.
+    await expect(row.locator('[data-cell="in-force"]')).toHaveText("$2 · $2 · $12");
+    await expect(row).toContainText("(admin)");
+
+    // A call recorded now is charged the admin's price, and its task page says so.
+    const agent = defineAgent({
+      name: `e2e-priced-${randomWord(6)}`,
+      input: z.object({}),
+      tools: {},
+      run: async (ctx) => ({ text: (await ctx.model({ prompt: "Price me." })).text }),
+    });
+    const languageModel = scriptedLanguageModel(() => ({
+      text: "Priced.",
+      usage: { cachedInputTokens: 1_000, reasoningTokens: 100 },
+    }));
+    const id = await enqueue(db, agent.name, {});
+    await runTasks(
+      [agent],
+      [id],
+      ["succeeded"],
+      20_000,
+      aiModel(languageModel, { modelId: model }),
+    );
+    await page.goto(`/tasks/${id}`);
+    await expect(page.getByTestId("model-call-cost")).toContainText("provider: scripted");
+    await expect(page.getByTestId("model-call-cost")).toContainText(
+      /\(1000 cached\), out \d+ \(100 reasoning\)/,
+    );
+    await expect(page.getByTestId("model-call-cost")).toContainText(
+      "price: $2 in · $12 out per Mtok (dashboard)",
+    );
+    await page.goto("/settings/retry-policies");
+
+    const latest = page
+      .getByRole("region", { name: "Change history" })
+      .getByRole("list", { name: "Policy changes, newest first" })
+      .locator(":scope > li")
+      .first();
+    await expect(latest).toContainText(`model:${model}`);
+    await expect(latest.locator('[data-side="before"]')).toHaveText(
+      "$1.25 in · $0.31 cached · $10 out per Mtok (shipped default, unless configured)",
+    );
+    await expect(latest.locator('[data-side="after"]')).toHaveText("$2 in · $12 out per Mtok");
+
+    await row.getByRole("button", { name: `Edit ${model}'s price…` }).click();
+    const edit = page.getByRole("dialog", { name: `Price: ${model}` });
+    await edit.getByLabel(/^Input/).fill("");
+    await edit.getByLabel(/^Output/).fill("");
+    await edit.getByRole("button", { name: "Save price" }).click();
+    await expect(prices.getByTestId("review-status")).toContainText(
+      `Cleared the admin's price of ${model}`,
+    );
+    await expect(row.locator('[data-cell="in-force"]')).toHaveText("$1.25 · $0.31 · $10");
+    const recorded = await db.query<{ data: unknown }>(
+      `select data from ledger_entries where kind = 'policy.changed' and data->>'scope' = $1 order by id desc limit 2`,
+      [`model:${model}`],
+    );
+    expect(recorded.rows.map((r) => r.data).reverse()).toEqual([
+      {
+        scope: `model:${model}`,
+        before: null,
+        after: { inputPerMTok: 2, outputPerMTok: 12 },
+        default: { inputPerMTok: 1.25, outputPerMTok: 10, cachedInputPerMTok: 0.31 },
+      },
+      {
+        scope: `model:${model}`,
+        before: { inputPerMTok: 2, outputPerMTok: 12 },
+        after: null,
+        default: { inputPerMTok: 1.25, outputPerMTok: 10, cachedInputPerMTok: 0.31 },
+      },
+    ]);
+  } finally {
+    await db.query("delete from model_prices where model = $1", [model]);
   }
 });

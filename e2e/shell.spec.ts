@@ -10,6 +10,7 @@ const SECTIONS = [
   { name: "Schedules", path: "/schedules", heading: "Schedules" },
   { name: "Ledger", path: "/ledger", heading: "Ledger" },
   { name: "Why?", path: "/why", heading: "Why?" },
+  { name: "Spend", path: "/spend", heading: "Spend" },
   { name: "Retry policies", path: "/settings/retry-policies", heading: "Retry policies" },
   { name: "Alerts", path: "/settings/alerts", heading: "Alerts" },
   { name: "Users", path: "/settings/users", heading: "Users" },

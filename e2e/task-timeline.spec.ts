@@ -105,7 +105,8 @@ test("the Timeline card shows where a retried task's time went", async ({ page, 
   const calls = card.locator("[data-sub-segment]");
   await expect(calls).toHaveCount(3);
   await expect(calls.nth(0)).toContainText("Step look-up-order (step 1)");
-  await expect(calls.nth(0)).toContainText("start not recorded");
+  // The step records when it began: it took its 200 ms and says so.
+  await expect(calls.nth(0).locator("td").nth(3)).toHaveText(/^\d+ ms$/);
   await expect(calls.nth(1)).toContainText("Tool call charge_card (step 2), failed");
   await expect(calls.nth(1).locator("td").nth(3)).toHaveText(/^\d+ ms$/);
   await expect(calls.nth(2)).toContainText("Tool call charge_card (step 2)");
@@ -116,10 +117,11 @@ test("the Timeline card shows where a retried task's time went", async ({ page, 
     "Queued",
     "Running",
     "Retry wait",
-    "Tool call or wait inside a run",
+    "Call, step or wait inside a run",
   ]);
-  // The two tool calls drawn inside their runs.
-  await expect(card.locator("[data-timeline-bar] [data-call]")).toHaveCount(2);
+  // The step and the two tool calls drawn inside their runs.
+  await expect(card.locator("[data-timeline-bar] [data-call]")).toHaveCount(3);
+  await expect(card.locator('[data-timeline-bar] [data-call="step"]')).toHaveCount(1);
   await expect(page.getByRole("navigation", { name: "On this page" })).toContainText("Timeline");
 
   await card.scrollIntoViewIfNeeded();

@@ -2,6 +2,7 @@
 // names the variable and what is wrong with it.
 import { z } from "zod";
 import { parseTrustedProxies } from "./domain/client-address";
+import { modelIdSchema, modelPricingSchema } from "./domain/model-price-form";
 
 const postgresUrl = z
   .string()
@@ -9,6 +10,14 @@ const postgresUrl = z
   .refine((v) => /^postgres(ql)?:\/\/.+/.test(v), {
     message: "must be a postgres:// or postgresql:// URL",
   });
+
+const urlOf = (v: string): URL | undefined => {
+  try {
+    return new URL(v);
+  } catch {
+    return undefined;
+  }
+};
 
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
@@ -68,8 +77,42 @@ const schema = z
     MODEL_BASE_URL: optional(z.string().url("must be a URL")),
     MODEL_API_KEY: optional(z.string().min(1)),
     MODEL_NAME: z.string().min(1).default("gpt-4o-mini"),
-    MODEL_INPUT_PRICE_PER_MTOK: z.coerce.number().min(0).default(0.15),
-    MODEL_OUTPUT_PRICE_PER_MTOK: z.coerce.number().min(0).default(0.6),
+    /**
+     * MODEL_NAME's price (both or neither), as before MODEL_PRICES; unset: MODEL_PRICES, then the
+     * shipped table prices it (gpt-4o-mini, the default model, at 0.15 / 0.6 as these used to).
+     */
+    MODEL_INPUT_PRICE_PER_MTOK: optional(
+      z.coerce.number({ message: "must be a number" }).min(0, "must be at least 0"),
+    ),
+    MODEL_OUTPUT_PRICE_PER_MTOK: optional(
+      z.coerce.number({ message: "must be a number" }).min(0, "must be at least 0"),
+    ),
+    /**
+     * Prices per model id over the shipped table (lib/sdk/ai/prices.ts), US dollars per million
+     * tokens: {"gpt-4o": {"inputPerMTok": 2.5, "outputPerMTok": 10, "cachedInputPerMTok": 1.25}}.
+     * An admin's price on the dashboard wins over these.
+     */
+    MODEL_PRICES: optional(
+      z
+        .string()
+        .transform((v, ctx) => {
+          try {
+            return JSON.parse(v) as unknown;
+          } catch {
+            ctx.addIssue({
+              code: "custom",
+              message:
+                'must be a JSON object like {"gpt-4o":{"inputPerMTok":2.5,"outputPerMTok":10}}',
+            });
+            return z.NEVER;
+          }
+        })
+        .pipe(
+          z.record(modelIdSchema, modelPricingSchema, {
+            message: 'must be a JSON object of model id → {"inputPerMTok": …, "outputPerMTok": …}',
+          }),
+        ),
+    ),
     /** Chaos harness only: JSON {"effect.started": 0.05, …} of crash probabilities per fault point. */
     AGENT_LEDGER_FAULT_POINTS: optional(z.string().min(2)),
     /** A worker's task lease; a crashed worker's tasks return to the queue after it. */
@@ -152,6 +195,21 @@ const schema = z
     ),
     /** The spans' service.name; default agent-ledger-worker, agent-ledger-web, agent-ledger-demo. */
     OTEL_SERVICE_NAME: optional(z.string().min(1)),
+    /**
+     * The tracing backend's page for one trace, with {traceId} where the id goes
+     * (https://tempo.example.com/trace/{traceId}): the task page links to the task's trace.
+     */
+    TRACE_URL_TEMPLATE: optional(
+      z
+        .string()
+        .trim()
+        .refine((v) => v.includes("{traceId}"), {
+          message: "must contain {traceId}, where the trace id goes",
+        })
+        .refine((v) => /^https?:$/.test(urlOf(v.replaceAll("{traceId}", "0"))?.protocol ?? ""), {
+          message: "must be an http(s) URL like https://tempo.example.com/trace/{traceId}",
+        }),
+    ),
     /** The ID-token claim that lists the person's groups. */
     OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
     /** Which IdP group grants which role: "ledger-admins=admin,ledger-reviewers=reviewer". */
@@ -164,6 +222,26 @@ const schema = z
         }),
     ),
   })
+  .refine(
+    (e) =>
+      (e.MODEL_INPUT_PRICE_PER_MTOK === undefined) ===
+      (e.MODEL_OUTPUT_PRICE_PER_MTOK === undefined),
+    {
+      message: "set both MODEL_INPUT_PRICE_PER_MTOK and MODEL_OUTPUT_PRICE_PER_MTOK, or neither",
+      path: ["MODEL_INPUT_PRICE_PER_MTOK"],
+    },
+  )
+  .refine(
+    (e) =>
+      e.MODEL_INPUT_PRICE_PER_MTOK === undefined ||
+      e.MODEL_PRICES === undefined ||
+      !Object.hasOwn(e.MODEL_PRICES, e.MODEL_NAME),
+    {
+      message:
+        "MODEL_PRICES also prices MODEL_NAME: price it in one place (MODEL_PRICES, or the two MODEL_*_PRICE_PER_MTOK)",
+      path: ["MODEL_PRICES"],
+    },
+  )
   .refine(
     (e) =>
       [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET].every((v) => v === undefined) ||
@@ -202,6 +280,18 @@ export function tracesExport(
   if (e.OTEL_TRACES_EXPORTER === "otlp")
     return { kind: "otlp", url: "http://localhost:4318/v1/traces" };
   return undefined;
+}
+
+/** The worker's configured prices: MODEL_PRICES, and MODEL_NAME's from the two older variables. */
+export function configuredPrices(e: Env): Record<string, z.output<typeof modelPricingSchema>> {
+  const prices: Record<string, z.output<typeof modelPricingSchema>> = { ...e.MODEL_PRICES };
+  if (e.MODEL_INPUT_PRICE_PER_MTOK !== undefined && e.MODEL_OUTPUT_PRICE_PER_MTOK !== undefined) {
+    prices[e.MODEL_NAME] = {
+      inputPerMTok: e.MODEL_INPUT_PRICE_PER_MTOK,
+      outputPerMTok: e.MODEL_OUTPUT_PRICE_PER_MTOK,
+    };
+  }
+  return prices;
 }
 
 /** The secret callback links are signed with, and the address they point at. */

@@ -1,10 +1,11 @@
 // `npm run bench`: two sections on one throwaway PostgreSQL. "compare" (scripts/bench/compare):
-// us against graphile-worker and pg-boss and a one-INSERT ceiling, as a markdown table and a
+// us against graphile-worker, pg-boss, DBOS and a one-INSERT ceiling, as a markdown table and a
 // JSON file under benchmarks/. "ledger": ledger append throughput as a ratio against a baseline
 // measured in the same process on the same database (the same rows inserted into a plain table
 // with no chain, no head lock and no triggers), the runtime against a bare queue, the API against
 // the library. Ratios, not absolute timings, are what we compare. `-- --quick`: about a minute.
-// "scale-out" (scripts/bench/scale-out.ts, only when asked for): 1, 2 and 4 worker processes.
+// "scale-out" (scripts/bench/scale-out.ts, only when asked for): 1, 2 and 4 worker processes
+// holding the same total in flight (`--in-flight 16,64`).
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type pg from "pg";
@@ -14,8 +15,10 @@ import { env } from "../lib/env";
 import { appendLedger } from "../lib/server/ledger/append-ledger";
 import { benchApi } from "./bench/api";
 import { renderMarkdown, runComparison } from "./bench/compare/index";
+import { SYSTEMS, type SystemName } from "./bench/compare/systems";
 import { benchBareQueue, benchRuntime } from "./bench/runtime";
 import { scaleOutSection } from "./bench/scale-out";
+import { renderWalBreakdown, walBreakdown } from "./bench/wal-breakdown";
 
 const { values } = parseArgs({
   options: {
@@ -28,14 +31,16 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "16" },
     tasks: { type: "string" },
     json: { type: "boolean" },
+    systems: { type: "string" },
+    "in-flight": { type: "string" },
   },
 });
 const quick = values.quick ?? false;
 const ops = Number(values.ops ?? (quick ? 200 : 2000));
 const concurrency = Number(values.concurrency);
 const section = values.section;
-if (!["all", "compare", "ledger", "scale-out"].includes(section)) {
-  throw new Error(`--section is all, compare, ledger or scale-out, not ${section}`);
+if (!["all", "compare", "ledger", "scale-out", "wal"].includes(section)) {
+  throw new Error(`--section is all, compare, ledger, scale-out or wal, not ${section}`);
 }
 
 async function timed(
@@ -63,8 +68,17 @@ const { cluster, stop } = await startTestCluster(env().TEST_DATABASE_URL);
 try {
   if (section === "all" || section === "compare") await compareSection();
   if (section === "all" || section === "ledger") await ledgerSection();
+  if (section === "wal") {
+    const w = await walBreakdown(
+      cluster,
+      Number(values.jobs ?? (quick ? 500 : 5_000)),
+      concurrency,
+    );
+    if (values.out) writeFileSync(values.out, `${JSON.stringify(w, null, 2)}\n`);
+    console.log(renderWalBreakdown(w));
+  }
   if (section === "scale-out") {
-    await scaleOutSection(cluster, { ...values, quick, concurrency });
+    await scaleOutSection(cluster, { ...values, quick, inFlight: values["in-flight"] });
   }
 } finally {
   await stop();
@@ -72,17 +86,25 @@ try {
 
 async function compareSection() {
   const jobs = Number(values.jobs ?? (quick ? 300 : 20_000));
+  const systems = values.systems?.split(",").map((s) => s.trim()) as SystemName[] | undefined;
+  const unknown = systems?.filter((s) => !SYSTEMS.includes(s));
+  if (unknown?.length)
+    throw new Error(`--systems: unknown ${unknown.join(", ")} (${SYSTEMS.join(", ")})`);
   const comparison = await runComparison(cluster, {
+    systems,
     jobs,
     concurrency,
     runs: Number(values.runs ?? (quick ? 1 : 3)),
-    extras: {
-      bulkTasks: quick ? 500 : jobs,
-      latencySamples: quick ? 30 : 300,
-      dedupeSamples: quick ? 100 : 1_000,
-      rssTasks: quick ? 200 : 3_000,
-      rssLevels: [1, 16, 64],
-    },
+    // Only the chosen systems when some are named: the extras measure them all.
+    extras: systems
+      ? null
+      : {
+          bulkTasks: quick ? 500 : jobs,
+          latencySamples: quick ? 30 : 300,
+          dedupeSamples: quick ? 100 : 1_000,
+          rssTasks: quick ? 200 : 3_000,
+          rssLevels: [1, 16, 64],
+        },
     log: (line) => console.error(line),
   });
   const command = `npm run bench -- ${process.argv.slice(2).join(" ")}`.trim().replace(/ --$/, "");

@@ -6,6 +6,8 @@ export const KIND_LABELS: Record<AlertKind, string> = {
   outcome_unknown: "Unknown outcome",
   approval_waiting: "Approval waiting",
   no_live_worker: "No live worker",
+  spend_day_over: "Spend today over",
+  spend_rate_over: "Spend per hour over",
 };
 
 export const KIND_HINTS: Record<AlertKind, string> = {
@@ -14,6 +16,10 @@ export const KIND_HINTS: Record<AlertKind, string> = {
   approval_waiting: "an approval has waited longer than the minutes you set",
   no_live_worker:
     "no worker of the fleet has been seen for the seconds you set (sent by the web server)",
+  spend_day_over:
+    "model spend today (UTC), of the agent or of all agents, passed the amount you set; at most once a day",
+  spend_rate_over:
+    "model spend in the last hour, of the agent or of all agents, passed the amount you set; at most once an hour",
 };
 
 export const DESTINATION_LABELS = {

@@ -44,6 +44,7 @@ export function AlertRuleControls({ rule }: { rule: AlertRuleDto }) {
                 reason: rule.reason ?? "",
                 olderThanMinutes: rule.olderThanMinutes ?? "",
                 silentForSeconds: rule.silentForSeconds ?? "",
+                threshold: rule.threshold ?? "",
                 destination: rule.destination,
                 enabled: next,
               },

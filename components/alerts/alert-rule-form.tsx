@@ -76,6 +76,7 @@ export function AlertRuleForm({
             reason: data.get("reason"),
             olderThanMinutes: data.get("olderThanMinutes"),
             silentForSeconds: data.get("silentForSeconds"),
+            threshold: data.get("threshold"),
             destination,
             url: data.get("url"),
             enabled: data.get("enabled") === "on",
@@ -185,6 +186,18 @@ export function AlertRuleForm({
               <FieldError id={`${field("reason")}-error`} message={fields.reason} />
             </div>
           ) : null}
+          {kind === "spend_day_over" || kind === "spend_rate_over" ? (
+            <WholeNumberField
+              id={field("threshold")}
+              name="threshold"
+              label={
+                kind === "spend_day_over" ? "Spend today over ($)" : "Spend in an hour over ($)"
+              }
+              defaultValue={rule?.threshold ?? 10}
+              error={fields.threshold}
+              decimal
+            />
+          ) : null}
           {kind === "approval_waiting" ? (
             <WholeNumberField
               id={field("olderThanMinutes")}
@@ -278,12 +291,15 @@ function WholeNumberField({
   label,
   defaultValue,
   error,
+  decimal = false,
 }: {
   id: string;
   name: string;
   label: string;
   defaultValue: number;
   error: string | undefined;
+  /** An amount of money rather than a count. */
+  decimal?: boolean;
 }) {
   return (
     <div>
@@ -293,7 +309,7 @@ function WholeNumberField({
       <input
         id={id}
         name={name}
-        inputMode="numeric"
+        inputMode={decimal ? "decimal" : "numeric"}
         required
         defaultValue={defaultValue}
         aria-invalid={error ? true : undefined}

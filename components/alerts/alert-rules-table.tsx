@@ -12,6 +12,10 @@ const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 
 function filters(rule: AlertRuleDto): string {
   if (rule.kind === "no_live_worker") return `no worker seen for ${rule.silentForSeconds ?? 60} s`;
+  if (rule.threshold !== null) {
+    const what = rule.kind === "spend_day_over" ? "today (UTC)" : "in the last hour";
+    return `${rule.agent ? `agent ${rule.agent}` : "all agents together"}, spend ${what} over $${rule.threshold}`;
+  }
   const parts = [rule.agent ? `agent ${rule.agent}` : "every agent"];
   if (rule.kind === "dead_letter") parts.push(rule.reason ? `reason ${rule.reason}` : "any reason");
   if (rule.olderThanMinutes !== null) parts.push(`waiting over ${rule.olderThanMinutes} min`);

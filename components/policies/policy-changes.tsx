@@ -8,14 +8,11 @@ import { Timestamp } from "../ui/timestamp";
 import { POLICY_FIELD_LABEL } from "./policy-format";
 
 function Fields({ change }: { change: PolicyChangeDto }) {
-  if (change.toolLimit) {
+  if (change.setting) {
+    const { field, label, before, after } = change.setting;
     return (
       <ul className="flex flex-wrap gap-x-5 gap-y-1">
-        <Change
-          label="Rate limit"
-          before={change.toolLimit.before}
-          after={change.toolLimit.after}
-        />
+        <Change field={field} label={label} before={before} after={after} />
       </ul>
     );
   }
@@ -43,13 +40,13 @@ function Change({
   before,
   after,
 }: {
-  field?: string;
+  field: string;
   label: string;
   before: string;
   after: string;
 }) {
   return (
-    <li data-field={field ?? "rateLimit"}>
+    <li data-field={field}>
       <span className="text-slate-600">{label}</span>{" "}
       <span data-side="before" className="text-slate-600">
         {before}

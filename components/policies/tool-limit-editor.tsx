@@ -6,14 +6,8 @@ import { useId } from "react";
 import { setToolRateLimitAction } from "../../lib/actions/policies";
 import { describeRateLimit } from "../../lib/domain/rate-limit";
 import type { ToolLimitDto } from "../../lib/server/queries/list-tool-limits";
-import {
-  FieldError,
-  FormFoot,
-  fieldsOf,
-  inputClass,
-  ReviewDialog,
-  useDialogReview,
-} from "../review/review-kit";
+import { FormFoot, fieldsOf, SettingDialog, useDialogReview } from "../review/review-kit";
+import { TextField } from "../ui/field";
 
 const FIELDS = ["limit", "periodSeconds"] as const;
 
@@ -59,32 +53,21 @@ function ToolLimitForm({ tool, close }: { tool: ToolLimitDto; close: () => void 
                 ? tool.admin.periodMs / 1_000
                 : undefined;
           return (
-            <div key={name}>
-              <label htmlFor={inputId} className="block text-sm font-medium text-slate-800">
-                {name === "limit" ? "Calls" : "Per period"}{" "}
-                <span className="font-normal text-slate-600">
-                  ({name === "limit" ? "count" : "seconds"})
-                </span>
-              </label>
-              <input
-                id={inputId}
-                name={name}
-                type="text"
-                inputMode={name === "limit" ? "numeric" : "decimal"}
-                autoComplete="off"
-                spellCheck={false}
-                defaultValue={value === undefined ? "" : String(value)}
-                placeholder={
-                  tool.code
-                    ? `${name === "limit" ? tool.code.limit : tool.code.periodMs / 1_000} (agent code)`
-                    : "no limit"
-                }
-                className={inputClass}
-                aria-invalid={error ? true : undefined}
-                aria-describedby={error ? `${inputId}-error` : undefined}
-              />
-              <FieldError id={`${inputId}-error`} message={error} />
-            </div>
+            <TextField
+              key={name}
+              id={inputId}
+              name={name}
+              label={name === "limit" ? "Calls" : "Per period"}
+              hint={name === "limit" ? "(count)" : "(seconds)"}
+              inputMode={name === "limit" ? "numeric" : "decimal"}
+              defaultValue={value === undefined ? "" : String(value)}
+              placeholder={
+                tool.code
+                  ? `${name === "limit" ? tool.code.limit : tool.code.periodMs / 1_000} (agent code)`
+                  : "no limit"
+              }
+              error={error}
+            />
           );
         })}
       </div>
@@ -97,13 +80,14 @@ function ToolLimitForm({ tool, close }: { tool: ToolLimitDto; close: () => void 
 
 export function EditToolLimit({ tool }: { tool: ToolLimitDto }) {
   return (
-    <ReviewDialog
-      label={tool.admin ? "Edit…" : "Set…"}
-      ariaLabel={tool.admin ? `Edit ${tool.tool}'s limit…` : `Set ${tool.tool}'s limit…`}
+    <SettingDialog
+      isSet={tool.admin !== null}
+      subject={tool.tool}
+      noun="limit"
       title={`Rate limit: ${tool.tool}`}
       testId={`edit-tool-limit-${tool.tool}`}
     >
       {(close) => <ToolLimitForm tool={tool} close={close} />}
-    </ReviewDialog>
+    </SettingDialog>
   );
 }

@@ -289,3 +289,33 @@ export function usePreview<T>(
   }
   return { loading, current: loaded?.key === key ? loaded : null };
 }
+
+/** An admin setting's dialog from its table row: "Set…" when none is set, else "Edit…". */
+export function SettingDialog({
+  isSet,
+  subject,
+  noun,
+  title,
+  testId,
+  children,
+}: {
+  isSet: boolean;
+  /** Whose setting, and what it is, for the button's name: "Edit refund's limit…". */
+  subject: string;
+  noun: string;
+  title: string;
+  testId: string;
+  children: (close: () => void) => ReactNode;
+}) {
+  const verb = isSet ? "Edit" : "Set";
+  return (
+    <ReviewDialog
+      label={`${verb}…`}
+      ariaLabel={`${verb} ${subject}'s ${noun}…`}
+      title={title}
+      testId={testId}
+    >
+      {children}
+    </ReviewDialog>
+  );
+}

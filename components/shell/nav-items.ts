@@ -26,6 +26,7 @@ export const NAV_GROUPS: NavGroup[] = [
     items: [
       { href: "/ledger", label: "Ledger", scope: "ledger:read" },
       { href: "/why", label: "Why?", scope: "ledger:read" },
+      { href: "/spend", label: "Spend", scope: "metrics:read" },
     ],
   },
   {

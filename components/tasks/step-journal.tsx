@@ -1,6 +1,7 @@
 // The task's step journal: every durable operation in call order, with what it returned. A
 // later attempt returns these results instead of doing the work again.
 import type { JsonValue } from "../../lib/domain/json";
+import { modelCallCost } from "../../lib/domain/ledger-summary";
 import type { StepDto } from "../../lib/server/queries/get-task-detail";
 import { Badge } from "../ui/badge";
 import { Table, Td, Th } from "../ui/table";
@@ -50,6 +51,11 @@ function ResultCell({ step }: { step: StepDto }) {
     <div className="min-w-0 space-y-1">
       {summary ? (
         <p className="line-clamp-2 max-w-[32rem] break-words text-slate-800">{summary}</p>
+      ) : null}
+      {step.kind === "model" ? (
+        <p className="max-w-[32rem] text-xs text-slate-600" data-testid="model-call-cost">
+          {modelCallCost(step.result)}
+        </p>
       ) : null}
       <JsonDetails
         value={step.result}

@@ -26,6 +26,7 @@ const FILL: Record<SegmentKind, string> = {
   retry_wait: "bg-amber-600",
   rate_limited: "bg-orange-600",
   sleeping: "bg-teal-600",
+  budget: "bg-amber-700",
   approval: "bg-violet-600",
   waiting_for_human: "bg-rose-600",
   waiting_for_event: "bg-indigo-600",
@@ -113,7 +114,7 @@ function Legend({ segments }: { segments: Segment[] }) {
           >
             <span className="absolute inset-x-0.5 bottom-0.5 h-1 rounded-sm bg-white" />
           </span>
-          Tool call or wait inside a run
+          Call, step or wait inside a run
         </li>
       ) : null}
       {lost ? (

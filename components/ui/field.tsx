@@ -2,6 +2,7 @@
 // the last action, so every form marks a bad field the same way for a screen reader.
 import type { ReactNode } from "react";
 import { FieldError } from "./action-outcome";
+import { inputClass } from "./control-styles";
 
 /** What a control needs to be tied to its label, its description and its failing message. */
 export type FieldControl = {
@@ -57,5 +58,44 @@ export function Field({
       ) : null}
       <FieldError id={`${id}-error`} message={error} />
     </div>
+  );
+}
+
+/** A labelled one-line text input in a Field: the policy editors' numbers, names and paths. */
+export function TextField({
+  id,
+  name,
+  label,
+  hint,
+  inputMode = "text",
+  defaultValue,
+  placeholder,
+  error,
+}: {
+  id: string;
+  name: string;
+  label: string;
+  hint?: string;
+  inputMode?: "text" | "numeric" | "decimal";
+  defaultValue: string;
+  placeholder?: string;
+  error?: string;
+}) {
+  return (
+    <Field id={id} label={label} hint={hint} error={error}>
+      {(control) => (
+        <input
+          {...control}
+          name={name}
+          type="text"
+          inputMode={inputMode}
+          autoComplete="off"
+          spellCheck={false}
+          defaultValue={defaultValue}
+          placeholder={placeholder}
+          className={inputClass}
+        />
+      )}
+    </Field>
   );
 }

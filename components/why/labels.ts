@@ -48,6 +48,7 @@ export const ATTEMPT_OUTCOME_LABEL: Record<Attempt["outcome"], string> = {
   awaiting_approval: "Parked for approval",
   waiting_for_event: "Waited for an event",
   waiting_for_children: "Waited for its child tasks",
+  waiting_for_budget: "Waited for its agent's daily budget",
 };
 
 export const ATTEMPT_OUTCOME_TONE: Record<Attempt["outcome"], StatTone> = {
@@ -59,6 +60,7 @@ export const ATTEMPT_OUTCOME_TONE: Record<Attempt["outcome"], StatTone> = {
   awaiting_approval: "warn",
   waiting_for_event: "info",
   waiting_for_children: "info",
+  waiting_for_budget: "warn",
 };
 
 type Review = WhyEffect["reviews"][number];

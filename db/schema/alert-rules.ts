@@ -3,13 +3,14 @@ import {
   bigint,
   boolean,
   check,
+  doublePrecision,
   integer,
   pgTable,
   text,
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
-import { ALERT_DESTINATIONS, ALERT_KINDS } from "../../lib/domain/alerts";
+import { ALERT_DESTINATIONS, ALERT_KINDS, SPEND_ALERT_KINDS } from "../../lib/domain/alerts";
 import { inList } from "./check";
 
 /**
@@ -28,6 +29,8 @@ export const alertRules = pgTable(
     olderThanMinutes: integer("older_than_minutes"),
     /** no_live_worker: how long no worker may have been seen before the rule fires. */
     silentForSeconds: integer("silent_for_seconds"),
+    /** spend_day_over / spend_rate_over: the model spend (money) the rule fires above. */
+    threshold: doublePrecision("threshold"),
     destination: text("destination").notNull(),
     url: text("url").notNull(),
     /** `whsec_…` for webhook destinations; null for Slack. */
@@ -52,6 +55,10 @@ export const alertRules = pgTable(
     check(
       "alert_rules_older_than_check",
       sql`(${t.kind} = 'approval_waiting') = (${t.olderThanMinutes} is not null)`,
+    ),
+    check(
+      "alert_rules_threshold_check",
+      sql`(${t.kind} in (${inList(SPEND_ALERT_KINDS)})) = (${t.threshold} is not null) and (${t.threshold} is null or ${t.threshold} > 0)`,
     ),
     check(
       "alert_rules_silent_for_check",

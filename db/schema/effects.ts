@@ -38,20 +38,28 @@ export const effects = pgTable(
     index("effects_task_idx").on(t.taskId, t.stepSeq),
     // Find in-flight effects whose lease ran out (outcome unknown).
     index("effects_started_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'started'`),
-    // Counts by status for the overview and the metrics scrape (table-counts.ts): an index-only
-    // range per status, where each was a scan of every effect.
-    index("effects_status_idx").on(t.status),
-    index("effects_tool_created_idx").on(t.tool, t.createdAt.desc().nullsFirst()),
+    // No index by status (counts come from status_counts) nor by tool: nothing reads them, and
+    // each cost an entry per insert and per completion (0050).
     // "Why did it send that?" by recipient, Message-ID or refund id (lib/server/queries/why.ts):
     // the paths the email and payment tools record, so a lookup is an index probe per path.
-    index("effects_args_to_idx").on(sql`lower(${t.args} ->> 'to')`),
-    index("effects_intent_to_idx").on(sql`lower(${t.intent} ->> 'to')`),
+    // Only the effects that have the path: an equality implies it, and every other tool's
+    // effects (most) write no entry.
+    index("effects_args_to_idx")
+      .on(sql`lower(${t.args} ->> 'to')`)
+      .where(sql`lower(${t.args} ->> 'to') is not null`),
+    index("effects_intent_to_idx")
+      .on(sql`lower(${t.intent} ->> 'to')`)
+      .where(sql`lower(${t.intent} ->> 'to') is not null`),
     // The few effects addressed to several recipients: their list is searched row by row.
     index("effects_args_to_list_idx")
       .on(t.createdAt)
       .where(sql`jsonb_typeof(${t.args} -> 'to') = 'array'`),
-    index("effects_message_id_idx").on(sql`(${t.result} ->> 'messageId')`),
-    index("effects_refund_id_idx").on(sql`(${t.result} ->> 'refundId')`),
+    index("effects_message_id_idx")
+      .on(sql`(${t.result} ->> 'messageId')`)
+      .where(sql`(${t.result} ->> 'messageId') is not null`),
+    index("effects_refund_id_idx")
+      .on(sql`(${t.result} ->> 'refundId')`)
+      .where(sql`(${t.result} ->> 'refundId') is not null`),
     // The ledger's free text matches any top-level intent value (`intent @? '$.* ? (@ == q)'`):
     // jsonb_ops (not jsonb_path_ops) indexes the `.*` accessor, so that is a probe too, and the
     // whole match is one BitmapOr of indexes instead of a scan of every effect.

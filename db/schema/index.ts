@@ -13,6 +13,7 @@ export * from "./reconcile-checks";
 export * from "./retry-policies";
 export * from "./review-requests";
 export * from "./schedules";
+export * from "./spend";
 export * from "./status-counts";
 export * from "./steps";
 export * from "./tasks";

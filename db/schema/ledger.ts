@@ -12,7 +12,6 @@ import {
   unique,
   uuid,
 } from "drizzle-orm/pg-core";
-import { tasks } from "./tasks";
 
 /** Head of each hash chain. Appends lock this row, so a chain never forks. */
 export const ledgerStreams = pgTable(
@@ -38,14 +37,16 @@ export const ledgerEntries = pgTable(
   "ledger_entries",
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    stream: text("stream")
-      .notNull()
-      .references(() => ledgerStreams.stream),
+    // No foreign keys (migration 0048): every append creates or locks its stream's head first,
+    // and a key check per entry took a row lock on the head and on the task, WAL for each.
+    // A task with entries cannot be deleted (trigger tasks_keep_ledgered); verify names an
+    // entry whose stream has no head.
+    stream: text("stream").notNull(),
     seq: bigint("seq", { mode: "number" }).notNull(),
     at: timestamp("at", { withTimezone: true, precision: 3 }).notNull(),
     kind: text("kind").notNull(),
     actor: text("actor").notNull(),
-    taskId: uuid("task_id").references(() => tasks.id),
+    taskId: uuid("task_id"),
     key: text("key"),
     data: jsonb("data").notNull(),
     prevHash: text("prev_hash").notNull(),
@@ -63,10 +64,11 @@ export const ledgerEntries = pgTable(
       t.id.desc().nullsFirst(),
     ),
     index("ledger_entries_at_idx").on(t.at.desc().nullsFirst(), t.id.desc().nullsFirst()),
-    index("ledger_entries_task_idx").on(t.taskId, t.id).where(sql`${t.taskId} is not null`),
     index("ledger_entries_key_idx").on(t.key, t.id).where(sql`${t.key} is not null`),
     // Newest first by actor, and within one task: the ledger's actor and task filters walk
-    // these instead of sorting every match (a long task has tens of thousands of entries).
+    // these instead of sorting every match (a long task has tens of thousands of entries). The
+    // task one is also the only index led by task_id (a (task_id, id) one went in 0050: nothing
+    // read in id order within a task; the task's own reads go by stream and seq).
     index("ledger_entries_actor_at_idx").on(
       t.actor,
       t.at.desc().nullsFirst(),

@@ -110,7 +110,9 @@ export const tasks = pgTable(
       "tasks_traceparent_check",
       sql`${t.traceparent} is null or length(${t.traceparent}) = 55`,
     ),
-    uniqueIndex("tasks_enqueue_key_idx").on(t.enqueueKey),
+    // Only keyed tasks: most have no key, and a null never conflicts anyway. An insert's ON
+    // CONFLICT names the predicate to infer it (enqueue-tasks.ts).
+    uniqueIndex("tasks_enqueue_key_idx").on(t.enqueueKey).where(sql`${t.enqueueKey} is not null`),
     // A parent's children, for its page and its joins.
     index("tasks_parent_idx")
       .on(t.parentId, t.createdAt, t.id)
@@ -161,17 +163,21 @@ export const tasks = pgTable(
     index("tasks_dead_fingerprint_idx")
       .on(t.deadFingerprint, t.statusChangedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.status} = 'dead'`),
-    index("tasks_status_created_idx").on(
-      t.status,
-      t.createdAt.desc().nullsFirst(),
-      t.id.desc().nullsFirst(),
-    ),
+    // The tasks list by status. Not succeeded tasks: they are most of the table, so that filter
+    // walks tasks_created_idx and finds a page within a few rows, and a task's move to succeeded
+    // writes one index entry fewer (every status change is a non-HOT update).
+    index("tasks_status_created_idx")
+      .on(t.status, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.status} <> 'succeeded'`),
     index("tasks_agent_created_idx").on(
       t.agent,
       t.createdAt.desc().nullsFirst(),
       t.id.desc().nullsFirst(),
     ),
     index("tasks_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    // The spend screen's most expensive tasks: walked from the costliest, filtered by window and
+    // agent. Only tasks that spent anything are in it, and only a model call changes it.
+    index("tasks_cost_idx").on(t.cost.desc(), t.id.desc()).where(sql`${t.cost} > 0`),
   ],
 );
 

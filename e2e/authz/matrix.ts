@@ -401,6 +401,35 @@ export const MATRIX: readonly MatrixRow[] = [
     },
     scope: "policies:write",
   },
+  {
+    target: "action:setSpendCapAction",
+    does: "sets an agent's daily spend budget",
+    call: {
+      kind: "action",
+      // freshTool publishes its own agent, authz-agent-of-<tool>, with no budget yet.
+      args: async (ctx) => [
+        { agent: `authz-agent-of-${await ctx.freshTool()}`, version: "", dailyLimit: "5" },
+      ],
+    },
+    scope: "policies:write",
+  },
+  {
+    target: "action:setModelPriceAction",
+    does: "sets a model's price",
+    call: {
+      kind: "action",
+      args: (ctx) => [
+        {
+          model: ctx.unique("authz-model"),
+          version: "",
+          inputPerMTok: "1",
+          outputPerMTok: "2",
+          cachedInputPerMTok: "",
+        },
+      ],
+    },
+    scope: "policies:write",
+  },
 
   // Alert rules: admins only (everyone who reads tasks sees them).
   {
@@ -816,12 +845,27 @@ export const MATRIX: readonly MatrixRow[] = [
     readOnly: true,
   },
 
+  {
+    target: "GET /api/screens/spend",
+    does: "reads the spend figures a live /spend shows",
+    call: { kind: "route", path: "/api/screens/spend?agent=invoice-reminder" },
+    scope: "metrics:read",
+    readOnly: true,
+  },
+
   // Route handlers: operations.
   {
     target: "GET /api/metrics",
     does: "exposes Prometheus metrics",
     call: { kind: "route", path: "/api/metrics" },
     scope: "metrics:read",
+    readOnly: true,
+  },
+  {
+    target: "GET /api/spend/export",
+    does: "exports the spend per day, agent and model as CSV or JSON",
+    call: { kind: "route", path: "/api/spend/export?format=csv" },
+    scope: "export:run",
     readOnly: true,
   },
   {

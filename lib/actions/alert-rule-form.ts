@@ -30,6 +30,7 @@ export const alertRuleFormFields = {
     blank,
     z.coerce.number({ message: "must be a number" }).optional(),
   ),
+  threshold: z.preprocess(blank, z.coerce.number({ message: "must be a number" }).optional()),
   destination: z.enum(ALERT_DESTINATIONS, { message: "must be slack or webhook" }),
   url: z.string({ message: "is required" }).max(2_000),
   enabled: onOff.default(true),
@@ -37,11 +38,14 @@ export const alertRuleFormFields = {
 
 /** Only the fields the kind takes: a dead-letter reason left in a hidden input is dropped. */
 function kindFields(v: Record<string, unknown>): Record<string, unknown> {
-  const { reason, olderThanMinutes, silentForSeconds, agent, ...common } = v;
+  const { reason, olderThanMinutes, silentForSeconds, threshold, agent, ...common } = v;
   if (v.kind === "dead_letter") return { ...common, agent, reason };
   if (v.kind === "approval_waiting") return { ...common, agent, olderThanMinutes };
   // A fleet with no live worker is about no agent in particular.
   if (v.kind === "no_live_worker") return { ...common, silentForSeconds };
+  if (v.kind === "spend_day_over" || v.kind === "spend_rate_over") {
+    return { ...common, agent, threshold };
+  }
   return { ...common, agent };
 }
 

@@ -8,8 +8,9 @@ import { AuthError, type Scope, type Viewer } from "../domain/access";
 import { unstorable } from "../domain/json";
 import { errorFields, logger } from "../log";
 import { isConnectionError } from "../server/db";
+import { failSpan, inSpan, requestParent, type Span, SpanKind } from "../server/tracing";
 import { readCappedBody } from "./body";
-import { guardRoute } from "./guard-route";
+import { guardRoute, type RouteContext } from "./guard-route";
 import { MAX_BODY_BYTES } from "./limits";
 import { ApiProblem, type ProblemType, problem, unavailable } from "./problems";
 
@@ -29,6 +30,8 @@ export type EndpointContext<P, Q, B> = {
   body: B;
   viewer: Viewer;
   request: Request;
+  /** The request's server span (a no-op unless tracing is on): for the handler's attributes. */
+  span: Span;
 };
 
 /** A non-default status or extra headers for a success. */
@@ -156,8 +159,33 @@ async function readBody(request: Request): Promise<unknown> {
   return parsed;
 }
 
-/** The route handler for an endpoint: authenticate, authorize, parse, run, answer. */
-export function route<P, Q, B, R>(endpoint: Endpoint<P, Q, B, R>) {
+/**
+ * The route handler for an endpoint: a server span around it all (docs/tracing.md), then
+ * authenticate, authorize, parse, run, answer.
+ */
+export function route<P, Q, B, R>(
+  endpoint: Endpoint<P, Q, B, R>,
+): (request: Request, context: RouteContext) => Promise<Response> {
+  const template = `/api/v1${endpoint.path}`;
+  return (request, context) =>
+    inSpan(
+      `${endpoint.method} ${template}`,
+      {
+        kind: SpanKind.SERVER,
+        parent: requestParent(request.headers.get("traceparent")),
+        attributes: { "http.request.method": endpoint.method, "http.route": template },
+      },
+      async (span) => {
+        const response = await guarded(endpoint, span)(request, context);
+        span.setAttribute("http.response.status_code", response.status);
+        // A 4xx is the caller's to fix; only the server's own failures mark the span failed.
+        if (response.status >= 500) failSpan(span, new Error(`answered ${response.status}`));
+        return response;
+      },
+    );
+}
+
+function guarded<P, Q, B, R>(endpoint: Endpoint<P, Q, B, R>, span: Span) {
   return guardRoute(endpoint.scope, async (request, viewer, context) => {
     try {
       const params = parsePart(endpoint.params, await context.params, "path");
@@ -170,7 +198,7 @@ export function route<P, Q, B, R>(endpoint: Endpoint<P, Q, B, R>) {
       const body = endpoint.body
         ? parsePart(endpoint.body, await readBody(request), "body")
         : (undefined as B);
-      const result = await endpoint.handle({ params, query, body, viewer, request });
+      const result = await endpoint.handle({ params, query, body, viewer, request, span });
       const reply = result instanceof Reply ? result : new Reply(result);
       return Response.json(reply.body, {
         status: reply.status,

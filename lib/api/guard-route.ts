@@ -8,7 +8,7 @@ import { missingScope, principalOf, type Scope, type Viewer } from "../domain/ac
 import { isConnectionError } from "../server/db";
 import { problem, unavailable } from "./problems";
 
-type RouteContext = { params: Promise<Record<string, string | string[]>> };
+export type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
 /** A route handler that requires `scope` from a session or a bearer token. */
 export function guardRoute(

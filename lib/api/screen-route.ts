@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { Scope, Viewer } from "../domain/access";
 import { isConnectionError, type Readers, screenReaders, wroteRecently } from "../server/db";
-import { parseSearchParams, type SearchParams } from "../server/queries/parse-search-params";
+import { parseSearchParams, searchParamsOf } from "../server/queries/parse-search-params";
 import { guardRoute } from "./guard-route";
 import { problem, unavailable } from "./problems";
 
@@ -23,12 +23,7 @@ export type ScreenSpec<S extends z.ZodType, T> = {
 
 export function screenRoute<S extends z.ZodType, T>(spec: ScreenSpec<S, T>) {
   return guardRoute(spec.scope, async (request, viewer) => {
-    const raw: SearchParams = {};
-    for (const [name, value] of new URL(request.url).searchParams) {
-      const seen = raw[name];
-      raw[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
-    }
-    const parsed = parseSearchParams(spec.search, raw);
+    const parsed = parseSearchParams(spec.search, searchParamsOf(request.url));
     if (!parsed.ok) return problem("invalid-request", parsed.errors.join(" "));
     let data: T | null;
     try {

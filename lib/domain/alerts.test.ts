@@ -74,6 +74,7 @@ describe("matching events to rules", () => {
     agent: null,
     reason: null,
     olderThanMinutes: null,
+    threshold: null,
     silentForSeconds: null,
     enabled: true,
     createdAt: created,

@@ -13,6 +13,8 @@ export const ALERT_KINDS = [
   "outcome_unknown",
   "approval_waiting",
   "no_live_worker",
+  "spend_day_over",
+  "spend_rate_over",
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
@@ -21,6 +23,11 @@ export type AlertDestination = (typeof ALERT_DESTINATIONS)[number];
 
 /** The built-in agent that delivers alerts; its own events never alert (no feedback loop). */
 export const ALERT_DELIVERY_AGENT = "alert-delivery";
+
+/** Kinds about model spend: their rules carry a threshold in money (`threshold`). */
+export const SPEND_ALERT_KINDS = ["spend_day_over", "spend_rate_over"] as const;
+export const isSpendAlertKind = (kind: string): kind is (typeof SPEND_ALERT_KINDS)[number] =>
+  (SPEND_ALERT_KINDS as readonly string[]).includes(kind);
 
 /** The ledger kinds the evaluator reads, per rule kind (time-based kinds read other tables). */
 export const ALERT_LEDGER_KINDS = {
@@ -45,6 +52,11 @@ export const alertUrlSchema = z
     (u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol),
     "must be an http or https URL",
   );
+
+const spendThreshold = z
+  .number({ message: "must be a number" })
+  .gt(0, "must be more than 0")
+  .max(1_000_000, "must be at most 1,000,000");
 
 function ruleSchemaWith<U extends z.ZodType>(url: U) {
   const base = {
@@ -77,6 +89,20 @@ function ruleSchemaWith<U extends z.ZodType>(url: U) {
       }),
       z.object({
         ...base,
+        /** Today's (UTC) model spend, of one agent or of all, passed `threshold`. */
+        kind: z.literal("spend_day_over"),
+        agent: agentName.optional(),
+        threshold: spendThreshold,
+      }),
+      z.object({
+        ...base,
+        /** Model spend in the last hour, of one agent or of all, passed `threshold`. */
+        kind: z.literal("spend_rate_over"),
+        agent: agentName.optional(),
+        threshold: spendThreshold,
+      }),
+      z.object({
+        ...base,
         kind: z.literal("no_live_worker"),
         /** Fires once no worker has been seen for this long (a heartbeat is a third of a lease). */
         silentForSeconds: z
@@ -106,6 +132,8 @@ export type AlertRuleFilter = {
   reason: string | null;
   olderThanMinutes: number | null;
   silentForSeconds: number | null;
+  /** spend_day_over / spend_rate_over: the amount of money the spend must pass. */
+  threshold: number | null;
   enabled: boolean;
   createdAt: Date;
 };
@@ -125,6 +153,8 @@ export type AlertEvent = {
   reason: string | null;
   /** One line for people (Slack text, the webhook's summary). */
   summary: string;
+  /** Spend kinds: the money spent (today, or in the last hour); absent for other kinds. */
+  amount?: number;
 };
 
 /**
@@ -139,6 +169,15 @@ export function matchesRule(rule: AlertRuleFilter, event: AlertEvent, now: Date)
     // The evaluator builds one event per rule threshold; `at` is the newest sighting (or epoch).
     const silentMs = now.getTime() - event.at.getTime();
     return rule.silentForSeconds !== null && silentMs >= rule.silentForSeconds * 1_000;
+  }
+  if (event.kind === "spend_day_over" || event.kind === "spend_rate_over") {
+    // One event per agent and one for all (agent null): a rule reads exactly its own.
+    return (
+      rule.agent === event.agent &&
+      rule.threshold !== null &&
+      event.amount !== undefined &&
+      event.amount > rule.threshold
+    );
   }
   if (event.kind === "approval_waiting") {
     const waitedMs = now.getTime() - event.at.getTime();
@@ -167,6 +206,12 @@ export function destinationHost(url: string): string {
   }
 }
 
+const spendFormat = new Intl.NumberFormat("en-US", {
+  style: "currency",
+  currency: "USD",
+  maximumFractionDigits: 4,
+});
+
 export function describeEvent(event: Omit<AlertEvent, "summary" | "id">): string {
   const task = event.taskId ? ` task ${event.taskId}` : "";
   const agent = event.agent ? ` (${event.agent})` : "";
@@ -177,6 +222,10 @@ export function describeEvent(event: Omit<AlertEvent, "summary" | "id">): string
       return `Unknown outcome:${task}${agent} started an effect and never recorded its result (runtime: ${event.reason ?? "unknown"}).`;
     case "approval_waiting":
       return `Approval waiting:${task}${agent} has waited for a person since ${event.at.toISOString()}.`;
+    case "spend_day_over":
+      return `Spend today: ${event.agent ? `agent ${event.agent}` : "all agents"} spent ${spendFormat.format(event.amount ?? 0)} of model calls today (UTC), as of ${event.at.toISOString()}.`;
+    case "spend_rate_over":
+      return `Spend rate: ${event.agent ? `agent ${event.agent}` : "all agents"} spent ${spendFormat.format(event.amount ?? 0)} of model calls in the hour to ${event.at.toISOString()}.`;
     case "no_live_worker":
       return event.at.getTime() === 0
         ? "No live worker: no worker has ever reported in; no task will run."

@@ -1,11 +1,19 @@
 // One line on what a ledger entry says, for the /ledger rows and the CSV export: the fields a
 // person scans for, per kind (the tool and recipient or provider ids of an effect, who decided
 // a review and why, the agent and status of a task). Plain text; the screen renders it escaped.
+import { z } from "zod";
 import type { JsonValue } from "./json";
 import { changedRows, diffJson } from "./json-diff";
+import {
+  describeModelPriceChange,
+  describePrice,
+  modelPriceChangeSchema,
+  modelPricingSchema,
+} from "./model-price-form";
 import { describePolicyChange } from "./policy-text";
 import { describeRateLimit, describeToolLimitChange, toolLimitChangeSchema } from "./rate-limit";
 import { policyFieldChanges } from "./retry-policy";
+import { describeSpendCapChange, spendCapChangeSchema } from "./spend-cap-form";
 
 type Obj = { [key: string]: JsonValue };
 
@@ -134,11 +142,7 @@ export function summarizeEntry(entry: {
         ["", d.name],
       ]);
     case "model":
-      return fields([
-        ["model", d.model],
-        ["step", d.step],
-        ["cost", d.costUsd ?? d.cost],
-      ]);
+      return fields([["model", d.model], ["step", d.step], ...modelCallPairs(d)]);
     case "outcome":
       return fields([
         ["by", actorName(entry.actor)],
@@ -223,10 +227,45 @@ function correctionSummary(actor: string, d: Obj): string {
     .join(" · ");
 }
 
+/**
+ * Who served a model call, its tokens, its cost and the price used with where it came from, as
+ * model.called and the journaled response record them: "provider: openai.chat · tokens: in 1200
+ * (300 cached), out 80 (20 reasoning) · cost: 0.0012 · price: $0.15 in · $0.6 out per Mtok (default)".
+ */
+export function modelCallCost(d: JsonValue): string {
+  return isObj(d) ? fields(modelCallPairs(d)) : "";
+}
+
+function modelCallPairs(d: Obj): [string, JsonValue | undefined][] {
+  return [
+    ["provider", d.provider],
+    ["tokens", isObj(d.usage) ? tokensText(d.usage) : undefined],
+    ["cost", d.costUsd ?? d.cost],
+    ["price", d.priced === false ? "unpriced (counted 0)" : priceText(d.price)],
+  ];
+}
+
+/** "in 1200 (300 cached) · out 80 (20 reasoning)": a model call's usage. */
+function tokensText(u: Obj): string {
+  const part = (n: JsonValue | undefined, of: JsonValue | undefined, what: string) =>
+    typeof of === "number" && of > 0 ? `${n} (${of} ${what})` : `${n}`;
+  return `in ${part(u.inputTokens, u.cachedInputTokens, "cached")}, out ${part(u.outputTokens, u.reasoningTokens, "reasoning")}`;
+}
+
+/** The price a model call was charged and who set it ("$2.5 in · $10 out per Mtok (dashboard)"). */
+function priceText(p: JsonValue | undefined): string | undefined {
+  const price = modelPricingSchema.extend({ source: z.string() }).safeParse(p);
+  return price.success ? `${describePrice(price.data)} (${price.data.source})` : undefined;
+}
+
 /** `Max attempts 6 (agent code) → 5` for each field a policy change set differently. */
 function policyText(d: Obj): string | null {
   const tool = toolLimitChangeSchema.safeParse(d);
   if (tool.success) return describeToolLimitChange(tool.data);
+  const budget = spendCapChangeSchema.safeParse(d);
+  if (budget.success) return describeSpendCapChange(budget.data);
+  const price = modelPriceChangeSchema.safeParse(d);
+  if (price.success) return describeModelPriceChange(price.data);
   const changes = policyFieldChanges(d.before, d.after, d.inForce);
   if (changes === null) return null;
   if (changes.length === 0) return "no field changed";

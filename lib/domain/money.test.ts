@@ -1,7 +1,15 @@
 // Amounts read from a money tool's declared arguments and summed per currency: what a reviewer
 // reads before confirming a replay of many refunds.
 import { describe, expect, it } from "vitest";
-import { addTotals, formatMoney, moneyArgsOf, moneyOf, movesMoney, sumMoney } from "./money";
+import {
+  addTotals,
+  formatCostUsd,
+  formatMoney,
+  moneyArgsOf,
+  moneyOf,
+  movesMoney,
+  sumMoney,
+} from "./money";
 
 const declared = { amount: "amountCents", currency: "currency" };
 
@@ -87,5 +95,15 @@ describe("formatMoney", () => {
     expect(formatMoney(700, "jpy")).toBe("JPY 700");
     expect(formatMoney(1234, "kwd")).toBe("KWD 1.234");
     expect(formatMoney(5, "xyz")).toBe("XYZ 0.05");
+  });
+});
+
+describe("formatCostUsd", () => {
+  it("shows cents at least and a call's fraction of a cent up to six decimals", () => {
+    expect(formatCostUsd(0)).toBe("USD 0.00");
+    expect(formatCostUsd(12.5)).toBe("USD 12.50");
+    expect(formatCostUsd(0.004197)).toBe("USD 0.004197");
+    expect(formatCostUsd(0.00000049)).toBe("USD 0.00");
+    expect(formatCostUsd(1234.5)).toBe("USD 1,234.50");
   });
 });

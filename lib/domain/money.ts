@@ -104,3 +104,11 @@ export function formatMoney(minor: number, currency: string): string {
     maximumFractionDigits: digits,
   })}`;
 }
+
+/**
+ * A model cost (US dollars, the price table's unit) as the spend screen shows it: "USD 0.0123",
+ * at least cents and up to six decimals, since one call often costs a fraction of a cent.
+ */
+export function formatCostUsd(cost: number): string {
+  return `USD ${cost.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
+}

@@ -128,6 +128,30 @@ describe("buildTaskTimeline", () => {
     expect(timeline.segments.at(-1)?.durationMs).toBe(15_000);
   });
 
+  it("model calls and steps that record when they began are drawn with their durations", () => {
+    const entries = stream(
+      [0, "task.enqueued"],
+      [2, "attempt.started", { attempt: 1 }],
+      [6, "model.called", { step: 1, model: "demo-model", startedAt: t(3.5) }],
+      [9, "step.completed", { step: 2, kind: "step", name: "summarize", startedAt: t(6.25) }],
+      // A worker clock ahead of the database's: kept inside the run, never a negative duration.
+      [10, "step.completed", { step: 3, kind: "spawn", name: "child", startedAt: t(11) }],
+      // Behind it: not before the attempt began.
+      [12, "model.called", { step: 4, model: "demo-model", startedAt: t(1) }],
+      // Not a time: as if not recorded.
+      [13, "step.completed", { step: 5, kind: "step", name: "odd", startedAt: "soon" }],
+      [14, "task.succeeded", { attempt: 1 }],
+    );
+    const children = buildTaskTimeline(entries, t(1000)).segments[1]?.children ?? [];
+    expect(children.map((c) => [c.kind, c.name, c.start, c.end, c.durationMs])).toEqual([
+      ["model", "demo-model", t(3.5), t(6), 2500],
+      ["step", "summarize", t(6.25), t(9), 2750],
+      ["step", "child", t(10), t(10), 0],
+      ["model", "demo-model", t(2), t(12), 10_000],
+      ["step", "odd", null, t(13), null],
+    ]);
+  });
+
   it("entries out of order are read in stream order, and missing starts do not break it", () => {
     const entries = stream(
       [0, "task.enqueued"],

@@ -49,6 +49,7 @@ export const SEGMENT_KINDS = [
   "retry_wait",
   "rate_limited",
   "sleeping",
+  "budget",
   "approval",
   "waiting_for_human",
   "waiting_for_event",
@@ -62,6 +63,7 @@ export const SEGMENT_LABELS: Record<SegmentKind, string> = {
   retry_wait: "Retry wait",
   rate_limited: "Rate limited",
   sleeping: "Sleeping",
+  budget: "Waiting for budget",
   approval: "Waiting for approval",
   waiting_for_human: "Waiting for a person",
   waiting_for_event: "Waiting for an event",
@@ -75,7 +77,10 @@ export type SubSegment = {
   name: string;
   /** The step's number in the journal, when the entry says. */
   step: number | null;
-  /** Null where only the end is recorded (model calls and steps journal when they finish). */
+  /**
+   * Null where only the end is recorded: model calls and steps journal when they finish, and
+   * only entries written since they carry `startedAt` say when they began.
+   */
   start: string | null;
   /** Null while a tool call is still in flight (or its result was never recorded). */
   end: string | null;
@@ -125,6 +130,18 @@ const num = (v: JsonValue | undefined): number | null =>
 const str = (v: JsonValue | undefined): string | null => (typeof v === "string" ? v : null);
 const ms = (iso: string): number => new Date(iso).getTime();
 const span = (start: string, end: string): number => Math.max(0, ms(end) - ms(start));
+
+/**
+ * A call's or step's recorded start (ISO), kept inside its run: the worker's clock may be a
+ * little off the database's that stamps the entries, and a call cannot begin before its
+ * attempt or after it finished. Null when not recorded or not a time.
+ */
+function startedAt(v: JsonValue | undefined, runStart: string, end: string): string | null {
+  const at = str(v);
+  if (at === null || Number.isNaN(ms(at))) return null;
+  const clamped = Math.min(Math.max(ms(at), ms(runStart)), ms(end));
+  return new Date(clamped).toISOString();
+}
 
 type Open = Omit<Segment, "end" | "durationMs" | "open"> & {
   /** A dead letter: the end, unless a person resumes it (then a wait for a person). */
@@ -269,13 +286,14 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
         const kind = e.kind === "model.called" ? "model" : str(d.kind);
         // A tool step's call is already there from its effect entries.
         if (kind === "tool") break;
+        const start = startedAt(d.startedAt, current.start, e.at);
         current.children.push({
           kind: kind === "model" ? "model" : "step",
           name: str(e.kind === "model.called" ? d.model : d.name) ?? kind ?? "step",
           step: num(d.step),
-          start: null,
+          start,
           end: e.at,
-          durationMs: null,
+          durationMs: start === null ? null : span(start, e.at),
           outcome: null,
         });
         break;
@@ -292,11 +310,14 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
       case "task.requeued": {
         const why = str(d.why) ?? "";
         const kind: SegmentKind =
-          current?.rateLimited || /rate limit/i.test(why)
-            ? "rate_limited"
-            : why.startsWith("sleeping")
-              ? "sleeping"
-              : "queued";
+          // A budget wait (worker/runtime/spend-cap.ts) records the amounts beside why.
+          d.budget !== undefined
+            ? "budget"
+            : current?.rateLimited || /rate limit/i.test(why)
+              ? "rate_limited"
+              : why.startsWith("sleeping")
+                ? "sleeping"
+                : "queued";
         begin(kind, e.at, attemptOf(d), why || null);
         break;
       }

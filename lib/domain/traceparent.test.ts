@@ -5,6 +5,7 @@ import {
   parseTraceparent,
   taskTraceId,
   traceIdsOf,
+  traceUrlOf,
 } from "./traceparent";
 
 const VALID = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -47,5 +48,26 @@ describe("traceparent", () => {
     expect(attemptSpanId(task, 1)).toBe(attemptSpanId(task, 1));
     expect(attemptSpanId(task, 2)).not.toBe(attemptSpanId(task, 1));
     expect(taskTraceId(task)).toBe("0f8fad5bd9cb469fa16570867728950e");
+  });
+});
+
+describe("traceUrlOf", () => {
+  it("puts the traceparent's trace id where the template says, every time it says so", () => {
+    expect(traceUrlOf("https://tempo.example.com/trace/{traceId}", VALID)).toBe(
+      "https://tempo.example.com/trace/4bf92f3577b34da6a3ce929d0e0e4736",
+    );
+    expect(
+      traceUrlOf("https://ui.example.com/search?q={traceId}&again={traceId}", VALID.toUpperCase()),
+    ).toBe(
+      "https://ui.example.com/search?q=4bf92f3577b34da6a3ce929d0e0e4736&again=4bf92f3577b34da6a3ce929d0e0e4736",
+    );
+  });
+
+  it("is nothing without a template or a valid traceparent", () => {
+    expect(traceUrlOf(undefined, VALID)).toBeUndefined();
+    expect(traceUrlOf("https://t.example.com/{traceId}", null)).toBeUndefined();
+    expect(
+      traceUrlOf("https://t.example.com/{traceId}", "00-zz-00f067aa0ba902b7-01"),
+    ).toBeUndefined();
   });
 });

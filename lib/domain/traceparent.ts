@@ -53,3 +53,19 @@ export function attemptSpanId(taskId: string, attempt: number): string {
 export function taskTraceId(taskId: string): string {
   return taskId.replaceAll("-", "").toLowerCase();
 }
+
+/** The placeholder a trace URL template (TRACE_URL_TEMPLATE) puts the trace id in. */
+export const TRACE_ID_PLACEHOLDER = "{traceId}";
+
+/**
+ * The tracing backend's page for the trace `traceparent` belongs to: `template` with every
+ * {traceId} replaced by the id (URL-encoded). Undefined without a template or a valid traceparent.
+ */
+export function traceUrlOf(
+  template: string | undefined,
+  traceparent: string | null | undefined,
+): string | undefined {
+  const ids = traceIdsOf(traceparent);
+  if (!template || !ids) return undefined;
+  return template.replaceAll(TRACE_ID_PLACEHOLDER, encodeURIComponent(ids.traceId));
+}

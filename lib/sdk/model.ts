@@ -4,6 +4,7 @@
 import type { ModelMessage } from "ai";
 import type { z } from "zod";
 import type { JsonValue } from "../domain/json";
+import type { ModelUsage, PriceUsed } from "../domain/model-pricing";
 
 export type ModelToolSpec = { name: string; description?: string; input: z.ZodType };
 
@@ -24,19 +25,10 @@ export type ModelToolCall = {
   args: JsonValue;
 };
 
-export type ModelUsage = {
-  /** All input tokens, cached ones included. */
-  inputTokens: number;
-  /** All output tokens, reasoning ones included. */
-  outputTokens: number;
-  /** Input tokens read from the provider's prompt cache, where the usage reports them. */
-  cachedInputTokens?: number;
-  /** Output tokens spent on reasoning, where the usage reports them. */
-  reasoningTokens?: number;
-};
-
 export type ModelResponse = {
   model: string;
+  /** Who served the call: the AI SDK model's `provider` ("openai.chat"), "scripted" for tests. */
+  provider?: string;
   text: string;
   toolCalls: ModelToolCall[];
   usage: ModelUsage;
@@ -44,6 +36,8 @@ export type ModelResponse = {
   cost: number;
   /** False when the price table has no entry for the model: the cost is 0, not a guess. */
   priced?: boolean;
+  /** The price `cost` was computed with and where it came from; absent when unpriced. */
+  price?: PriceUsed;
 };
 
 export type ModelClient = {
@@ -51,21 +45,10 @@ export type ModelClient = {
   generate(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 };
 
-/** Price per million tokens, for turning usage into cost. */
-export type ModelPricing = {
-  inputPerMTok: number;
-  outputPerMTok: number;
-  /** Cached input tokens (a prompt-cache read); absent: they cost what other input costs. */
-  cachedInputPerMTok?: number;
-};
-
-export function costOf(usage: ModelUsage, pricing: ModelPricing): number {
-  const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
-  const cachedPrice = pricing.cachedInputPerMTok ?? pricing.inputPerMTok;
-  return (
-    ((usage.inputTokens - cached) * pricing.inputPerMTok +
-      cached * cachedPrice +
-      usage.outputTokens * pricing.outputPerMTok) /
-    1e6
-  );
-}
+export {
+  costOf,
+  type ModelPricing,
+  type ModelUsage,
+  type PriceSource,
+  type PriceUsed,
+} from "../domain/model-pricing";

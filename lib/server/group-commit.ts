@@ -1,8 +1,10 @@
 // Group commit for hot statements (the runtime's effect claims, results and completions, and
 // single enqueues): the calls that arrive while one statement of their kind is in flight go
-// together in the next one. Nothing waits on a timer — a lone call
-// is sent at once, and a batch forms only from what arrived meanwhile — so latency is never
-// traded for throughput. Each call still resolves only once its statement has committed.
+// together in the next one. Nothing waits on a timer: a call that finds nothing in flight is sent
+// at the end of the current turn of the event loop (setImmediate), with the calls made in that
+// same turn — several attempts woken by one answer reach their next statement together, and
+// sent at once the first would go alone and split them — and later batches form only from what
+// arrived meanwhile. Each call still resolves only once its statement has committed.
 import { CommitInDoubtError } from "../../db/retry";
 
 export type GroupCommit<I, O> = (item: I) => Promise<O>;
@@ -46,7 +48,6 @@ export function groupCommit<I, O>(opts: {
   };
 
   const flush = async () => {
-    flushing = true;
     try {
       while (queue.length > 0) {
         const batch = queue.slice(0, max);
@@ -61,6 +62,9 @@ export function groupCommit<I, O>(opts: {
   return (item) =>
     new Promise<O>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (!flushing) void flush();
+      if (!flushing) {
+        flushing = true;
+        setImmediate(() => void flush());
+      }
     });
 }

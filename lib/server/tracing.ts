@@ -8,6 +8,9 @@ import {
   type Attributes,
   type Context,
   context,
+  createContextKey,
+  type Link,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -25,6 +28,38 @@ import { env, tracesExport } from "../env";
 export { type Context, type Span, SpanKind };
 
 const tracer = () => trace.getTracer("agent-ledger");
+
+// What the global provider delegates to while nobody registered one.
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether spans go anywhere: a provider is registered (ours or the host's). Lets a caller skip
+ * work done only for a span, such as reading a task's traceparent.
+ */
+export function tracingOn(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_PROVIDER);
+}
+
+const LEDGER_ENTRIES = createContextKey("agent-ledger.ledger-entries");
+
+/** A context under which every ledger append (noteLedgerEntries) is added to `into`. */
+export function collectingLedgerEntries(
+  ctx: Context,
+  into: { id: number; stream: string; kind: string }[],
+): Context {
+  return ctx.setValue(LEDGER_ENTRIES, into);
+}
+
+/** Called by the ledger's append: the entries it wrote, for a span that collects them. */
+export function noteLedgerEntries(
+  entries: readonly { id: number; stream: string; kind: string }[],
+): void {
+  const into = context.active().getValue(LEDGER_ENTRIES) as
+    | { id: number; stream: string; kind: string }[]
+    | undefined;
+  if (into) for (const e of entries) into.push({ id: e.id, stream: e.stream, kind: e.kind });
+}
 
 /** The context whose span is the caller's (a remote parent), or the root without one. */
 export function contextOf(traceparent: string | null | undefined): Context {
@@ -59,6 +94,8 @@ export type SpanOptions = {
   /** The trace's id, for a root span, when the provider is ours. */
   traceId?: string;
   startTime?: Date;
+  /** Spans this one is linked to without being their child (a request that caused it). */
+  links?: Link[];
   /** Errors that stop the work without failing it (a suspension): named on the span, not failed. */
   expected?: (err: unknown) => boolean;
 };
@@ -72,6 +109,7 @@ export function startSpan(name: string, opts: SpanOptions = {}): Span {
         kind: opts.kind ?? SpanKind.INTERNAL,
         attributes: opts.attributes,
         startTime: opts.startTime,
+        links: opts.links,
       },
       opts.parent ?? context.active(),
     );
@@ -113,6 +151,16 @@ export async function inSpan<T>(
   } finally {
     span.end();
   }
+}
+
+/**
+ * The parent of a request's server span: the server's own span when it has one (Next's, with
+ * tracing on), else the caller's `traceparent` header (an invalid one is ignored, as W3C asks).
+ */
+export function requestParent(traceparentHeader: string | null | undefined): Context {
+  const active = contextOf(traceparentOf());
+  if (traceparentOf(active) !== undefined) return active;
+  return contextOf(parseTraceparent(traceparentHeader));
 }
 
 /**

@@ -1,10 +1,10 @@
 // `npm run bench -- --section scale-out`: throughput of 1, 2 and 4 worker processes on one
-// database, each a child process (scale-out-worker.ts) running the comparison's agent (one
-// intent-keyed INSERT per task, full bookkeeping) over tasks inserted beforehand. Two ways to
-// add processes: "split" keeps the total concurrency and divides it (does a second process help
-// at the same load?), "per-process" gives each process the full concurrency (what adding a
-// machine's worth of workers does). Levels are interleaved per run; the median of the runs is
-// reported. Every measurement is checked by the database's own counts before it counts.
+// database holding the same total in flight (16 and 64 by default: 4 processes of 4, 2 of 32...),
+// each a child process (scale-out-worker.ts) running the comparison's agent (one intent-keyed
+// INSERT per task, full bookkeeping) over tasks inserted beforehand. Levels are interleaved per
+// run; the median of the runs is reported, as a ratio to one process at the same total. Every
+// measurement is checked by the database's own counts before it counts, and each run also
+// reports what it cost: worker CPU and committed transactions per task.
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -17,22 +17,21 @@ import {
   dropTestDatabase,
   type TestCluster,
 } from "../../db/testing/cluster";
+import { readDbStats } from "./compare/db-stats";
 import { insertOurTasks, SINK_DDL } from "./compare/systems";
-
-export type ScaleMode = "split" | "per-process";
 
 export type ScaleOutOptions = {
   tasks: number;
-  /** Concurrency: the total in "split" mode, each process's in "per-process" mode. */
-  concurrency: number;
+  /** Attempts in flight in all, divided among the processes. */
+  totals: readonly number[];
   processes: readonly number[];
-  modes: readonly ScaleMode[];
   runs: number;
   log?: (line: string) => void;
 };
 
 export type ScaleOutRun = {
-  mode: ScaleMode;
+  /** Attempts in flight in all. */
+  total: number;
   processes: number;
   concurrencyEach: number;
   run: number;
@@ -41,6 +40,11 @@ export type ScaleOutRun = {
   jobsPerSec: number;
   /** All worker processes' user + system CPU over the run, per task. */
   cpuMsPerJob: number;
+  /**
+   * Transactions committed in the run's database per task (pg_stat_database), the bench's own
+   * reads taken out, the workers' start included: how well each process's statements batch.
+   */
+  xactPerJob: number;
   /** By the database: tasks succeeded, their attempts, task.succeeded entries, sink rows. */
   succeeded: number;
   attempts: number;
@@ -51,18 +55,18 @@ export type ScaleOutRun = {
 };
 
 export type ScaleOutSummary = {
-  mode: ScaleMode;
+  total: number;
   processes: number;
   concurrencyEach: number;
   medianJobsPerSec: number;
-  /** Against one process in the same mode. */
+  /** Against one process with the same total in flight. */
   ratio: number;
   medianCpuMsPerJob: number;
+  medianXactPerJob: number;
 };
 
 export type ScaleOut = {
   tasks: number;
-  concurrency: number;
   runs: ScaleOutRun[];
   summary: ScaleOutSummary[];
 };
@@ -96,12 +100,9 @@ const exited = (proc: ChildProcess) =>
 
 async function measure(
   cluster: TestCluster,
-  spec: { mode: ScaleMode; processes: number; concurrency: number; tasks: number; run: number },
+  spec: { total: number; processes: number; tasks: number; run: number },
 ): Promise<ScaleOutRun> {
-  const concurrencyEach =
-    spec.mode === "split"
-      ? Math.max(1, Math.floor(spec.concurrency / spec.processes))
-      : spec.concurrency;
+  const concurrencyEach = Math.max(1, Math.floor(spec.total / spec.processes));
   const db = await createTestDatabaseFrom(cluster, `scale_${spec.processes}`);
   const admin = createPool(db.superUrl, { max: 2 });
   const children: Child[] = [];
@@ -121,12 +122,20 @@ async function measure(
       const line = await nextLine(child);
       if (line !== "ready") throw new Error(`scale-out worker said ${line}`);
     }
-    const succeeded = async () =>
-      (
-        await admin.query<{ n: number }>(
-          "select count(*)::int as n from tasks where agent = 'bench' and status = 'succeeded'",
-        )
-      ).rows[0]?.n ?? 0;
+    // Counted before the start: what commits from here on is the workers' (and the reads below,
+    // which are counted and taken out). A backend reports its counts when it ends, at the latest.
+    const before = (await readDbStats(cluster.superUrl, db.name, false)).commits;
+    let reads = 0;
+    const succeeded = async () => {
+      reads++;
+      return (
+        (
+          await admin.query<{ n: number }>(
+            "select count(*)::int as n from tasks where agent = 'bench' and status = 'succeeded'",
+          )
+        ).rows[0]?.n ?? 0
+      );
+    };
     const start = performance.now();
     for (const child of children) child.proc.stdin?.write("go\n");
     let done = 0;
@@ -159,9 +168,12 @@ async function measure(
     );
     const counts = rows[0];
     if (!counts) throw new Error("no counts");
+    reads++;
+    await admin.end();
+    const xacts = (await readDbStats(cluster.superUrl, db.name, false)).commits - before - reads;
     const cpuMs = reports.reduce((sum, r) => sum + r.cpuMs, 0);
     return {
-      mode: spec.mode,
+      total: spec.total,
       processes: spec.processes,
       concurrencyEach,
       run: spec.run,
@@ -169,6 +181,7 @@ async function measure(
       seconds,
       jobsPerSec: spec.tasks / seconds,
       cpuMsPerJob: cpuMs / spec.tasks,
+      xactPerJob: xacts / spec.tasks,
       succeeded: counts.succeeded,
       attempts: counts.attempts,
       succeededEntries: counts.entries,
@@ -178,7 +191,7 @@ async function measure(
   } finally {
     for (const child of children) if (child.proc.exitCode === null) child.proc.kill();
     await Promise.all(children.map((c) => exited(c.proc)));
-    await admin.end();
+    if (!admin.ended) await admin.end();
     await dropTestDatabase(cluster, db.name).catch(() => undefined);
   }
 }
@@ -195,41 +208,36 @@ export async function runScaleOut(
 ): Promise<ScaleOut> {
   const runs: ScaleOutRun[] = [];
   for (let run = 1; run <= options.runs; run++) {
-    for (const mode of options.modes) {
+    for (const total of options.totals) {
       for (const processes of options.processes) {
-        const r = await measure(cluster, {
-          mode,
-          processes,
-          concurrency: options.concurrency,
-          tasks: options.tasks,
-          run,
-        });
+        const r = await measure(cluster, { total, processes, tasks: options.tasks, run });
         options.log?.(
-          `scale-out run ${run} ${mode} ${processes}×${r.concurrencyEach}: ${r.jobsPerSec.toFixed(0)} jobs/s (${r.attemptsByProcess.join("+")} attempts)`,
+          `scale-out run ${run}, ${total} in flight, ${processes}×${r.concurrencyEach}: ${r.jobsPerSec.toFixed(0)} jobs/s, ${r.xactPerJob.toFixed(2)} transactions per task (${r.attemptsByProcess.join("+")} attempts)`,
         );
         runs.push(r);
       }
     }
   }
   const summary: ScaleOutSummary[] = [];
-  for (const mode of options.modes) {
+  for (const total of options.totals) {
     const base = median(
-      runs.filter((r) => r.mode === mode && r.processes === 1).map((r) => r.jobsPerSec),
+      runs.filter((r) => r.total === total && r.processes === 1).map((r) => r.jobsPerSec),
     );
     for (const processes of options.processes) {
-      const mine = runs.filter((r) => r.mode === mode && r.processes === processes);
+      const mine = runs.filter((r) => r.total === total && r.processes === processes);
       const jobs = median(mine.map((r) => r.jobsPerSec));
       summary.push({
-        mode,
+        total,
         processes,
-        concurrencyEach: mine[0]?.concurrencyEach ?? options.concurrency,
+        concurrencyEach: mine[0]?.concurrencyEach ?? total,
         medianJobsPerSec: Math.round(jobs),
         ratio: base > 0 ? Number((jobs / base).toFixed(2)) : 0,
         medianCpuMsPerJob: Number(median(mine.map((r) => r.cpuMsPerJob)).toFixed(2)),
+        medianXactPerJob: Number(median(mine.map((r) => r.xactPerJob)).toFixed(2)),
       });
     }
   }
-  return { tasks: options.tasks, concurrency: options.concurrency, runs, summary };
+  return { tasks: options.tasks, runs, summary };
 }
 
 /** Runs whose counts are not exactly one success per task; empty when every run is sound. */
@@ -247,13 +255,13 @@ export function renderScaleOut(result: ScaleOut, command: string): string {
   const runs = new Set(result.runs.map((r) => r.run)).size;
   const rows = result.summary.map(
     (s) =>
-      `| ${s.mode} | ${s.processes} | ${s.concurrencyEach} | ${s.processes * s.concurrencyEach} | ${s.medianJobsPerSec.toLocaleString("en-US")} | ${s.ratio.toFixed(2)}× | ${s.medianCpuMsPerJob} ms |`,
+      `| ${s.total} | ${s.processes} | ${s.concurrencyEach} | ${s.medianJobsPerSec.toLocaleString("en-US")} | ${s.ratio.toFixed(2)}× | ${s.medianCpuMsPerJob} ms | ${s.medianXactPerJob} |`,
   );
   return [
     `${result.tasks.toLocaleString("en-US")} tasks per run, one INSERT each with full bookkeeping, median of ${runs} run${runs === 1 ? "" : "s"}; \`${command}\``,
     "",
-    "| mode | processes | concurrency each | in flight | jobs/s | × 1 process | worker CPU per job |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
+    "| in flight | processes | concurrency each | jobs/s | × 1 process | worker CPU per job | transactions per job |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows,
   ].join("\n");
 }
@@ -261,13 +269,12 @@ export function renderScaleOut(result: ScaleOut, command: string): string {
 /** The bench section: defaults for a full run and for `--quick` (about 30 s), JSON and table out. */
 export async function scaleOutSection(
   cluster: TestCluster,
-  flags: { quick: boolean; jobs?: string; runs?: string; concurrency: number; out?: string },
+  flags: { quick: boolean; jobs?: string; runs?: string; inFlight?: string; out?: string },
 ): Promise<void> {
   const result = await runScaleOut(cluster, {
     tasks: Number(flags.jobs ?? (flags.quick ? 200 : 4_000)),
-    concurrency: flags.concurrency,
+    totals: (flags.inFlight ?? "16,64").split(",").map(Number),
     processes: [1, 2, 4],
-    modes: ["split", "per-process"],
     runs: Number(flags.runs ?? (flags.quick ? 1 : 3)),
     log: (line) => console.error(line),
   });

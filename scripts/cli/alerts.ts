@@ -32,6 +32,8 @@ const NOTES = `Kinds: ${ALERT_KINDS.join(", ")}. Destinations: ${ALERT_DESTINATI
 Dead-letter reasons: ${DEAD_REASONS.join(", ")}.
 no_live_worker takes --silent-for-seconds (10 to 86400, default 60) and no --agent; the web
 server delivers it (ALERTS_IN_WEB), since no worker is there to.
+spend_day_over (today's UTC model spend) and spend_rate_over (the last hour's) take --threshold,
+an amount of money, and an optional --agent (without it: all agents together).
 A webhook rule's deliveries are signed in the Standard Webhooks format with its whsec_ secret,
 printed once by create.
 
@@ -46,6 +48,7 @@ const ruleOptions = {
   reason: { type: "string" },
   "older-than-minutes": { type: "string" },
   "silent-for-seconds": { type: "string" },
+  threshold: { type: "string" },
   destination: { type: "string" },
   url: { type: "string" },
   disabled: { type: "boolean" },
@@ -65,6 +68,7 @@ const create: Sub = async (argv) => {
     reason: opts.reason,
     olderThanMinutes: minutes(opts["older-than-minutes"]),
     silentForSeconds: minutes(opts["silent-for-seconds"]),
+    threshold: minutes(opts.threshold),
     destination: opts.destination,
     url: opts.url,
     enabled: opts.disabled !== true,
@@ -101,6 +105,7 @@ const list = listSubcommand({
       r.reason ? `reason=${r.reason}` : "",
       r.olderThanMinutes !== null ? `over=${r.olderThanMinutes}m` : "",
       r.silentForSeconds !== null ? `silent=${r.silentForSeconds}s` : "",
+      r.threshold !== null ? `over=$${r.threshold}` : "",
     ]
       .filter(Boolean)
       .join(",") || "-",
@@ -122,6 +127,7 @@ function specOf(rule: AlertRuleDto): AlertRuleChange {
     reason: rule.reason ?? undefined,
     olderThanMinutes: rule.olderThanMinutes ?? undefined,
     silentForSeconds: rule.silentForSeconds ?? undefined,
+    threshold: rule.threshold ?? undefined,
     destination: rule.destination,
     enabled: rule.enabled,
   } as AlertRuleChange;
@@ -155,6 +161,7 @@ function changeCommand(verb: "update" | "enable" | "disable"): Sub {
                 reason: given("reason"),
                 olderThanMinutes: minutes(given("older-than-minutes")),
                 silentForSeconds: minutes(given("silent-for-seconds")),
+                threshold: minutes(given("threshold")),
                 destination: given("destination"),
                 url: given("url"),
               }).filter(([, v]) => v !== undefined),

@@ -11,6 +11,7 @@ import { getApprovalsScreen } from "../../lib/server/queries/get-approvals-scree
 import { getEffect } from "../../lib/server/queries/get-effect";
 import { getMetrics } from "../../lib/server/queries/get-metrics";
 import { getOverview } from "../../lib/server/queries/get-overview";
+import { getSpend } from "../../lib/server/queries/get-spend";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { getTaskScreen, taskScreenSearchSchema } from "../../lib/server/queries/get-task-screen";
 import { listAgents } from "../../lib/server/queries/list-agents";
@@ -133,6 +134,13 @@ const LEDGER_FILTERS: [string, (s: Samples) => Raw][] = [
   ["agent+from (refund, 30 d)", (s) => ({ agent: "refund", from: s.recentFrom })],
 ];
 
+/** The UTC day 365 days before an ISO instant's day: a 366-day window ending on it. */
+function yearBefore(iso: string): string {
+  return new Date(Date.parse(`${iso.slice(0, 10)}T00:00:00Z`) - 365 * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
+}
+
 export const CASES: ScaleCase[] = [
   ...LEDGER_FILTERS.map(([n, q]) => ledgerScreen(n, q)),
   ...LEDGER_FILTERS.map(([n, q]) => ledgerApi(n, q)),
@@ -167,6 +175,21 @@ export const CASES: ScaleCase[] = [
     }),
   ),
   { name: "metrics scrape", run: (c) => getMetrics(c.pool, c.viewer, { leaseMs: 30_000 }) },
+  // The spend screen reads counters (a few rows per day, agent and model) and the top of
+  // tasks_cost_idx; a window of a year, and one before any task, are its widest walks.
+  { name: "spend last 30 days", run: (c) => getSpend(c.pool, c.viewer, {}) },
+  {
+    name: "spend 366 days",
+    run: (c) =>
+      getSpend(c.pool, c.viewer, {
+        from: yearBefore(c.s.windowTo),
+        to: c.s.windowTo.slice(0, 10),
+      }),
+  },
+  {
+    name: "spend window with no tasks",
+    run: (c) => getSpend(c.pool, c.viewer, { from: "2001-01-01", to: "2001-12-31" }),
+  },
   {
     name: "tasks list unfiltered",
     run: (c) => listTasks(c.db, c.viewer, taskSearchSchema.parse({})),

@@ -34,7 +34,34 @@ export type LoadReport = {
   seconds: number;
 };
 
+/**
+ * Row triggers off while the rows go in, their work done by the loader instead: the spend
+ * counters recounted once after the load (spend_recount) rather than a call per task that spent
+ * something, a dead task's dead_tool written with it (deadTool) rather than looked up.
+ */
+const DEFERRED_TRIGGERS = {
+  tasks: ["task_spend_insert", "tasks_keep_dead_tool", "tasks_keep_dead_tool_updated"],
+  steps: ["steps_refresh_dead_tool"],
+} as const;
+
+async function enableDeferredTriggers(pool: pg.Pool): Promise<void> {
+  for (const [table, names] of Object.entries(DEFERRED_TRIGGERS)) {
+    await pool.query(`alter table ${table} enable trigger ${names.join(", enable trigger ")}`);
+  }
+}
+
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+/**
+ * What the tasks_keep_dead_tool trigger (migration 0027) would set: a dead task's last tool step.
+ * The loader writes it with the task and keeps that trigger off: the trigger looks the steps up by
+ * task while their index is dropped, a whole-table scan per dead task (a 10M load never ended).
+ */
+function deadTool(status: string, steps: TaskBundle["steps"]): string | null {
+  if (status !== "dead") return null;
+  const tools = steps.filter((x) => x.kind === "tool").sort((a, b) => a.seq - b.seq);
+  return tools.at(-1)?.name ?? null;
+}
 
 async function insertBatch(client: pg.PoolClient, bundles: readonly TaskBundle[]): Promise<void> {
   await copyRows(
@@ -56,8 +83,10 @@ async function insertBatch(client: pg.PoolClient, bundles: readonly TaskBundle[]
       "updated_at",
       "status_changed_at",
       "run_at",
+      "cost",
+      "dead_tool",
     ],
-    bundles.map(({ task: x }) => [
+    bundles.map(({ task: x, steps }) => [
       x.id,
       x.agent,
       json(x.input),
@@ -73,6 +102,8 @@ async function insertBatch(client: pg.PoolClient, bundles: readonly TaskBundle[]
       x.statusChangedAt,
       x.statusChangedAt,
       x.createdAt,
+      x.cost,
+      deadTool(x.status, steps),
     ]),
   );
   await copyRows(
@@ -270,6 +301,13 @@ export async function loadScale(pool: pg.Pool, opts: LoadOptions): Promise<LoadR
         `dropping ${found.keys.length} keys, ${found.indexes.length} indexes and ${found.foreignKeys.length} foreign keys until the load is in; they come back as:\n${[...back.keys, ...back.indexes, ...back.foreignKeys].map((q) => `  ${q};`).join("\n")}`,
       );
       await dropBulkSchema(client, found);
+      // Row triggers whose work the loader does itself (see DEFERRED_TRIGGERS).
+      await client.query(
+        `alter table tasks disable trigger ${DEFERRED_TRIGGERS.tasks.join(", disable trigger ")}`,
+      );
+      await client.query(
+        `alter table steps disable trigger ${DEFERRED_TRIGGERS.steps.join(", disable trigger ")}`,
+      );
       return found;
     } finally {
       client.release();
@@ -304,6 +342,7 @@ export async function loadScale(pool: pg.Pool, opts: LoadOptions): Promise<LoadR
     await restoreBulkSchema(pool, schema, { log }).catch((e) =>
       log(`re-creating the indexes failed too: ${(e as Error).message}`),
     );
+    await enableDeferredTriggers(pool).catch(() => undefined);
     throw err;
   });
   const rowsIn = performance.now();
@@ -311,6 +350,10 @@ export async function loadScale(pool: pg.Pool, opts: LoadOptions): Promise<LoadR
   await restoreBulkSchema(pool, schema, { log, maintenanceWorkMem: "1GB" });
   log(`indexes and keys back in ${((performance.now() - rowsIn) / 1000).toFixed(1)} s`);
   written += system.entries.length;
+  const counting = performance.now();
+  await enableDeferredTriggers(pool);
+  await pool.query("select spend_recount()");
+  log(`spend counters recounted in ${((performance.now() - counting) / 1000).toFixed(1)} s`);
   // Hint bits and the visibility map set, as autovacuum leaves a live database: the first
   // measure should not pay for the load's cleanup.
   const analyzing = performance.now();

@@ -58,6 +58,35 @@ describe("scale load and measure", () => {
               (select count(*) from tasks where status = 'dead')::int as dead`,
     );
     expect(counts.rows[0]).toMatchObject({ tasks: 2_000, entries: loaded.entries });
+    // The spend counters are recounted from what was loaded, and the trigger is back on.
+    const spend = await db.pool.query<{
+      calls: number;
+      counted: number;
+      cost: number;
+      tasks: number;
+      trigger: string;
+      wrongDeadTool: number;
+      deadTools: number;
+    }>(
+      `select (select count(*) from ledger_entries where kind = 'model.called')::int as calls,
+              (select sum(calls) from spend_daily)::int as counted,
+              (select sum(cost) from spend_daily) as cost,
+              (select sum(cost) from task_spend) - (select sum(cost) from tasks) as tasks,
+              (select string_agg(distinct tgenabled::text, '') from pg_trigger
+               where tgname in ('task_spend_insert', 'tasks_keep_dead_tool', 'steps_refresh_dead_tool')) as trigger,
+              (select count(*) from tasks where status = 'dead'
+               and dead_tool is distinct from task_last_tool(id))::int as "wrongDeadTool",
+              (select count(*) from tasks where dead_tool is not null)::int as "deadTools"`,
+    );
+    const row = spend.rows[0];
+    expect(row?.calls).toBeGreaterThan(2_000);
+    expect(row?.counted).toBe(row?.calls);
+    expect(row?.cost).toBeCloseTo((row?.calls ?? 0) * 0.0012, 6);
+    expect(row?.tasks).toBeCloseTo(0, 6);
+    expect(row?.trigger).toBe("O");
+    // dead_tool written by the loader as the trigger it keeps off would have set it.
+    expect(row?.wrongDeadTool).toBe(0);
+    expect(row?.deadTools).toBeGreaterThan(0);
     expect(counts.rows[0]?.dead).toBeGreaterThan(0);
 
     const report = await verifyLedger(db.pool);

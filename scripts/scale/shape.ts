@@ -47,6 +47,9 @@ const MAX_RETRIES = 6;
 const REVIEWERS = ["user:rita@example.com", "user:omar@example.com", "user:lee@example.com"];
 const ENQUEUERS = ["token:ci", "token:billing", "user:ops@example.com"];
 
+/** What each loaded model call cost (the spend screen's figures at scale are sums of these). */
+const MODEL_CALL_COST = 0.0012;
+
 export type LoadedTask = {
   id: string;
   agent: string;
@@ -61,6 +64,8 @@ export type LoadedTask = {
   createdBy: string;
   createdAt: string;
   statusChangedAt: string;
+  /** The sum of its model.called costs, as the runtime keeps tasks.cost. */
+  cost: number;
 };
 
 export type LoadedEffect = {
@@ -258,7 +263,7 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
     toolsOffered: [shape.tool],
     toolCalls: [{ toolName: shape.tool, args: call.args }],
     usage: { inputTokens: 120 + (i % 50), outputTokens: 30 },
-    cost: 0.0012,
+    cost: MODEL_CALL_COST,
   });
 
   // Failed attempts before the last one, as many as the budget leaves room for (5 entries each).
@@ -378,6 +383,7 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
         createdBy: enqueuer,
         createdAt,
         statusChangedAt: lastAt,
+        cost: entries.filter((e) => e.kind === "model.called").length * MODEL_CALL_COST,
       },
       effects: ran
         ? [

@@ -1,9 +1,13 @@
 // The demo's deterministic model: it emails about overdue invoices and stays quiet otherwise,
 // the way the system prompt asks. Set MODEL_BASE_URL to use a real model instead.
+import type { ModelPrices } from "../../lib/sdk/ai/prices";
 import type { ModelClient } from "../../lib/sdk/model";
 import { createScriptedModel } from "../models/scripted";
 
-export function createDemoModel(): ModelClient {
+/** The demo model's id, which MODEL_PRICES may price like any other. */
+export const DEMO_MODEL = "demo-scripted";
+
+export function createDemoModel(prices: ModelPrices = {}): ModelClient {
   return createScriptedModel(
     (req) => {
       const m = /Invoice (\S+) for (\S+): ([\d.]+) (\w+), (\d+) days overdue/.exec(
@@ -26,7 +30,7 @@ export function createDemoModel(): ModelClient {
         ],
       };
     },
-    { inputPerMTok: 0.15, outputPerMTok: 0.6 },
-    "demo-scripted",
+    prices[DEMO_MODEL] ?? { inputPerMTok: 0.15, outputPerMTok: 0.6 },
+    DEMO_MODEL,
   );
 }

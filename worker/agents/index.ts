@@ -2,7 +2,13 @@
 // worker/agents/index.ts`), configured from the environment, as a team's own module would be.
 // A worker claims only tasks of agents it has, so tasks for an agent deployed elsewhere wait
 // for a worker that has it. The built-in alert-delivery agent comes with every worker.
-import { DEMO_PAYMENTS_URL, DEMO_SMTP_URL, type Env, parseEnv } from "../../lib/env";
+import {
+  configuredPrices,
+  DEMO_PAYMENTS_URL,
+  DEMO_SMTP_URL,
+  type Env,
+  parseEnv,
+} from "../../lib/env";
 import type { AgentsModuleContext } from "../../lib/sdk/agents-module";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
@@ -32,14 +38,12 @@ export function createAgents(config: Env): Agent[] {
 }
 
 export function createModel(config: Env): ModelClient {
-  if (!config.MODEL_BASE_URL) return createDemoModel();
+  const prices = configuredPrices(config);
+  if (!config.MODEL_BASE_URL) return createDemoModel(prices);
   return createOpenAICompatibleModel({
     baseURL: config.MODEL_BASE_URL,
     apiKey: config.MODEL_API_KEY,
     model: config.MODEL_NAME,
-    pricing: {
-      inputPerMTok: config.MODEL_INPUT_PRICE_PER_MTOK,
-      outputPerMTok: config.MODEL_OUTPUT_PRICE_PER_MTOK,
-    },
+    prices,
   });
 }

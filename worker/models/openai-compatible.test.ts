@@ -83,7 +83,9 @@ describe("createOpenAICompatibleModel", () => {
       baseURL: `http://127.0.0.1:${port}/v1`,
       apiKey: "sk-test",
       model: "test-model",
-      pricing: { inputPerMTok: 1_000, outputPerMTok: 2_000, cachedInputPerMTok: 500 },
+      prices: {
+        "test-model": { inputPerMTok: 1_000, outputPerMTok: 2_000, cachedInputPerMTok: 500 },
+      },
     });
     const response = await model.generate(
       {
@@ -101,6 +103,7 @@ describe("createOpenAICompatibleModel", () => {
     );
     expect(response).toEqual({
       model: "test-model",
+      provider: "openai-compatible.chat",
       text: "Sending the reminder.",
       toolCalls: [
         {
@@ -113,6 +116,12 @@ describe("createOpenAICompatibleModel", () => {
       // The 20 cached input tokens at the cached price; reasoning is billed as output.
       cost: (100 * 1_000 + 20 * 500 + 30 * 2_000) / 1e6,
       priced: true,
+      price: {
+        inputPerMTok: 1_000,
+        outputPerMTok: 2_000,
+        cachedInputPerMTok: 500,
+        source: "config",
+      },
     });
     const sent = received.at(-1);
     expect(sent?.auth).toBe("Bearer sk-test");

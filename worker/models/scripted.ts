@@ -21,7 +21,16 @@ export function createScriptedModel(
         inputTokens: tokens(`${request.system ?? ""}${request.prompt}`),
         outputTokens: tokens(answer.text + JSON.stringify(answer.toolCalls)),
       };
-      return { model: name, ...answer, usage, cost: costOf(usage, pricing) };
+      // The price is this model's configuration: the dashboard's, if any, is applied over it.
+      const price = { ...pricing, source: "config" as const };
+      return {
+        model: name,
+        provider: "scripted",
+        ...answer,
+        usage,
+        cost: costOf(usage, price),
+        price,
+      };
     },
   };
 }

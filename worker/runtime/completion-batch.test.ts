@@ -34,11 +34,16 @@ const complete = (batcher: ReturnType<typeof completionBatcher>, c: ClaimedAttem
   });
 
 describe("completionBatcher", () => {
-  it("sends the first success at once and the ones that arrive meanwhile together", async () => {
+  it("sends a lone success at once and the ones that arrive meanwhile together", async () => {
     const claimed = await claimN("batch-a", 12);
     const sent = watchNamedStatements(t.pool);
     const batcher = completionBatcher(t.pool, "w-batch", effectBatchers(t.pool, "w-batch"));
-    const done = await Promise.all(claimed.map((c) => complete(batcher, c)));
+    const [first, ...rest] = claimed;
+    if (!first) throw new Error("claim failed");
+    const alone = complete(batcher, first);
+    // Its statement leaves at the end of this turn of the event loop; the rest come after.
+    await new Promise((resolve) => setImmediate(resolve));
+    const done = await Promise.all([alone, ...rest.map((c) => complete(batcher, c))]);
     expect(done).toEqual(claimed.map(() => true));
     // The first went alone; the other 11 were waiting for it and went as one statement.
     expect(sent.count("runtime_complete_task")).toBe(1);
@@ -56,7 +61,7 @@ describe("completionBatcher", () => {
 
   it("a batch whose head moved goes one by one; a lost lease is answered lost", async () => {
     const claimed = await claimN("batch-b", 6);
-    // Not the first: that one goes alone; these two are in the batch that follows it.
+    // All six are sent in one turn of the event loop, so they go as one batch.
     const [moved, stolen] = [claimed[3], claimed[4]];
     if (!moved || !stolen) throw new Error("claim failed");
     // A reviewer's note lands on one task's stream; another task's lease passes to a second worker.
@@ -72,7 +77,7 @@ describe("completionBatcher", () => {
     const batcher = completionBatcher(t.pool, "w-batch", effectBatchers(t.pool, "w-batch"));
     const done = await Promise.all(claimed.map((c) => complete(batcher, c)));
     expect(done).toEqual(claimed.map((c) => c !== stolen));
-    // The batch of five was refused as a whole and its members went alone.
+    // The batch of six was refused as a whole and its members went alone.
     expect(sent.count("runtime_complete_tasks")).toBe(1);
     expect(sent.count("runtime_complete_task")).toBe(6);
     expect((await kit.task(stolen.task.id)).status).toBe("running");

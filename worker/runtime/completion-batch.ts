@@ -18,7 +18,8 @@ import {
   type HeadRef,
 } from "../../lib/server/ledger/append-known-head";
 import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
-import type { EffectBatchers, EffectResult } from "./effect-batch";
+import { type EffectBatchers, type EffectResult, recordEffectsCte } from "./effect-batch";
+import { journalStepsCte } from "./journal";
 
 export type Completion = {
   taskId: string;
@@ -47,22 +48,13 @@ const COMPLETE_CTES = `input as (
     from input i
     where t.id = i.id and t.lease_owner = $8 and t.status = 'running'
     returning t.id
-  ), recorded as (
-    update effects e set status = 'succeeded', result = i.effect_result, error = null,
-      lease_owner = null, lease_expires_at = null, completed_at = now(), updated_at = now()
-    from input i
-    where i.effect_key is not null and e.key = i.effect_key and e.status <> 'succeeded'
-      and i.id in (select id from done)
-    returning e.key
-  ), journaled as (
-    insert into steps (task_id, seq, kind, name, status, result, effect_key, attempt, completed_at)
-    select i.id, i.step_seq, 'tool', i.tool, 'completed', i.effect_result, i.effect_key, i.attempt, now()
-    from input i where i.effect_key is not null and i.id in (select id from done)
-    on conflict (task_id, seq) do update
-      set kind = excluded.kind, name = excluded.name, status = 'completed', result = excluded.result,
-          effect_key = excluded.effect_key, attempt = excluded.attempt, completed_at = excluded.completed_at
-    returning task_id
-  )`;
+  ), ${recordEffectsCte(
+    "(select effect_key as key, effect_result as result from input where effect_key is not null and id in (select id from done))",
+  )},
+  ${journalStepsCte(
+    "(select id as task_id, step_seq as seq, 'tool' as kind, tool as name, effect_result as result, effect_key, attempt from input where effect_key is not null)",
+    "done",
+  )}`;
 
 function completeValues(batch: readonly Completion[], worker: string): unknown[] {
   return [

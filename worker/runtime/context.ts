@@ -29,6 +29,7 @@ import {
   type HeadRef,
   noteAppended,
 } from "../../lib/server/ledger/append-known-head";
+import { databaseNow } from "../../lib/server/ledger/append-ledger";
 import type { Context } from "../../lib/server/tracing";
 import type { EffectBatchers } from "./effect-batch";
 import { type DeferredResults, performEffect, recordDeferred } from "./effects";
@@ -39,7 +40,7 @@ import { JOIN_MAX_CHILDREN, startJoin } from "./join";
 import { type JournaledStep, journalStepCtes, journalStepValues } from "./journal";
 import { callModel, offeredTools } from "./model-step";
 import { spawnChild } from "./spawn";
-import { stepSpan, toolSpan } from "./tracing";
+import { ATTR, stepSpan, toolSpan, traceHeaders } from "./tracing";
 
 /** ctx.join's arguments: what ctx.spawn returned, one or a list, and an optional timeout. */
 const joinSchema = z.object({
@@ -108,11 +109,13 @@ export function createContext(
   // Retried through a short database outage (a restart), so a finished step does not cost the
   // attempt. A try whose COMMIT answer was lost is looked up first: the step row and its
   // step.completed entry commit together, so finding the row means both are there.
-  const record = async (step: JournaledStep) => {
+  // `startedAt`: when the step's own work began, for the timeline's durations (databaseNow: the
+  // clock that stamps the entries it is compared with).
+  const record = async (step: JournaledStep, startedAt?: Date) => {
     const ok = await retryOnConnectionError(
       async ({ inDoubt }) => {
         if (inDoubt && (await stepRecorded(scope, step.seq))) return true;
-        return recordOnce(step);
+        return recordOnce(step, startedAt);
       },
       { giveUpAfterMs: scope.effectLeaseMs, signal: scope.signal },
     );
@@ -120,7 +123,7 @@ export function createContext(
     scope.journal.set(step.seq, step);
   };
   // The step and its step.completed entry in one statement, written only under our lease.
-  const recordOnce = async (step: JournaledStep) => {
+  const recordOnce = async (step: JournaledStep, startedAt: Date | undefined) => {
     const { appended } = await appendOnKnownHead(
       scope.pool,
       scope.head,
@@ -129,7 +132,13 @@ export function createContext(
           kind: "step.completed",
           actor,
           taskId: scope.taskId,
-          data: { step: step.seq, kind: step.kind, name: step.name, result: step.result },
+          data: {
+            step: step.seq,
+            kind: step.kind,
+            name: step.name,
+            result: step.result,
+            ...(startedAt ? { startedAt: startedAt.toISOString() } : {}),
+          },
         },
       ],
       {
@@ -167,8 +176,9 @@ export function createContext(
       const done = replayed(n, "step", name);
       if (done) return done.result as never;
       return stepSpan(scope.trace, "step", name, n, async () => {
+        const startedAt = databaseNow();
         const result = toJsonValue(await fn(), `step "${name}" result`);
-        await record({ seq: n, kind: "step", name, result, effectKey: null });
+        await record({ seq: n, kind: "step", name, result, effectKey: null }, startedAt);
         return result as never;
       });
     },
@@ -179,9 +189,14 @@ export function createContext(
       const name = typeof child === "string" ? child : child.name;
       const done = replayed(n, "spawn", name);
       if (done) return done.result as ChildTask;
-      const spawned = await spawnChild(scope, child, input, options);
-      await record({ seq: n, kind: "spawn", name, result: spawned, effectKey: null });
-      return spawned;
+      // The child's attempts join the trace under this span: it stores the span's traceparent.
+      return stepSpan(scope.trace, "spawn", name, n, async (span) => {
+        const startedAt = databaseNow();
+        const spawned = await spawnChild(scope, child, input, options, traceHeaders(span));
+        span.setAttribute(ATTR.childTaskId, spawned.taskId);
+        await record({ seq: n, kind: "spawn", name, result: spawned, effectKey: null }, startedAt);
+        return spawned;
+      });
     },
 
     async sleep(ms) {
@@ -192,8 +207,15 @@ export function createContext(
       if (done) {
         until = Number((done.result as { until?: number } | null)?.until ?? 0);
       } else {
-        until = Date.now() + Math.max(0, ms);
-        await record({ seq: n, kind: "sleep", name: "sleep", result: { until }, effectKey: null });
+        const startedAt = databaseNow();
+        until = startedAt.getTime() + Math.max(0, ms);
+        await stepSpan(scope.trace, "sleep", "", n, async (span) => {
+          span.setAttribute(ATTR.wakeAt, new Date(until).toISOString());
+          await record(
+            { seq: n, kind: "sleep", name: "sleep", result: { until }, effectKey: null },
+            startedAt,
+          );
+        });
       }
       if (until > Date.now()) {
         throw new SuspendError(new Date(until), `sleeping until ${new Date(until).toISOString()}`);
@@ -243,13 +265,20 @@ export function createContext(
         options: options ?? {},
       });
       if (!parsed.success) throw new NonRetryableError(`join: ${describeIssues(parsed.error)}`);
-      const outcome = await startJoin(scope.pool, {
-        worker: scope.worker,
-        taskId: scope.taskId,
-        attempt: scope.attempt,
-        seq: n,
-        children: parsed.data.children.map((c) => c.taskId),
-        timeoutMs: parsed.data.options.timeoutMs,
+      const joined = parsed.data.children.map((c) => c.taskId);
+      const outcome = await stepSpan(scope.trace, "join", "", n, async (span) => {
+        span.setAttribute(ATTR.childTaskId, joined);
+        const result = await startJoin(scope.pool, {
+          worker: scope.worker,
+          taskId: scope.taskId,
+          attempt: scope.attempt,
+          seq: n,
+          children: joined,
+          timeoutMs: parsed.data.options.timeoutMs,
+        });
+        // Parked: the attempt ends here and a later one finds the children ended.
+        span.setAttribute(ATTR.outcome, result.kind);
+        return result;
       });
       if (outcome.kind === "lost")
         throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);

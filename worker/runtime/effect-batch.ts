@@ -11,7 +11,7 @@ import {
   type HeadRef,
 } from "../../lib/server/ledger/append-known-head";
 import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
-import { journalStepCtes, journalStepValues } from "./journal";
+import { journalStepsCte, leaseCte } from "./journal";
 
 export type EffectClaim = {
   key: string;
@@ -44,31 +44,87 @@ export type EffectResult = {
   entry: NewLedgerEntry;
 };
 
-/** Claims an effect's key under the task's lease: `leased` 0 means the lease is gone. */
-export const CLAIM_EFFECT_CTES = `lease as (
-    select id from tasks where id = $2 and lease_owner = $8 and status = 'running' for share
-  ), ins as (
+/**
+ * The effect claim, the one text for one claim and for a batch: each key inserted as `started`
+ * under our lease on the effect, if its task is still leased to us ($9) and nobody claimed the
+ * key before. `lease(id)` holds the tasks still ours, `ins(key, task_id)` the keys claimed now.
+ */
+export const CLAIM_EFFECTS_CTES = `input as (
+    select * from unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[], $7::text[], $8::bigint[])
+      as i(key, task_id, step_seq, tool, intent, args, fingerprint, lease_ms)
+  ), ${leaseCte("select task_id from input", "$9")}, ins as (
     insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
-    select $1, $2, $3, $4, $5, $6, $7, 'started', $8, now() + $9 * interval '1 millisecond' from lease
+    select i.key, i.task_id, i.step_seq, i.tool, i.intent, i.args, i.fingerprint, 'started', $9,
+           now() + i.lease_ms * interval '1 millisecond'
+    from input i where i.task_id in (select id from lease)
     on conflict (key) do nothing
-    returning key
+    returning key, task_id
   )`;
+/** For one claim: whether its task is still ours, and whether the key was claimed now. */
 export const CLAIM_EFFECT_SELECT =
   "(select count(*) from lease)::int as leased, (select count(*) from ins)::int as inserted";
 
-export function claimValues(c: Omit<EffectClaim, "head" | "entry">, worker: string): unknown[] {
+export function claimValues(
+  batch: readonly Omit<EffectClaim, "head" | "entry">[],
+  worker: string,
+): unknown[] {
   return [
-    c.key,
-    c.taskId,
-    c.stepSeq,
-    c.tool,
-    JSON.stringify(c.intent),
-    JSON.stringify(c.args),
-    c.fingerprint,
+    batch.map((c) => c.key),
+    batch.map((c) => c.taskId),
+    batch.map((c) => c.stepSeq),
+    batch.map((c) => c.tool),
+    batch.map((c) => JSON.stringify(c.intent)),
+    batch.map((c) => JSON.stringify(c.args)),
+    batch.map((c) => c.fingerprint),
+    batch.map((c) => c.leaseMs),
     worker,
-    c.leaseMs,
   ];
 }
+
+/**
+ * An effect's result, the one text for every path that records one: `recorded(key)` marks the
+ * effects of `rows` (a relation with key and result) succeeded with their results, unless one
+ * already is. The result is a fact whoever holds the task now, so no lease guards it.
+ */
+export function recordEffectsCte(rows: string): string {
+  return `recorded as (
+    update effects e set status = 'succeeded', result = r.result, error = null, lease_owner = null,
+      lease_expires_at = null, completed_at = now(), updated_at = now()
+    from ${rows} r
+    where e.key = r.key and e.status <> 'succeeded'
+    returning e.key
+  )`;
+}
+
+/**
+ * Results with their tool steps journaled under our lease ($8), one text for one and many:
+ * `recorded`, `lease`, `journaled`.
+ */
+const RECORD_EFFECTS_CTES = `input as (
+    select * from unnest($1::text[], $2::jsonb[], $3::uuid[], $4::int[], $5::text[], $6::int[], $7::boolean[])
+      as i(key, result, task_id, seq, name, attempt, in_doubt)
+  ), ${recordEffectsCte("input")}, ${leaseCte("select task_id from input", "$8")},
+  ${journalStepsCte("(select task_id, seq, 'tool' as kind, name, result, key as effect_key, attempt from input)", "lease")}`;
+
+function recordValues(batch: readonly EffectResult[], worker: string): unknown[] {
+  return [
+    batch.map((r) => r.key),
+    batch.map((r) => JSON.stringify(r.result)),
+    batch.map((r) => r.taskId),
+    batch.map((r) => r.stepSeq),
+    batch.map((r) => r.tool),
+    batch.map((r) => r.attempt),
+    batch.map((r) => r.inDoubt),
+    worker,
+  ];
+}
+
+/**
+ * Whose effect.succeeded is written: a result recorded now, or one whose write was not in
+ * doubt (after a lost COMMIT answer the entry goes only with the result's own update).
+ */
+const RECORD_ACTED = `select 'task:' || i.task_id::text as stream from input i
+                   where not i.in_doubt or i.key in (select key from recorded)`;
 
 export type EffectBatchers = {
   claim: GroupCommit<EffectClaim, ClaimAnswer>;
@@ -85,8 +141,8 @@ export function effectBatchers(pool: pg.Pool, worker: string): EffectBatchers {
         [c.entry],
         {
           name: "runtime_claim_effect_new",
-          ctes: CLAIM_EFFECT_CTES,
-          values: claimValues(c, worker),
+          ctes: CLAIM_EFFECTS_CTES,
+          values: claimValues([c], worker),
           when: "exists (select 1 from ins)",
           select: CLAIM_EFFECT_SELECT,
         },
@@ -99,34 +155,8 @@ export function effectBatchers(pool: pg.Pool, worker: string): EffectBatchers {
         batch.map((c) => ({ ref: c.head, entries: [c.entry] })),
         {
           name: "runtime_claim_effects",
-          ctes: `input as (
-                   select * from unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[], $7::text[], $8::bigint[])
-                     as i(key, task_id, step_seq, tool, intent, args, fingerprint, lease_ms)
-                 ), lease as (
-                   select id from tasks
-                   where id in (select task_id from input) and lease_owner = $9 and status = 'running'
-                   for share
-                 ), ins as (
-                   insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, lease_owner, lease_expires_at)
-                   select i.key, i.task_id, i.step_seq, i.tool, i.intent, i.args, i.fingerprint, 'started', $9,
-                          now() + i.lease_ms * interval '1 millisecond'
-                   from input i where i.task_id in (select id from lease)
-                   on conflict (key) do nothing
-                   returning key, task_id
-                 ), acted as (
-                   select 'task:' || task_id::text as stream from ins
-                 )`,
-          values: [
-            batch.map((c) => c.key),
-            batch.map((c) => c.taskId),
-            batch.map((c) => c.stepSeq),
-            batch.map((c) => c.tool),
-            batch.map((c) => JSON.stringify(c.intent)),
-            batch.map((c) => JSON.stringify(c.args)),
-            batch.map((c) => c.fingerprint),
-            batch.map((c) => c.leaseMs),
-            worker,
-          ],
+          ctes: `${CLAIM_EFFECTS_CTES}, acted as (select 'task:' || task_id::text as stream from ins)`,
+          values: claimValues(batch, worker),
           select:
             "array(select id::text from lease) as leased, array(select key from ins) as inserted",
         },
@@ -142,29 +172,11 @@ export function effectBatchers(pool: pg.Pool, worker: string): EffectBatchers {
 
   const record = groupCommit<EffectResult, boolean>({
     one: async (r) => {
-      const step = {
-        seq: r.stepSeq,
-        kind: "tool" as const,
-        name: r.tool,
-        result: r.result,
-        effectKey: r.key,
-      };
       const { row } = await appendOnKnownHead<{ leased: number }>(pool, r.head, [r.entry], {
         name: "runtime_record_effect",
-        // The result is a fact whoever holds the task now, so it is recorded regardless.
-        ctes: `recorded as (
-                 update effects set status = 'succeeded', result = $2, error = null, lease_owner = null,
-                   lease_expires_at = null, completed_at = now(), updated_at = now()
-                 where key = $1 and status <> 'succeeded'
-                 returning 1
-               ), ${journalStepCtes(2)}`,
-        values: [
-          r.key,
-          JSON.stringify(r.result),
-          ...journalStepValues(worker, r.taskId, r.attempt, step),
-          !r.inDoubt,
-        ],
-        when: "exists (select 1 from recorded) or $11::boolean",
+        ctes: RECORD_EFFECTS_CTES,
+        values: recordValues([r], worker),
+        when: `exists (${RECORD_ACTED})`,
         select: "(select count(*) from journaled)::int as leased",
       });
       return row.leased === 1;
@@ -175,41 +187,8 @@ export function effectBatchers(pool: pg.Pool, worker: string): EffectBatchers {
         batch.map((r) => ({ ref: r.head, entries: [r.entry] })),
         {
           name: "runtime_record_effects",
-          ctes: `input as (
-                   select * from unnest($1::text[], $2::jsonb[], $3::uuid[], $4::int[], $5::text[], $6::int[], $7::boolean[])
-                     as i(key, result, task_id, seq, name, attempt, in_doubt)
-                 ), recorded as (
-                   update effects e set status = 'succeeded', result = i.result, error = null, lease_owner = null,
-                     lease_expires_at = null, completed_at = now(), updated_at = now()
-                   from input i
-                   where e.key = i.key and e.status <> 'succeeded'
-                   returning e.key
-                 ), lease as (
-                   select id from tasks
-                   where id in (select task_id from input) and lease_owner = $8 and status = 'running'
-                   for share
-                 ), journaled as (
-                   insert into steps (task_id, seq, kind, name, status, result, effect_key, attempt, completed_at)
-                   select i.task_id, i.seq, 'tool', i.name, 'completed', i.result, i.key, i.attempt, now()
-                   from input i where i.task_id in (select id from lease)
-                   on conflict (task_id, seq) do update
-                     set kind = excluded.kind, name = excluded.name, status = 'completed', result = excluded.result,
-                         effect_key = excluded.effect_key, attempt = excluded.attempt, completed_at = excluded.completed_at
-                   returning task_id
-                 ), acted as (
-                   select 'task:' || i.task_id::text as stream from input i
-                   where not i.in_doubt or i.key in (select key from recorded)
-                 )`,
-          values: [
-            batch.map((r) => r.key),
-            batch.map((r) => JSON.stringify(r.result)),
-            batch.map((r) => r.taskId),
-            batch.map((r) => r.stepSeq),
-            batch.map((r) => r.tool),
-            batch.map((r) => r.attempt),
-            batch.map((r) => r.inDoubt),
-            worker,
-          ],
+          ctes: `${RECORD_EFFECTS_CTES}, acted as (${RECORD_ACTED})`,
+          values: recordValues(batch, worker),
           select: "array(select task_id::text from journaled) as leased",
         },
       );

@@ -9,6 +9,7 @@
 import type pg from "pg";
 import { type SqlClient, withTransaction } from "../../db/client";
 import { retryOnConnectionError } from "../../db/retry";
+import { decideExistingEffect } from "../../lib/domain/effect-decision";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { movesMoney } from "../../lib/domain/money";
@@ -20,8 +21,8 @@ import { faultPoint } from "../../lib/server/fault-points";
 import type { HeadRef } from "../../lib/server/ledger/append-known-head";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import {
-  CLAIM_EFFECT_CTES,
   CLAIM_EFFECT_SELECT,
+  CLAIM_EFFECTS_CTES,
   type ClaimAnswer,
   claimValues,
   type EffectBatchers,
@@ -184,8 +185,8 @@ export async function performEffect(
     }
     const { rows } = await client.query<{ leased: number; inserted: number }>({
       name: "runtime_claim_effect",
-      text: `with ${CLAIM_EFFECT_CTES} select ${CLAIM_EFFECT_SELECT}`,
-      values: claimValues(claimItem, run.worker),
+      text: `with ${CLAIM_EFFECTS_CTES} select ${CLAIM_EFFECT_SELECT}`,
+      values: claimValues([claimItem], run.worker),
     });
     const row = rows[0];
     if (claimed({ leased: (row?.leased ?? 0) > 0, inserted: (row?.inserted ?? 0) > 0 })) {
@@ -313,18 +314,35 @@ async function resolveExisting(
   });
   const existing = rows[0];
   if (!existing) throw new Error(`effect ${key} vanished while claiming it`);
+  const { mismatch, next } = decideExistingEffect(
+    {
+      fingerprint: existing.fingerprint,
+      status: existing.status,
+      leaseLive: existing.lease_live,
+      ageMs: Number(existing.age_ms),
+    },
+    fingerprint,
+    {
+      onPayloadMismatch: tool.onPayloadMismatch,
+      hasReconcile: tool.reconcile !== undefined,
+      providerIdempotent: tool.providerIdempotent === true,
+      dedupWindowMs: tool.dedupWindowMs,
+    },
+  );
 
-  if (existing.fingerprint !== fingerprint) {
+  if (mismatch) {
     await appendLedger(
       client,
       stream,
       entry("effect.payload_mismatch", {
         first: { fingerprint: existing.fingerprint, args: existing.args },
         second: { fingerprint, args: redacted },
-        policy: tool.onPayloadMismatch ?? "dead-letter",
+        policy: mismatch,
       }),
     );
-    if ((tool.onPayloadMismatch ?? "dead-letter") === "dead-letter") {
+  }
+  switch (next.do) {
+    case "dead-letter":
       return {
         action: "dead",
         error: new DeadLetterError(
@@ -332,62 +350,46 @@ async function resolveExisting(
           `${tool.name}: the same intent was performed with different arguments (fingerprint ${existing.fingerprint.slice(0, 12)}… now ${fingerprint.slice(0, 12)}…)`,
         ),
       };
-    }
+    case "deduplicate":
+      await appendLedger(client, stream, entry("effect.deduplicated", { fingerprint }));
+      return { action: "return", result: existing.result };
+    case "act-again":
+      await takeOverEffect(client, run, key);
+      await appendLedger(
+        client,
+        stream,
+        entry("effect.started", { args: redacted, fingerprint, retry: true }),
+      );
+      return { action: "execute" };
+    case "wait":
+      throw new SuspendError(
+        new Date(Date.now() + Math.min(run.effectLeaseMs, 5_000)),
+        `effect ${key.slice(0, 12)}… is in flight on ${existing.lease_owner ?? "another worker"}`,
+      );
+    case "outcome-unknown":
+      await appendLedger(
+        client,
+        stream,
+        entry("effect.outcome_unknown", {
+          action: next.action,
+          ageMs: Number(existing.age_ms),
+          ...(tool.providerIdempotent && next.pastDedupWindow
+            ? { why: "past the provider's dedup window" }
+            : {}),
+        }),
+      );
+      if (next.action === "dead-letter") {
+        return {
+          action: "dead",
+          error: new DeadLetterError(
+            "outcome_unknown",
+            `${tool.name}: an earlier attempt started this effect and never recorded a result; a reviewer must confirm whether it happened`,
+          ),
+        };
+      }
+      await takeOverEffect(client, run, key);
+      return next.action === "reconcile" ? { action: "reconcile" } : { action: "execute" };
   }
-
-  if (existing.status === "succeeded") {
-    await appendLedger(client, stream, entry("effect.deduplicated", { fingerprint }));
-    return { action: "return", result: existing.result };
-  }
-
-  if (existing.status === "failed") {
-    // The provider said it did not act: the same key may act now.
-    await takeOverEffect(client, run, key);
-    await appendLedger(
-      client,
-      stream,
-      entry("effect.started", { args: redacted, fingerprint, retry: true }),
-    );
-    return { action: "execute" };
-  }
-
-  if (existing.lease_live) {
-    throw new SuspendError(
-      new Date(Date.now() + Math.min(run.effectLeaseMs, 5_000)),
-      `effect ${key.slice(0, 12)}… is in flight on ${existing.lease_owner ?? "another worker"}`,
-    );
-  }
-
-  // Started, and its lease ran out without a result: outcome unknown.
-  const withinWindow =
-    tool.dedupWindowMs === undefined || Number(existing.age_ms) < tool.dedupWindowMs;
-  const action = tool.reconcile
-    ? "reconcile"
-    : tool.providerIdempotent && withinWindow
-      ? "resend"
-      : "dead-letter";
-  await appendLedger(
-    client,
-    stream,
-    entry("effect.outcome_unknown", {
-      action,
-      ageMs: Number(existing.age_ms),
-      ...(tool.providerIdempotent && !withinWindow
-        ? { why: "past the provider's dedup window" }
-        : {}),
-    }),
-  );
-  if (action === "dead-letter") {
-    return {
-      action: "dead",
-      error: new DeadLetterError(
-        "outcome_unknown",
-        `${tool.name}: an earlier attempt started this effect and never recorded a result; a reviewer must confirm whether it happened`,
-      ),
-    };
-  }
-  await takeOverEffect(client, run, key);
-  return action === "reconcile" ? { action: "reconcile" } : { action: "execute" };
 }
 
 async function takeOverEffect(client: SqlClient, run: EffectRunner, key: string): Promise<void> {

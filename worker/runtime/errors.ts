@@ -29,6 +29,8 @@ export class SuspendError extends Error {
   constructor(
     readonly until: Date,
     readonly why: string,
+    /** Recorded with task.requeued beside until and why (a budget wait's amounts). */
+    readonly data: Record<string, JsonValue> = {},
   ) {
     super(why);
   }

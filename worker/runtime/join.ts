@@ -62,17 +62,24 @@ export async function startJoin(pool: pg.Pool, req: JoinRequest): Promise<JoinOu
     data: { attempt: req.attempt, step: req.seq, ...data },
   });
   const outcome = await withTransaction(pool, async (client): Promise<JoinOutcome> => {
+    // The children first, held for share: a child whose end is being committed is waited for
+    // and read as it ended; one that ends after this read waits for our park to commit, and its
+    // trigger then finds us waiting and wakes us. Read without the lock, a child ending between
+    // our read and our park woke nobody (its trigger saw us running, our look-again after the
+    // park could run before its commit), and the parent slept until its 30 s recheck. Taken
+    // before our own row, so a child's trigger never waits on us while we wait on it.
+    const { rows } = await client.query<ChildRow>({
+      name: "runtime_join_children",
+      text: `select id, agent, status, parent_id, result, last_error from tasks
+             where id = any($1::uuid[]) order by id for share`,
+      values: [req.children],
+    });
     const leased = await client.query({
       name: "runtime_join_lease",
       text: "select 1 from tasks where id = $1 and lease_owner = $2 and status = 'running' for update",
       values: [req.taskId, req.worker],
     });
     if (leased.rowCount !== 1) return { kind: "lost" };
-    const { rows } = await client.query<ChildRow>({
-      name: "runtime_join_children",
-      text: `select id, agent, status, parent_id, result, last_error from tasks where id = any($1::uuid[])`,
-      values: [req.children],
-    });
     const byId = new Map(rows.map((r) => [r.id, r]));
     const strangers = req.children.filter((id) => byId.get(id)?.parent_id !== req.taskId);
     if (strangers.length > 0) {

@@ -10,11 +10,14 @@ import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelRequest, ModelResponse } from "../../lib/sdk/model";
 import { faultPoint } from "../../lib/server/fault-points";
 import { noteAppended } from "../../lib/server/ledger/append-known-head";
-import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import { appendLedger, databaseNow, taskStream } from "../../lib/server/ledger/append-ledger";
 import type { Span } from "../../lib/server/tracing";
 import type { AttemptScope } from "./context";
 import { DeadLetterError, LeaseLostError } from "./errors";
 import { type JournaledStep, journalStep } from "./journal";
+import { withDashboardPrice } from "./model-price";
+import { recordSpend } from "./spend";
+import { enforceSpendCap } from "./spend-cap";
 import { ATTR, modelSpan } from "./tracing";
 
 export type ModelStep = {
@@ -26,6 +29,8 @@ export type ModelStep = {
   described: Record<string, JsonValue>;
   /** Journaled with the response (a generateText turn's number). */
   extra?: Record<string, JsonValue>;
+  /** When the call began: model.called's startedAt, the timeline's duration. */
+  startedAt?: Date;
 };
 
 /** Calls the model and journals its answer; this attempt acts on the exact response it returns. */
@@ -34,8 +39,10 @@ export function callModel(
   agent: Agent,
   step: ModelStep,
 ): Promise<ModelResponse> {
+  // The database's clock, which stamps the entries the timeline compares it with.
+  const startedAt = databaseNow();
   return modelSpan(scope.trace, step.seq, step.name, (span) =>
-    callModelIn(scope, agent, step, span),
+    callModelIn(scope, agent, { ...step, startedAt }, span),
   );
 }
 
@@ -49,25 +56,31 @@ async function callModelIn(
   if (scope.budget !== null && scope.spent >= scope.budget) {
     throw new DeadLetterError("budget", `model budget ${scope.budget} is spent (${scope.spent})`);
   }
+  // The agent's daily cap (spend-cap.ts): waits or dead-letters here, before the call.
+  const keyValue = await enforceSpendCap(scope, agent.name);
   const pending = scope.model.generate(step.request, scope.signal);
   faultPoint("model.call");
-  const response = toJsonValue(await pending, "model response") as ModelResponse;
-  const stored: ModelResponse = {
-    ...response,
-    toolCalls: response.toolCalls.map((call) => ({
-      ...call,
-      args: redact(call.args, agent.tools[call.toolName]?.sensitive ?? []),
-    })),
-  };
-  const journaled: JournaledStep = {
-    seq: step.seq,
-    kind: "model",
-    name: step.name,
-    result: { ...stored, ...step.extra } as JsonValue,
-    effectKey: null,
-  };
+  const answered = toJsonValue(await pending, "model response") as ModelResponse;
+  // Priced again below by an admin's price for the model, if one is set, before anything is written.
+  let response = answered;
+  let journaled: JournaledStep | undefined;
   const actor = `worker:${scope.worker}`;
   const called = await withTransaction(scope.pool, async (client) => {
+    response = await withDashboardPrice(client, answered);
+    const stored: ModelResponse = {
+      ...response,
+      toolCalls: response.toolCalls.map((call) => ({
+        ...call,
+        args: redact(call.args, agent.tools[call.toolName]?.sensitive ?? []),
+      })),
+    };
+    journaled = {
+      seq: step.seq,
+      kind: "model",
+      name: step.name,
+      result: { ...stored, ...step.extra } as JsonValue,
+      effectKey: null,
+    };
     if (!(await journalStep(client, scope.worker, scope.taskId, scope.attempt, journaled))) {
       return undefined;
     }
@@ -76,14 +89,17 @@ async function callModelIn(
       text: "update tasks set cost = cost + $2 where id = $1",
       values: [scope.taskId, response.cost],
     });
+    await recordSpend(client, { agent: agent.name, response, keyValue });
     return appendLedger(client, taskStream(scope.taskId), {
       kind: "model.called",
       actor,
       taskId: scope.taskId,
       data: {
         step: step.seq,
+        ...(step.startedAt ? { startedAt: step.startedAt.toISOString() } : {}),
         ...step.extra,
         model: response.model,
+        ...(response.provider === undefined ? {} : { provider: response.provider }),
         system: step.request.system ?? null,
         ...step.described,
         toolsOffered: (step.request.tools ?? []).map((t) => t.name),
@@ -92,10 +108,12 @@ async function callModelIn(
         usage: response.usage,
         cost: response.cost,
         ...(response.priced === undefined ? {} : { priced: response.priced }),
+        // Why the call cost what it did: the price used and whether dashboard, config or default set it.
+        ...(response.price === undefined ? {} : { price: response.price }),
       },
     });
   });
-  if (!called) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
+  if (!called || !journaled) throw new LeaseLostError(`lost the lease on task ${scope.taskId}`);
   span.setAttributes({
     // model.called: what the model answered, in the ledger.
     [ATTR.ledgerEntryId]: called.at(-1)?.id,

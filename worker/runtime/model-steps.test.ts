@@ -85,7 +85,7 @@ describe("ctx.model", () => {
     expect(task).toMatchObject({ status: "succeeded", attempts: 1 });
     expect(task.cost).toBeGreaterThan(0);
     const { rows } = await t.pool.query(
-      "select data from ledger_entries where task_id = $1 and kind = 'model.called'",
+      "select data, at from ledger_entries where task_id = $1 and kind = 'model.called'",
       [task.id],
     );
     expect(rows[0].data).toMatchObject({
@@ -95,6 +95,10 @@ describe("ctx.model", () => {
       model: "scripted",
     });
     expect(rows[0].data.usage.inputTokens).toBeGreaterThan(0);
+    // When the call began, for the task page's timeline: before the entry that recorded it.
+    const startedAt = Date.parse(rows[0].data.startedAt);
+    expect(startedAt).toBeLessThanOrEqual(rows[0].at.getTime());
+    expect(startedAt).toBeGreaterThan(rows[0].at.getTime() - 10_000);
   });
 
   it("a retry reuses the journaled decision instead of asking the model again", async () => {

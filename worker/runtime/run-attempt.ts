@@ -232,7 +232,7 @@ async function recordOutcome(
       await appendLedger(
         client,
         stream,
-        entry("task.requeued", { until: err.until.toISOString(), why: err.why }),
+        entry("task.requeued", { until: err.until.toISOString(), why: err.why, ...err.data }),
       );
       return "requeued";
     }

@@ -32,6 +32,8 @@ export async function spawnChild(
   agent: Agent | string,
   input: unknown,
   options: SpawnOptions | undefined,
+  /** The spawn span's {traceparent}: the child's attempts are its children (tracing.ts). */
+  trace: { traceparent?: string } = {},
 ): Promise<ChildTask> {
   const name = typeof agent === "string" ? agent : agent.name;
   const opts = spawnOptionsSchema.safeParse(options ?? {});
@@ -57,6 +59,7 @@ export async function spawnChild(
     key: spawnKey(scope.taskId, name, intent),
     priority: opts.data.priority,
     parent: scope.taskId,
+    traceparent: trace.traceparent,
     // The parent's code names the agents it deploys, as a library caller's does.
     unpublished: "enqueue",
   });

@@ -64,7 +64,9 @@ describe("an admin's tool rate limit", () => {
     const history = (await listRetryPolicies(t.db, ops)).changes.filter(
       (c) => c.scope === `tool:${tool}`,
     );
-    expect(history[0]?.toolLimit).toEqual({
+    expect(history[0]?.setting).toEqual({
+      field: "rateLimit",
+      label: "Rate limit",
       before: "2 calls per 500 ms",
       after: "10 calls per 1 s (agent code)",
     });

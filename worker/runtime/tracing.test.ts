@@ -6,74 +6,22 @@
 // model and tool spans under attempt 2, the payments span under the tool's, with the ids the
 // ledger holds.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
 import { attemptSpanId } from "../../lib/domain/traceparent";
-
-type OtlpValue = {
-  stringValue?: string;
-  intValue?: string | number;
-  doubleValue?: number;
-  boolValue?: boolean;
-  arrayValue?: { values: OtlpValue[] };
-};
-type OtlpSpan = {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: { key: string; value: OtlpValue }[];
-  status?: { code?: number; message?: string };
-};
-type Received = OtlpSpan & { service: string };
-type OtlpRequest = {
-  resourceSpans: {
-    resource?: { attributes?: { key: string; value: OtlpValue }[] };
-    scopeSpans: { spans: OtlpSpan[] }[];
-  }[];
-};
-
-// The collector's side of OTLP over HTTP (JSON): POST /v1/traces, answered 200.
-const received: Received[] = [];
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on("data", (c: Buffer) => chunks.push(c));
-  req.on("end", () => {
-    if (req.method === "POST" && req.url === "/v1/traces") {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as OtlpRequest;
-      for (const rs of body.resourceSpans) {
-        const service = String(
-          rs.resource?.attributes?.find((a) => a.key === "service.name")?.value.stringValue,
-        );
-        for (const ss of rs.scopeSpans) for (const s of ss.spans) received.push({ ...s, service });
-      }
-    }
-    res.writeHead(200, { "content-type": "application/json" }).end("{}");
-  });
-});
-await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-const collector = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+import { attr, type Received, traceThisProcess } from "../testing/otlp-receiver";
 
 // This process is the web server: its env is read once, so it is set before anything reads it.
-const OTEL = { OTEL_EXPORTER_OTLP_ENDPOINT: collector, OTEL_BSP_SCHEDULE_DELAY: "100" };
-Object.assign(process.env, OTEL);
-const { setUpTestDatabase } = await import("../../db/testing/database");
-const t = await setUpTestDatabase("tracing");
-process.env.DATABASE_URL = t.appUrl;
-const { startTracing } = await import("../../lib/server/tracing");
-const tracing = await startTracing("agent-ledger-web");
-afterAll(async () => {
-  await tracing?.shutdown();
-  // Whatever runs in this process next runs untraced, as before.
-  const { trace, context } = await import("@opentelemetry/api");
-  trace.disable();
-  context.disable();
-  for (const name of Object.keys(OTEL)) delete process.env[name];
+const {
+  received,
+  t,
+  otel: OTEL,
+  tracing,
+} = await traceThisProcess({
+  service: "agent-ledger-web",
+  database: "tracing",
+  batchDelayMs: 100,
 });
 const tasksRoute = await import("../../app/api/v1/tasks/route");
 const { createApiToken } = await import("../../lib/server/commands/api-tokens");
@@ -158,13 +106,6 @@ async function until<T>(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-function attr(span: OtlpSpan, key: string): string | number | boolean | undefined {
-  const v = span.attributes?.find((a) => a.key === key)?.value;
-  if (!v) return undefined;
-  if (v.intValue !== undefined) return Number(v.intValue);
-  return v.stringValue ?? v.doubleValue ?? v.boolValue;
 }
 
 async function enqueue(token: string, body: unknown, traceparent: string) {

@@ -30,6 +30,10 @@ export const ATTR = {
   outcome: "agent_ledger.outcome",
   /** A tool call's: executed, deduplicated (an earlier attempt's result) or reconciled. */
   effectOutcome: "agent_ledger.effect_outcome",
+  /** A spawn's child, or the children a join waits for. */
+  childTaskId: "agent_ledger.child_task_id",
+  /** When a sleep's task is due again (ISO). */
+  wakeAt: "agent_ledger.wake_at",
 } as const;
 
 export type TracedTask = {
@@ -126,13 +130,20 @@ export function modelSpan<T>(
   );
 }
 
-/** A durable step (ctx.step), a wait (ctx.waitForEvent), a join or a spawn. */
+/** A durable step (ctx.step), a wait (ctx.waitForEvent), a sleep, a join or a spawn. */
 export function stepSpan<T>(
   parent: Context | undefined,
-  kind: "step" | "wait" | "join" | "spawn",
+  kind: "step" | "wait" | "sleep" | "join" | "spawn",
   name: string,
   step: number,
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
-  return inSpan(`agent-ledger.${kind} ${name}`, { parent, attributes: { [ATTR.step]: step } }, fn);
+  return inSpan(
+    name ? `agent-ledger.${kind} ${name}` : `agent-ledger.${kind}`,
+    { parent, attributes: { [ATTR.step]: step }, expected: suspends },
+    fn,
+  );
 }
+
+/** The headers carrying `span` on: a spawned child stores their traceparent as its parent's. */
+export { traceHeaders };

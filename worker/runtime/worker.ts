@@ -73,6 +73,11 @@ export type RunningWorker = {
   acting: () => boolean;
 };
 
+/** Reviewers' provider checks arrive by notification: polled for at most this often. */
+const CHECK_POLL_MS = 5_000;
+/** Admins' concurrency overrides for agents without a limit in code: re-read at most this often. */
+const PLAN_REFRESH_MS = 1_000;
+
 function callbackLogger(fn: (message: string) => void): Logger {
   return pino(
     { level: "debug", base: undefined, timestamp: false },
@@ -168,13 +173,16 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   // Each attempt.started records the code version that runs it.
   const versions = new Map(published.map((e) => [e.name, e.version]));
 
-  // Reviewers' "check with the provider" requests, answered beside the task loop.
+  // Reviewers' "check with the provider" requests, answered beside the task loop. A request
+  // notifies the workers, so polling only covers a missed notification or a claim whose worker
+  // stopped: at most every CHECK_POLL_MS, not at the task loop's rate, which every process of a
+  // fleet would otherwise pay in statements all the time.
   const checks = startCheckRunner({
     pool: config.pool,
     worker: id,
     agents,
     claimMs: leaseMs,
-    pollMs,
+    pollMs: Math.max(pollMs, CHECK_POLL_MS),
     log,
   });
 
@@ -209,13 +217,18 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       wake();
       checks.wake();
     },
-    onReconnect: () => wake(),
+    onReconnect: () => {
+      wake();
+      checks.wake();
+    },
     log,
   });
   await listener.ready;
 
   // Agents with a concurrency limit claim under it (issue 21); keyed ones key their tasks first.
-  const planClaim = claimPlanner(config.pool, config.agents, pollMs);
+  // The admin's overrides for agents without a limit in code are read at most once a second
+  // (PLAN_REFRESH_MS), not once per claim round of a fast-polling worker.
+  const planClaim = claimPlanner(config.pool, config.agents, Math.max(pollMs, PLAN_REFRESH_MS));
   const keyed = config.agents.filter(isKeyed);
 
   const effects = effectBatchers(config.pool, id);
@@ -264,6 +277,12 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
 
   const loop = (async () => {
     while (!stopping) {
+      // Claim at the end of this turn of the event loop, not at the first freed slot: attempts
+      // whose last statement answered together all free their slots before the claim, so one
+      // claim takes them all and they go on together, sharing their later statements (a
+      // process with few in flight otherwise drifts into one-task claims and one-item batches).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (stopping) break;
       const free = config.concurrency - active.size;
       let claimed = 0;
       if (free > 0 && agentNames.length > 0) {

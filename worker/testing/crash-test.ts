@@ -141,9 +141,14 @@ export async function crashTest(
     await Promise.race([
       (async () => {
         await waitSettled(db.pool, ids, opts.timeoutMs);
-        // Children are enqueued by their parents' runs: once the parents settled, none is added.
-        if (opts.descendants) {
-          await waitSettled(db.pool, await descendantsOf(db.pool, ids), deadline - Date.now());
+        if (!opts.descendants) return;
+        // Children are enqueued by their parents' runs, and a parent joining them runs again once
+        // they ended: settled is when the whole family is, and no member was added meanwhile.
+        for (let size = -1; ; ) {
+          const family = [...ids, ...(await descendantsOf(db.pool, ids))];
+          if (family.length === size) return;
+          size = family.length;
+          await waitSettled(db.pool, family, Math.max(1, deadline - Date.now()));
         }
       })(),
       loop.then(() => {

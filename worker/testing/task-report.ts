@@ -59,8 +59,19 @@ export async function waitSettled(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    // A task parked on ctx.join whose children have all ended is not settled: it is about to be
+    // woken (in the same transaction as its last child, or by its own look-again after a race).
     const { rows } = await pool.query<{ id: string; status: string }>(
-      "select id, status from tasks where id = any($1::uuid[]) and not (status = any($2::text[]))",
+      `select t.id, t.status from tasks t
+        where t.id = any($1::uuid[])
+          and (not (t.status = any($2::text[]))
+               or (t.status = 'waiting' and exists (
+                     select 1 from steps s
+                      where s.task_id = t.id and s.kind = 'join' and s.status = 'started'
+                        and not exists (
+                          select 1 from jsonb_array_elements_text(s.result -> 'children') c(id)
+                            join tasks ct on ct.id = c.id::uuid
+                           where ct.status not in ('succeeded', 'rejected', 'cancelled')))))`,
       [taskIds, SETTLED],
     );
     if (rows.length === 0) return;

@@ -35,6 +35,8 @@ export const alertEventSchema = z.object({
   agent: z.string().max(100).nullable(),
   reason: z.string().max(100).nullable(),
   summary: z.string().max(2_000),
+  /** Spend alerts: the money spent (today, or in the last hour). */
+  amount: z.number().min(0).optional(),
 });
 export type AlertEventPayload = z.infer<typeof alertEventSchema>;
 

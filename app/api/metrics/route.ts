@@ -30,6 +30,17 @@ function families(m: MetricsDto): MetricFamily[] {
     Object.entries(counts).map(([value, n]) => ({ labels: { [label]: value }, value: n }));
   const perWorker = (value: (w: MetricsDto["workers"][number]) => number) =>
     m.workers.map((w) => ({ labels: { worker: w.worker }, value: value(w) }));
+  const perModel = (value: (s: MetricsDto["modelSpendToday"][number]) => number) =>
+    m.modelSpendToday.map((s) => ({ labels: { agent: s.agent, model: s.model }, value: value(s) }));
+  const tokenTypes = [
+    ["input", (s) => s.tokens.input],
+    ["output", (s) => s.tokens.output],
+    ["cached_input", (s) => s.tokens.cachedInput],
+    ["reasoning", (s) => s.tokens.reasoning],
+  ] as const satisfies readonly (readonly [
+    string,
+    (s: MetricsDto["modelSpendToday"][number]) => number,
+  ])[];
   return [
     {
       name: "agent_ledger_tasks",
@@ -139,6 +150,29 @@ function families(m: MetricsDto): MetricFamily[] {
       type: "gauge",
       help: "Ledger streams (one per task, plus system).",
       samples: [{ value: m.ledger.streams }],
+    },
+    {
+      name: "agent_ledger_model_calls_total",
+      type: "counter",
+      help: "Model calls today (UTC) by agent and model; starts again from 0 at midnight UTC.",
+      samples: perModel((s) => s.calls),
+    },
+    {
+      name: "agent_ledger_model_tokens_total",
+      type: "counter",
+      help: "Model tokens today (UTC) by agent, model and type (cached input and reasoning apart); starts again from 0 at midnight UTC.",
+      samples: m.modelSpendToday.flatMap((s) =>
+        tokenTypes.map(([type, value]) => ({
+          labels: { agent: s.agent, model: s.model, type },
+          value: value(s),
+        })),
+      ),
+    },
+    {
+      name: "agent_ledger_model_cost_total",
+      type: "counter",
+      help: "Model cost today (UTC) by agent and model, in the price table's currency; starts again from 0 at midnight UTC.",
+      samples: perModel((s) => s.cost),
     },
   ];
 }

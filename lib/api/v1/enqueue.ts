@@ -7,7 +7,6 @@ import { principalOf, type Viewer } from "../../domain/access";
 import { isoInstant } from "../../domain/instant";
 import { prioritySchema } from "../../domain/priority";
 import { taskPolicySchema } from "../../domain/retry-policy";
-import { parseTraceparent } from "../../domain/traceparent";
 import { issueFields } from "../../domain/zod-issues";
 import { env } from "../../env";
 import {
@@ -18,7 +17,7 @@ import {
 } from "../../server/commands/enqueue-tasks";
 import { requestFingerprint, runIdempotent } from "../../server/commands/idempotency";
 import { getPool } from "../../server/db";
-import { type Context, contextOf, inSpan, SpanKind, traceparentOf } from "../../server/tracing";
+import { traceHeaders } from "../../server/tracing";
 import { BODY_PROBLEMS, defineEndpoint, Reply } from "../endpoint";
 import { ApiProblem } from "../problems";
 import { taskStatusSchema } from "./schemas";
@@ -170,16 +169,6 @@ const requestOf = (body: OneBody, traceparent: string | undefined): EnqueueReque
   traceparent,
 });
 
-/**
- * The request's span: the server's own when it has one (Next's, with tracing on), else the
- * caller's `traceparent` header (an invalid one is ignored, as W3C asks).
- */
-function parentOf(request: Request): Context {
-  const active = contextOf(traceparentOf());
-  if (traceparentOf(active) !== undefined) return active;
-  return contextOf(parseTraceparent(request.headers.get("traceparent")));
-}
-
 /** Enqueues through the command (in `client`'s transaction when given one) and shapes the reply. */
 async function enqueueFor(
   db: Parameters<typeof enqueueTasks>[0],
@@ -253,27 +242,18 @@ export const enqueueTaskEndpoint = defineEndpoint({
     "idempotency-key-in-use",
     "idempotency-key-reused",
   ],
-  handle: ({ body, viewer, request }) =>
-    // The tasks' attempts are this span's children (their traceparent is its), so a trace
-    // followed from the caller goes through here into the worker.
-    inSpan(
-      "POST /api/v1/tasks",
-      {
-        kind: SpanKind.SERVER,
-        parent: parentOf(request),
-        attributes: { "http.request.method": "POST", "http.route": "/api/v1/tasks" },
-      },
-      async (span) => {
-        const reply = await enqueueReply(body, viewer, request, traceparentOf());
-        const tasks = "tasks" in reply.body ? reply.body.tasks : [reply.body];
-        span.setAttribute(
-          "agent_ledger.task_id",
-          tasks.map((t) => t.id),
-        );
-        span.setAttribute("http.response.status_code", reply.status);
-        return reply;
-      },
-    ),
+  handle: async ({ body, viewer, request, span }) => {
+    // The tasks' attempts are the request span's children (their traceparent is its), so a
+    // trace followed from the caller goes through here into the worker. With tracing off the
+    // span is the caller's own (a no-op keeps its parent's ids): the tasks store that.
+    const reply = await enqueueReply(body, viewer, request, traceHeaders(span).traceparent);
+    const tasks = "tasks" in reply.body ? reply.body.tasks : [reply.body];
+    span.setAttribute(
+      "agent_ledger.task_id",
+      tasks.map((t) => t.id),
+    );
+    return reply;
+  },
 });
 
 async function enqueueReply(

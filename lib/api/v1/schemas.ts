@@ -80,6 +80,12 @@ export const taskHeaderSchema: z.ZodType<TaskHeaderDto> = z.object({
   version: z.number().int().describe("Send it back with a review command (optimistic locking)"),
   cost: z.number(),
   createdBy: z.string(),
+  traceUrl: z
+    .string()
+    .nullable()
+    .describe(
+      "The task's trace in the tracing backend (TRACE_URL_TEMPLATE), when configured and the task was enqueued with a traceparent",
+    ),
   createdAt: iso,
   updatedAt: iso,
   statusChangedAt: iso,

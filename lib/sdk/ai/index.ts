@@ -14,4 +14,11 @@ export type { ModelClient, ModelPricing, ModelResponse, ModelUsage } from "../mo
 export { type AnyModel, asModelClient } from "./as-model-client";
 export { type DurableToolOptions, durableTool } from "./durable-tool";
 export { type AiModelOptions, aiModel } from "./model";
-export { DEFAULT_PRICES, type ModelPrices, priceOf, priceUsage } from "./prices";
+export {
+  DEFAULT_PRICES,
+  lookupPrice,
+  type ModelPrices,
+  pricedBy,
+  priceOf,
+  priceUsage,
+} from "./prices";

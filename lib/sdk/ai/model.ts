@@ -16,6 +16,13 @@ export type AiModelOptions = {
 
 export function aiModel(model: LanguageModel, opts: AiModelOptions = {}): ModelClient {
   const modelId = opts.modelId ?? (typeof model === "string" ? model : model.modelId);
+  // A gateway id ("openai/gpt-4o") names its provider before the slash.
+  const provider =
+    typeof model === "string"
+      ? model.includes("/")
+        ? model.split("/")[0]
+        : "gateway"
+      : model.provider;
   return {
     name: modelId,
     async generate(request, signal) {
@@ -31,6 +38,7 @@ export function aiModel(model: LanguageModel, opts: AiModelOptions = {}): ModelC
       const usage = usageOf(result.usage);
       return {
         model: modelId,
+        ...(provider ? { provider } : {}),
         text: result.text,
         toolCalls: result.toolCalls.map((c) => ({
           toolCallId: c.toolCallId,

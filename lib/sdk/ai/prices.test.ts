@@ -2,7 +2,7 @@
 // and an unknown model recorded as unpriced (cost 0), never priced by a look-alike id.
 import { describe, expect, it } from "vitest";
 import { aiModel } from "./model";
-import { DEFAULT_PRICES, priceOf, priceUsage } from "./prices";
+import { DEFAULT_PRICES, pricedBy, priceOf, priceUsage } from "./prices";
 import { scriptedLanguageModel } from "./scripted-model";
 
 const signal = new AbortController().signal;
@@ -69,5 +69,17 @@ describe("aiModel's cost", () => {
     const r = await model.generate({ prompt: "Hi" }, signal);
     expect(r).toMatchObject({ model: "unlisted", priced: false, cost: 0 });
     expect(r.usage.outputTokens).toBeGreaterThan(0);
+  });
+});
+
+describe("pricedBy", () => {
+  it("says whether the team's table or the shipped one priced the model, by the same rule", () => {
+    const prices = { "gpt-4o": { inputPerMTok: 1, outputPerMTok: 2 } };
+    expect(pricedBy("openai/gpt-4o", prices)).toEqual({ ...prices["gpt-4o"], source: "config" });
+    expect(pricedBy("gpt-4o-mini", prices)).toEqual({
+      ...DEFAULT_PRICES["gpt-4o-mini"],
+      source: "default",
+    });
+    expect(pricedBy("constructor", prices)).toBeUndefined();
   });
 });

@@ -19,6 +19,8 @@ export type ScriptedPrompt = CallOptions["prompt"];
 export type ScriptedTurn = {
   text?: string;
   toolCalls?: readonly { toolName: string; input: unknown }[];
+  /** Of the counted tokens, how many the provider would report as cache reads and reasoning. */
+  usage?: { cachedInputTokens?: number; reasoningTokens?: number };
 };
 
 export type ScriptedLanguageModel = LanguageModelV3 & {
@@ -55,14 +57,22 @@ export function scriptedLanguageModel(
       toolName: c.toolName,
       input: JSON.stringify(c.input ?? {}),
     }));
-    const input = tokens(JSON.stringify(options.prompt));
-    const output = tokens(text + toolCalls.map((c) => c.toolName + c.input).join(""));
+    const cached = turn.usage?.cachedInputTokens;
+    const reasoning = turn.usage?.reasoningTokens;
+    const input = tokens(JSON.stringify(options.prompt)) + (cached ?? 0);
+    const output =
+      tokens(text + toolCalls.map((c) => c.toolName + c.input).join("")) + (reasoning ?? 0);
     return {
       content: [...(text ? [{ type: "text" as const, text }] : []), ...toolCalls],
       finishReason: { unified: toolCalls.length > 0 ? "tool-calls" : "stop", raw: undefined },
       usage: {
-        inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
-        outputTokens: { total: output, text: output, reasoning: undefined },
+        inputTokens: {
+          total: input,
+          noCache: input - (cached ?? 0),
+          cacheRead: cached,
+          cacheWrite: undefined,
+        },
+        outputTokens: { total: output, text: output - (reasoning ?? 0), reasoning },
       },
       warnings: [],
     };

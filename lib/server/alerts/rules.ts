@@ -19,6 +19,8 @@ export function specColumns(spec: AlertRuleSpec) {
     reason: spec.kind === "dead_letter" ? (spec.reason ?? null) : null,
     olderThanMinutes: spec.kind === "approval_waiting" ? spec.olderThanMinutes : null,
     silentForSeconds: spec.kind === "no_live_worker" ? spec.silentForSeconds : null,
+    threshold:
+      spec.kind === "spend_day_over" || spec.kind === "spend_rate_over" ? spec.threshold : null,
     destination: spec.destination,
     url: spec.url,
     enabled: spec.enabled,
@@ -33,6 +35,7 @@ type RuleColumns = Pick<
   | "reason"
   | "olderThanMinutes"
   | "silentForSeconds"
+  | "threshold"
   | "destination"
   | "url"
   | "enabled"
@@ -51,6 +54,7 @@ export function ledgerView(id: string, row: RuleColumns & { secret: string | nul
     reason: row.reason,
     olderThanMinutes: row.olderThanMinutes,
     silentForSeconds: row.silentForSeconds,
+    threshold: row.threshold,
     destination: row.destination,
     urlHost: destinationHost(row.url),
     urlSha256: sha256Hex(row.url),
@@ -73,7 +77,7 @@ export function isRuleId(id: string): boolean {
 export type LockedRule = Pick<
   AlertRuleRow,
   "name" | "kind" | "agent" | "reason" | "destination" | "url" | "secret" | "enabled" | "version"
-> & { olderThanMinutes: number | null; silentForSeconds: number | null };
+> & { olderThanMinutes: number | null; silentForSeconds: number | null; threshold: number | null };
 
 /**
  * Locks a rule for a change at the version the admin loaded, or says why it cannot change:
@@ -86,7 +90,7 @@ export async function lockRuleFor(
 ): Promise<{ rule: LockedRule } | { error: CommandResult<never> }> {
   const { rows } = await client.query<LockedRule>(
     `select name, kind, agent, reason, older_than_minutes as "olderThanMinutes",
-            silent_for_seconds as "silentForSeconds", destination, url,
+            silent_for_seconds as "silentForSeconds", threshold, destination, url,
             secret, enabled, version
      from alert_rules where id = $1 for update`,
     [id],

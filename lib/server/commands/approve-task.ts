@@ -10,6 +10,7 @@ import type { TaskStatus } from "../../domain/task-states";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { moneyToolsOf, resumeStep, reviewPreview } from "../review/preview";
 import { bulkField } from "./bulk-principal";
+import { reviewSpan } from "./review-span";
 import {
   expectRows,
   lockTaskFor,
@@ -41,7 +42,9 @@ type PendingApproval = {
   first_approved_by: string | null;
 };
 
-export async function approveTask(
+export const approveTask = reviewSpan((input) => input.action ?? "approve", approveTaskUntraced);
+
+async function approveTaskUntraced(
   pool: pg.Pool,
   principal: Principal,
   input: ApproveInput,

@@ -5,6 +5,7 @@ import type { Principal } from "../../domain/access";
 import type { CommandResult } from "../../domain/command-result";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { bulkField } from "./bulk-principal";
+import { reviewSpan } from "./review-span";
 import { bumpTask, lockTaskFor, taskTransaction } from "./task-guard";
 import { withdrawPending } from "./two-person";
 
@@ -16,7 +17,9 @@ export type CancelInput = {
   bulkId?: string;
 };
 
-export async function cancelTask(
+export const cancelTask = reviewSpan("cancel", cancelTaskUntraced);
+
+async function cancelTaskUntraced(
   pool: pg.Pool,
   principal: Principal,
   input: CancelInput,

@@ -14,6 +14,7 @@ import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { type CorrectionPreview, correctionPreview, requestNote } from "../review/correction";
 import { lastStepOf } from "../review/preview";
 import { checkAgentInput } from "./enqueue-task";
+import { reviewSpan } from "./review-span";
 import { lockTaskFor, notifyWorkers, requeueReviewed, taskTransaction, theRow } from "./task-guard";
 import { type ReviewOutcome, twoPersonGate } from "./two-person";
 
@@ -29,7 +30,9 @@ export type CorrectInput = {
 
 export type CorrectOutcome = ReviewOutcome & { preview: CorrectionPreview };
 
-export async function correctInput(
+export const correctInput = reviewSpan("correct_input", correctInputUntraced);
+
+async function correctInputUntraced(
   pool: pg.Pool,
   principal: Principal,
   input: CorrectInput,

@@ -47,8 +47,8 @@ export async function insertAlertRule(
   const columns = specColumns(parsed.data);
   const secret = columns.destination === "webhook" ? (opts.secret ?? newWebhookSecret()) : null;
   const { rows } = await client.query<{ id: string; version: number }>(
-    `insert into alert_rules (name, kind, agent, reason, older_than_minutes, destination, url, secret, enabled, created_by, silent_for_seconds)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    `insert into alert_rules (name, kind, agent, reason, older_than_minutes, destination, url, secret, enabled, created_by, silent_for_seconds, threshold)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      returning id, version`,
     [
       columns.name,
@@ -62,6 +62,7 @@ export async function insertAlertRule(
       columns.enabled,
       actor,
       columns.silentForSeconds,
+      columns.threshold,
     ],
   );
   const row = rows[0];

@@ -193,9 +193,10 @@ describe("single enqueues at the same moment", () => {
         return enqueueTasks(t.pool, who, [greet(100 + i)]);
       }),
     );
-    // The first went alone; the others arrived while it was in flight and went together.
+    // Those that reached the insert in one turn of the event loop went together, and any that
+    // came while a statement was in flight went in the next.
     expect(sent.count("enqueue_insert_tasks")).toBeLessThan(20);
-    expect(sent.count("enqueue_insert_tasks")).toBeGreaterThanOrEqual(2);
+    expect(sent.count("enqueue_insert_tasks")).toBeGreaterThanOrEqual(1);
     expect(answers.map((a) => a.ok)).toEqual(
       Array.from({ length: 20 }, (_, i) => i !== 7 && i !== 11),
     );

@@ -15,7 +15,7 @@ import { type SqlClient, withTransaction } from "../../../db/client";
 import { CommitInDoubtError, isConnectionError } from "../../../db/retry";
 import type { Principal } from "../../domain/access";
 import { type CommandFailure, refuseWithout } from "../../domain/command-result";
-import { entryHash, GENESIS_HASH } from "../../domain/hash";
+import { GENESIS_HASH } from "../../domain/hash";
 import { type JsonValue, JsonValueError, toJsonValue } from "../../domain/json";
 import {
   DEFAULT_PRIORITY,
@@ -25,7 +25,7 @@ import {
 } from "../../domain/priority";
 import { describeIssues } from "../../domain/zod-issues";
 import { type GroupCommit, groupCommit } from "../group-commit";
-import { taskStream } from "../ledger/append-ledger";
+import { entryColumns, prepareEntries, taskStream } from "../ledger/append-ledger";
 
 export const TASKS_CHANNEL = "agent_ledger_tasks";
 
@@ -509,18 +509,20 @@ async function insertChunk(
   now: Date,
 ): Promise<{ inserted: Set<string>; held: Map<string, string> }> {
   const at = now.toISOString();
-  const hashes = rows.map((r) =>
-    entryHash(GENESIS_HASH, {
+  // Each task.enqueued checked, redacted and hashed by the ledger's own entry builder, at seq 1
+  // of its new stream.
+  const entries = entryColumns();
+  for (const e of prepareEntries(
+    rows.map((r) => ({
       stream: r.stream,
-      seq: 1,
-      at,
       kind: "task.enqueued",
       actor: r.actor,
       taskId: r.id,
-      key: null,
       data: r.data,
-    }),
-  );
+    })),
+  )) {
+    entries.push(e, 1, GENESIS_HASH, at);
+  }
   const { rows: out } = await client.query<{ ids: string[]; held: Record<string, string> }>({
     // Named: prepared once per connection, so the hot path skips parsing and planning.
     name: "enqueue_insert_tasks",
@@ -536,7 +538,7 @@ async function insertChunk(
        select id, agent, input, key, coalesce(run_at, now()), policy, actor, priority, parent, concurrency_key,
               traceparent
        from r order by ord
-       on conflict (enqueue_key) do nothing
+       on conflict (enqueue_key) where enqueue_key is not null do nothing
        returning id
      ), s as (
        insert into ledger_streams (stream, head_seq, head_hash, updated_at)
@@ -561,9 +563,9 @@ async function insertChunk(
       rows.map((r) => r.key),
       rows.map((r) => r.runAt),
       rows.map((r) => (r.policy === null ? null : JSON.stringify(r.policy))),
-      rows.map((r) => JSON.stringify(r.data)),
-      hashes,
-      rows.map((r) => r.actor),
+      entries.data,
+      entries.hash,
+      entries.actor,
       at,
       GENESIS_HASH,
       TASKS_CHANNEL,

@@ -46,6 +46,7 @@ type RuleRow = {
   reason: string | null;
   older_than_minutes: number | null;
   silent_for_seconds: number | null;
+  threshold: number | null;
   enabled: boolean;
   created_at: Date;
   destination: "slack" | "webhook";
@@ -87,7 +88,7 @@ export async function evaluateAlerts(
     const last = Number(head.last);
     const now = head.now;
     const { rows: rules } = await client.query<RuleRow>(
-      `select id, kind, agent, reason, older_than_minutes, silent_for_seconds, enabled, created_at, destination
+      `select id, kind, agent, reason, older_than_minutes, silent_for_seconds, threshold, enabled, created_at, destination
        from alert_rules where enabled`,
     );
     const kinds = [...KIND_OF_ENTRY.keys()];
@@ -166,6 +167,7 @@ export async function evaluateAlerts(
         summary: describeEvent(event),
       });
     }
+    events.push(...(await spendEvents(client, rules, now)));
     let enqueued = 0;
     for (const rule of rules) {
       const filter: AlertRuleFilter = {
@@ -175,6 +177,7 @@ export async function evaluateAlerts(
         reason: rule.reason,
         olderThanMinutes: rule.older_than_minutes,
         silentForSeconds: rule.silent_for_seconds,
+        threshold: rule.threshold,
         enabled: rule.enabled,
         createdAt: rule.created_at,
       };
@@ -203,4 +206,57 @@ export async function evaluateAlerts(
     );
     return { events: events.length, enqueued, cursor: next };
   });
+}
+
+/**
+ * The spend kinds' events: one per agent and one for all agents (agent null), with the amount;
+ * each rule compares it with its own threshold. Ids name the UTC day (spend_day_over) or the
+ * clock hour of the pass (spend_rate_over), so the enqueue key lets a rule fire at most once a
+ * day, or once an hour, however many passes see the spend over it. Today's spend is the
+ * spend_daily counters; the last hour's is the model.called entries of that hour, found by
+ * ledger_entries_kind_at_idx (kind, at): the counters are per day, not per hour.
+ */
+async function spendEvents(
+  client: pg.PoolClient,
+  rules: readonly RuleRow[],
+  now: Date,
+): Promise<AlertEvent[]> {
+  const events: AlertEvent[] = [];
+  const read = async (kind: "spend_day_over" | "spend_rate_over", text: string, window: string) => {
+    if (!rules.some((r) => r.kind === kind)) return;
+    const { rows } = await client.query<{ agent: string | null; spent: number | null }>({
+      name: `alerts_read_${kind}`,
+      text,
+    });
+    for (const r of rows) {
+      const event = {
+        kind,
+        at: now,
+        taskId: null,
+        agent: r.agent,
+        reason: null,
+        amount: r.spent ?? 0,
+      };
+      events.push({
+        ...event,
+        id: `${kind}:${window}:${r.agent ?? "*"}`,
+        summary: describeEvent(event),
+      });
+    }
+  };
+  await read(
+    "spend_day_over",
+    `select agent, sum(cost)::float8 as spent from spend_daily
+     where day = (now() at time zone 'UTC')::date group by grouping sets ((agent), ())`,
+    now.toISOString().slice(0, 10),
+  );
+  await read(
+    "spend_rate_over",
+    `select t.agent, sum((e.data->>'cost')::float8)::float8 as spent
+     from ledger_entries e join tasks t on t.id = e.task_id
+     where e.kind = 'model.called' and e.at > now() - interval '1 hour'
+     group by grouping sets ((t.agent), ())`,
+    now.toISOString().slice(0, 13),
+  );
+  return events;
 }

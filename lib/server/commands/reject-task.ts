@@ -4,6 +4,7 @@ import type { Principal } from "../../domain/access";
 import { type CommandResult, invalid } from "../../domain/command-result";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { bulkField } from "./bulk-principal";
+import { reviewSpan } from "./review-span";
 import { bumpTask, lockTaskFor, taskTransaction } from "./task-guard";
 import { withdrawPending } from "./two-person";
 
@@ -15,7 +16,9 @@ export type RejectInput = {
   bulkId?: string;
 };
 
-export async function rejectTask(
+export const rejectTask = reviewSpan("reject", rejectTaskUntraced);
+
+async function rejectTaskUntraced(
   pool: pg.Pool,
   principal: Principal,
   input: RejectInput,

@@ -9,6 +9,7 @@ import { type ReviewPreview, stepOutOfRange } from "../../domain/replay-plan";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { lastStepOf, reviewPreview } from "../review/preview";
 import { bulkField } from "./bulk-principal";
+import { reviewSpan } from "./review-span";
 import { lockTaskFor, notifyWorkers, requeueReviewed, taskTransaction } from "./task-guard";
 import { type ReviewOutcome, twoPersonGate } from "./two-person";
 
@@ -20,7 +21,9 @@ export type ReplayInput = {
   bulkId?: string;
 };
 
-export async function replayTask(
+export const replayTask = reviewSpan("replay", replayTaskUntraced);
+
+async function replayTaskUntraced(
   pool: pg.Pool,
   principal: Principal,
   input: ReplayInput,

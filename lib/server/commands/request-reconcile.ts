@@ -8,6 +8,7 @@ import type { Principal } from "../../domain/access";
 import { type CommandResult, conflict, notFound } from "../../domain/command-result";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { reconcilableTools } from "../review/reconcile";
+import { reviewSpan } from "./review-span";
 import { lockTaskFor, notifyWorkers, taskTransaction } from "./task-guard";
 
 export type RequestReconcileInput = { taskId: string; key: string };
@@ -19,7 +20,9 @@ export type RequestReconcileOutcome = {
   created: boolean;
 };
 
-export async function requestReconcile(
+export const requestReconcile = reviewSpan("reconcile", requestReconcileUntraced);
+
+async function requestReconcileUntraced(
   pool: pg.Pool,
   principal: Principal,
   input: RequestReconcileInput,

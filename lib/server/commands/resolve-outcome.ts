@@ -9,6 +9,7 @@ import { type CommandResult, conflict, notFound } from "../../domain/command-res
 import { type JsonValue, toJsonValue } from "../../domain/json";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { moneyToolsOf } from "../review/preview";
+import { reviewSpan } from "./review-span";
 import {
   bumpTask,
   lockTaskFor,
@@ -25,7 +26,9 @@ export type ResolveInput = {
   key: string;
 } & ({ happened: true; result: JsonValue } | { happened: false });
 
-export async function resolveOutcome(
+export const resolveOutcome = reviewSpan("resolve_outcome", resolveOutcomeUntraced);
+
+async function resolveOutcomeUntraced(
   pool: pg.Pool,
   principal: Principal,
   input: ResolveInput,

@@ -5,18 +5,13 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import type { Principal } from "../../domain/access";
-import {
-  type CommandResult,
-  conflict,
-  invalid,
-  notFound,
-  refuseWithout,
-} from "../../domain/command-result";
+import { type CommandResult, invalid, notFound, refuseWithout } from "../../domain/command-result";
 import { TOOL_SCOPE_PREFIX, type ToolLimitChange } from "../../domain/rate-limit";
 import { type ToolLimitInput, toolLimitInputSchema } from "../../domain/tool-limit-form";
 import { describeIssues } from "../../domain/zod-issues";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 import { catalogToolsOf } from "../queries/list-agents";
+import { saveVersionedSetting } from "./versioned-setting";
 
 type Row = { limit: number; period_ms: number; version: number };
 
@@ -42,36 +37,24 @@ export async function setToolRateLimit(
       return notFound(`no agent a worker published has a tool named "${tool}"`);
     }
     const code = declared.find((t) => t.rateLimit !== null)?.rateLimit ?? null;
-    const { rows } = await client.query<Row>(
-      'select "limit", period_ms, version from tool_rate_limits where tool = $1 for update',
-      [tool],
+    const result = await saveVersionedSetting<Row>(
+      client,
+      {
+        table: "tool_rate_limits",
+        keyColumn: "tool",
+        columns: ["limit", "period_ms"],
+        what: `the rate limit of ${tool}`,
+        nothingToClear: `${tool} has no admin rate limit to clear`,
+      },
+      {
+        key: tool,
+        version,
+        values: limit && [limit.limit, limit.periodMs],
+        actor: principal.actor,
+      },
     );
-    const current = rows[0];
-    if ((current?.version ?? null) !== version) {
-      return conflict(
-        current
-          ? `the rate limit of ${tool} changed since you loaded it (now version ${current.version})`
-          : `the rate limit of ${tool} was cleared since you loaded it`,
-      );
-    }
-    let saved: number | null = null;
-    if (limit === null) {
-      if (!current) return invalid(`${tool} has no admin rate limit to clear`);
-      await client.query("delete from tool_rate_limits where tool = $1", [tool]);
-    } else {
-      // No row yet cannot be locked: a concurrent first save makes this insert conflict, and
-      // the guard (the version the admin saw, null for none) refuses to overwrite it.
-      const upsert = await client.query<{ version: number }>(
-        `insert into tool_rate_limits (tool, "limit", period_ms, updated_by) values ($1, $2, $3, $4)
-         on conflict (tool) do update set "limit" = excluded.limit, period_ms = excluded.period_ms,
-           updated_by = excluded.updated_by, updated_at = now(), version = tool_rate_limits.version + 1
-         where tool_rate_limits.version = $5
-         returning version`,
-        [tool, limit.limit, limit.periodMs, principal.actor, version],
-      );
-      saved = upsert.rows[0]?.version ?? null;
-      if (saved === null) return conflict(`the rate limit of ${tool} changed since you loaded it`);
-    }
+    if (!result.ok) return result;
+    const { current, saved } = result.value;
     const data: ToolLimitChange = {
       scope: `${TOOL_SCOPE_PREFIX}${tool}`,
       before: current ? { limit: current.limit, periodMs: current.period_ms } : null,

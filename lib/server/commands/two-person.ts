@@ -13,6 +13,7 @@ import type { TaskStatus } from "../../domain/task-states";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { pendingRequestOf } from "../review/preview";
 import { bulkField } from "./bulk-principal";
+import { reviewSpan } from "./review-span";
 import { type LockedTask, lockTaskFor, taskTransaction } from "./task-guard";
 
 export type SecondReviewer = {
@@ -191,7 +192,9 @@ export async function twoPersonGate(
 }
 
 /** A reviewer takes back a pending request (theirs, or one they will not confirm). */
-export async function withdrawReviewRequest(
+export const withdrawReviewRequest = reviewSpan("withdraw", withdrawReviewRequestUntraced);
+
+async function withdrawReviewRequestUntraced(
   pool: pg.Pool,
   principal: Principal,
   input: { taskId: string; requestId: number },

@@ -46,7 +46,7 @@ export async function updateAlertRule(
       after.destination === "webhook" ? (fresh ? newWebhookSecret() : current.secret) : null;
     const updated = await client.query<{ version: number }>(
       `update alert_rules set name = $3, kind = $4, agent = $5, reason = $6, older_than_minutes = $7,
-         destination = $8, url = $9, secret = $10, enabled = $11, silent_for_seconds = $12, version = version + 1, updated_at = now()
+         destination = $8, url = $9, secret = $10, enabled = $11, silent_for_seconds = $12, threshold = $13, version = version + 1, updated_at = now()
        where id = $1 and version = $2
        returning version`,
       [
@@ -62,6 +62,7 @@ export async function updateAlertRule(
         secret,
         after.enabled,
         after.silentForSeconds,
+        after.threshold,
       ],
     );
     const version = updated.rows[0]?.version;

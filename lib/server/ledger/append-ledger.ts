@@ -6,6 +6,7 @@ import { entryHash, GENESIS_HASH } from "../../domain/hash";
 import { type JsonValue, toJsonValue } from "../../domain/json";
 import { redact } from "../../domain/redact";
 import { faultPoint } from "../fault-points";
+import { noteLedgerEntries } from "../tracing";
 
 export type NewLedgerEntry = {
   kind: string;
@@ -252,7 +253,7 @@ export async function appendLedgerMany(
     ],
   });
   const ids = new Map(rows.map((r) => [`${r.stream}#${Number(r.seq)}`, Number(r.id)]));
-  return prepared.map((e, i) => ({
+  const appended = prepared.map((e, i) => ({
     id: ids.get(`${e.stream}#${cols.seq[i]}`) ?? 0,
     stream: e.stream,
     seq: cols.seq[i] ?? 0,
@@ -260,4 +261,7 @@ export async function appendLedgerMany(
     kind: e.kind,
     hash: cols.hash[i] ?? "",
   }));
+  // A review action's span names the entries it wrote (commands/review-span.ts).
+  noteLedgerEntries(appended);
+  return appended;
 }

@@ -158,6 +158,7 @@ describe("getMetrics", () => {
       workersLive: 0,
       approvalsPending: 0,
       ledger: { entries: 0, streams: 0 },
+      modelSpendToday: [],
     });
   });
 
@@ -262,6 +263,17 @@ describe("getMetrics", () => {
     );
     ledgerEntries = 4 + 2 + 5 + 2;
 
+    // Today's spend counters, two writing backends for one agent and model; yesterday's row
+    // is not today's.
+    await t.pool.query(
+      `insert into spend_daily (day, agent, model, backend, calls, input_tokens, output_tokens,
+                                cached_input_tokens, reasoning_tokens, cost)
+       values ((now() at time zone 'UTC')::date, 'a', 'gpt-x', 1, 2, 100, 20, 10, 5, 0.25),
+              ((now() at time zone 'UTC')::date, 'a', 'gpt-x', 2, 1, 50, 10, 0, 0, 0.125),
+              ((now() at time zone 'UTC')::date, 'b', 'claude-y', 1, 1, 7, 3, 0, 1, 0.5),
+              ((now() at time zone 'UTC')::date - 1, 'a', 'gpt-x', 1, 9, 900, 90, 0, 0, 9)`,
+    );
+
     const m = await getMetrics(t.pool, metricsReader, LEASE);
     staged = m;
     expect(m.tasksByStatus).toEqual({
@@ -321,6 +333,23 @@ describe("getMetrics", () => {
     // worker "b" stopped renewing: its lease ran out 5 s before staging.
     expect(b?.leaseRemainingSeconds).toBeLessThanOrEqual(-5);
     expect(b?.heartbeatAgeSeconds).toBeGreaterThanOrEqual(35);
+
+    expect(m.modelSpendToday).toEqual([
+      {
+        agent: "a",
+        model: "gpt-x",
+        calls: 3,
+        tokens: { input: 150, output: 30, cachedInput: 10, reasoning: 5 },
+        cost: 0.375,
+      },
+      {
+        agent: "b",
+        model: "claude-y",
+        calls: 1,
+        tokens: { input: 7, output: 3, cachedInput: 0, reasoning: 1 },
+        cost: 0.5,
+      },
+    ]);
   });
 });
 
@@ -351,6 +380,9 @@ describe("GET /api/metrics", () => {
       agent_ledger_approvals_pending: "gauge",
       agent_ledger_ledger_entries_total: "counter",
       agent_ledger_ledger_streams: "gauge",
+      agent_ledger_model_calls_total: "counter",
+      agent_ledger_model_tokens_total: "counter",
+      agent_ledger_model_cost_total: "counter",
     });
 
     // Everything but the clock-dependent series, exactly.
@@ -390,6 +422,18 @@ describe("GET /api/metrics", () => {
       // The scraper token's token.created entry went to the new system stream.
       "agent_ledger_ledger_entries_total{}": ledgerEntries + 1,
       "agent_ledger_ledger_streams{}": 8,
+      'agent_ledger_model_calls_total{agent="a",model="gpt-x"}': 3,
+      'agent_ledger_model_calls_total{agent="b",model="claude-y"}': 1,
+      'agent_ledger_model_tokens_total{agent="a",model="gpt-x",type="input"}': 150,
+      'agent_ledger_model_tokens_total{agent="a",model="gpt-x",type="output"}': 30,
+      'agent_ledger_model_tokens_total{agent="a",model="gpt-x",type="cached_input"}': 10,
+      'agent_ledger_model_tokens_total{agent="a",model="gpt-x",type="reasoning"}': 5,
+      'agent_ledger_model_tokens_total{agent="b",model="claude-y",type="input"}': 7,
+      'agent_ledger_model_tokens_total{agent="b",model="claude-y",type="output"}': 3,
+      'agent_ledger_model_tokens_total{agent="b",model="claude-y",type="cached_input"}': 0,
+      'agent_ledger_model_tokens_total{agent="b",model="claude-y",type="reasoning"}': 1,
+      'agent_ledger_model_cost_total{agent="a",model="gpt-x"}': 0.375,
+      'agent_ledger_model_cost_total{agent="b",model="claude-y"}': 0.5,
     });
     expect(series.get('agent_ledger_claim_latency_seconds{quantile="0.5"}')).toBeCloseTo(3, 6);
     expect(series.get('agent_ledger_claim_latency_seconds{quantile="1"}')).toBeCloseTo(10, 6);
@@ -447,5 +491,25 @@ describe("claim latency window", () => {
     const after = await getMetrics(t.pool, metricsReader, LEASE);
     expect(after.attemptsStarted).toBe(before.attemptsStarted + 1);
     expect(after.claimLatency).toEqual(before.claimLatency);
+  });
+});
+
+describe("oldest runnable task", () => {
+  it("is the oldest queued or retry_wait task of any priority, not a waiting one's deadline", async () => {
+    await t.pool.query(
+      `insert into tasks (agent, input, status, run_at, priority, created_by) values
+         ('a', '"urgent"', 'queued', now() - interval '10 seconds', 7, 't'),
+         ('a', '"low"', 'retry_wait', now() - interval '3 hours', -5, 't'),
+         ('a', '"parked"', 'waiting', now() - interval '5 hours', -5, 't'),
+         ('a', '"mid"', 'queued', now() - interval '1 hour', 0, 't')`,
+    );
+    const { rows } = await t.pool.query<{ age: number }>(
+      `select extract(epoch from now() - min(run_at))::float8 as age from tasks
+       where status in ('queued', 'retry_wait')`,
+    );
+    const m = await getMetrics(t.pool, metricsReader, LEASE);
+    expect(rows[0]?.age).toBeGreaterThanOrEqual(3 * 3600);
+    expect(rows[0]?.age).toBeLessThan(5 * 3600);
+    expect(m.oldestRunnableAgeSeconds).toBeCloseTo(rows[0]?.age ?? 0, 0);
   });
 });

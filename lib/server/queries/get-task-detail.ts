@@ -12,6 +12,7 @@ import { type ProviderRef, providerRefs } from "../../domain/provider-refs";
 import { planReplay, type ReplayPreview } from "../../domain/replay-plan";
 import { appliesTo } from "../../domain/task-actions";
 import type { DeadReason, StepKind, TaskStatus } from "../../domain/task-states";
+import { traceUrlOf } from "../../domain/traceparent";
 import { env } from "../../env";
 import { taskStream } from "../ledger/append-ledger";
 import { type InputHistoryDto, readInputHistory } from "./input-history";
@@ -41,6 +42,8 @@ export type TaskHeaderDto = {
   version: number;
   cost: number;
   createdBy: string;
+  /** The tracing backend's page for the task's trace (TRACE_URL_TEMPLATE), when both are known. */
+  traceUrl: string | null;
   /** ISO 8601, UTC. */
   createdAt: string;
   updatedAt: string;
@@ -345,6 +348,7 @@ export async function getTaskDetail(
           version: t.version,
           cost: t.cost,
           createdBy: t.createdBy,
+          traceUrl: traceUrlOf(env().TRACE_URL_TEMPLATE, t.traceparent) ?? null,
           createdAt: iso(t.createdAt),
           updatedAt: iso(t.updatedAt),
           statusChangedAt: iso(t.statusChangedAt),

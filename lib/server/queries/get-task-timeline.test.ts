@@ -69,6 +69,10 @@ describe("getTaskTimeline", () => {
     expect(second?.children.map((c) => [c.kind, c.name, c.outcome])).toEqual([
       ["tool", "charge", "succeeded"],
     ]);
+    // The step recorded when it began (startedAt): the read keeps it, so it has a duration.
+    const step = first?.children[0];
+    expect(step?.start).not.toBeNull();
+    expect(step?.durationMs).toBe(Date.parse(step?.end ?? "") - Date.parse(step?.start ?? ""));
     const call = second?.children[0];
     expect(call?.durationMs).not.toBeNull();
     expect(call?.durationMs).toBe(Date.parse(call?.end ?? "") - Date.parse(call?.start ?? ""));

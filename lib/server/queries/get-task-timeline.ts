@@ -43,6 +43,7 @@ const DATA_FIELDS = [
   "reason",
   "resumed",
   "from",
+  "startedAt",
 ] as const;
 
 const slimData = sql<JsonValue>`jsonb_strip_nulls(jsonb_build_object(${sql.raw(

@@ -19,6 +19,8 @@ export type AlertRuleDto = {
   reason: string | null;
   olderThanMinutes: number | null;
   silentForSeconds: number | null;
+  /** Spend kinds: the money the spend must pass. */
+  threshold: number | null;
   destination: "slack" | "webhook";
   destinationHost: string;
   enabled: boolean;
@@ -54,6 +56,7 @@ export async function readAlertRules(db: RulesReader): Promise<AlertRuleDto[]> {
       reason: alertRules.reason,
       olderThanMinutes: alertRules.olderThanMinutes,
       silentForSeconds: alertRules.silentForSeconds,
+      threshold: alertRules.threshold,
       destination: alertRules.destination,
       url: alertRules.url,
       enabled: alertRules.enabled,
@@ -87,6 +90,7 @@ export async function readAlertRules(db: RulesReader): Promise<AlertRuleDto[]> {
       reason: r.reason,
       olderThanMinutes: r.olderThanMinutes,
       silentForSeconds: r.silentForSeconds,
+      threshold: r.threshold,
       destination: r.destination === "slack" ? "slack" : "webhook",
       destinationHost: destinationHost(r.url),
       enabled: r.enabled,

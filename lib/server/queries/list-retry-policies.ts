@@ -8,6 +8,7 @@ import type { Db } from "../../../db/client";
 import { agentCatalog, ledgerEntries, retryPolicies, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
+import { modelPriceChangeSchema, modelPriceChangeSides } from "../../domain/model-price-form";
 import { toolLimitChangeSchema, toolLimitChangeSides } from "../../domain/rate-limit";
 import {
   BUILT_IN_POLICY,
@@ -24,6 +25,7 @@ import {
   type RetryPolicy,
   resolvePolicyWithSources,
 } from "../../domain/retry-policy";
+import { spendCapChangeSchema, spendCapChangeSides } from "../../domain/spend-cap-form";
 
 export { POLICY_FIELDS, type PolicyField };
 
@@ -70,11 +72,50 @@ export type PolicyChangeDto = {
   created: boolean;
   /** The fields that changed, before → after (null: the row did not set it); null if unreadable. */
   fields: PolicyFieldChange[] | null;
-  /** A tool's rate limit change (scope `tool:<name>`), both sides as text; null otherwise. */
-  toolLimit: { before: string; after: string } | null;
+  /**
+   * A change of an admin setting that is not a policy field (a tool's rate limit, an agent's
+   * daily budget, a model's price), both sides as people read them; null otherwise.
+   */
+  setting: SettingChange | null;
   /** The entry's data as written when its fields cannot be read; null otherwise. */
   data: JsonValue | null;
 };
+
+export type SettingChange = {
+  /** What changed, as the history names it. */
+  field: "rateLimit" | "dailyBudget" | "price";
+  label: string;
+  before: string;
+  after: string;
+};
+
+/** A policy.changed entry of an admin setting (scopes `tool:`, `budget:`, `model:`), read. */
+function settingChangeOf(
+  data: unknown,
+): { scope: string; created: boolean; change: SettingChange } | null {
+  const tool = toolLimitChangeSchema.safeParse(data);
+  if (tool.success) {
+    const sides = toolLimitChangeSides(tool.data);
+    const change = { field: "rateLimit", label: "Rate limit", ...sides } as const;
+    return { scope: tool.data.scope, created: tool.data.before === null, change };
+  }
+  const budget = spendCapChangeSchema.safeParse(data);
+  if (budget.success) {
+    const sides = spendCapChangeSides(budget.data);
+    const change = { field: "dailyBudget", label: "Daily budget", ...sides } as const;
+    return { scope: budget.data.scope, created: budget.data.before === null, change };
+  }
+  const price = modelPriceChangeSchema.safeParse(data);
+  if (price.success) {
+    const change = {
+      field: "price",
+      label: "Price",
+      ...modelPriceChangeSides(price.data),
+    } as const;
+    return { scope: price.data.scope, created: price.data.before === null, change };
+  }
+  return null;
+}
 
 export type RetryPoliciesDto = {
   builtIn: RetryPolicy;
@@ -230,16 +271,16 @@ export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<
         agentRows,
         inForce,
         changes: changeRows.map((c): PolicyChangeDto => {
-          const tool = toolLimitChangeSchema.safeParse(c.data);
-          if (tool.success) {
+          const setting = settingChangeOf(c.data);
+          if (setting) {
             return {
               id: c.id,
               at: c.at.toISOString(),
               actor: c.actor,
-              scope: tool.data.scope,
-              created: tool.data.before === null,
+              scope: setting.scope,
+              created: setting.created,
               fields: null,
-              toolLimit: toolLimitChangeSides(tool.data),
+              setting: setting.change,
               data: null,
             };
           }
@@ -254,7 +295,7 @@ export async function listRetryPolicies(db: Db, viewer: Viewer | null): Promise<
             scope: data.success ? data.data.scope : null,
             created: data.success && (data.data.before ?? null) === null,
             fields,
-            toolLimit: null,
+            setting: null,
             data: fields ? null : (c.data as JsonValue),
           };
         }),

@@ -30,3 +30,13 @@ export function parseSearchParams<S extends z.ZodType>(
   if (errors.length > 0 || !result.success) return { ok: false, errors };
   return { ok: true, data: result.data };
 }
+
+/** A request address's search params as a page receives them: a repeated name as a list. */
+export function searchParamsOf(url: string): SearchParams {
+  const raw: SearchParams = {};
+  for (const [name, value] of new URL(url).searchParams) {
+    const seen = raw[name];
+    raw[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return raw;
+}

@@ -164,6 +164,8 @@ const attemptSchema = z.object({
     "awaiting_approval",
     "waiting_for_event",
     "waiting_for_children",
+    /** Requeued until the next UTC day: its agent had spent its daily budget. */
+    "waiting_for_budget",
   ]),
   error: z.json().nullable(),
   /** What followed a failure: a scheduled retry or the dead-letter queue. */

@@ -375,7 +375,9 @@ function toAttempts(rows: readonly EventRow[]): WhyEffect["attempts"] {
       continue;
     }
     const open = attempts.findLast((a) => a.outcome === "running");
-    const outcome = ends[e.kind];
+    // A budget wait is a requeue that names the budget (worker/runtime/spend-cap.ts).
+    const outcome =
+      e.kind === "task.requeued" && d.budget !== undefined ? "waiting_for_budget" : ends[e.kind];
     if (outcome && open) {
       open.outcome = outcome;
       open.endedAt = iso(e.at);

@@ -1,10 +1,12 @@
 // The comparison `npm run bench` reports: every system on the same throwaway PostgreSQL, runs
 // interleaved (each run goes through every system in a rotated order, so drift in the shared
-// machine's load falls on all of them alike), each figure a ratio to graphile-worker in the same
-// run, the median over runs. Figures are reported, never asserted: the test checks the counts.
+// machine's load falls on all of them alike), each figure a ratio to graphile-worker and to DBOS
+// in the same run, the median over runs, beside what each system wrote per job. Figures are
+// reported, never asserted: the test checks the counts.
 import os from "node:os";
 import pg from "pg";
 import type { TestCluster } from "../../../db/testing/cluster";
+import type { PerJob } from "./db-stats";
 import {
   type BulkEnqueue,
   benchBulkEnqueue,
@@ -25,6 +27,8 @@ import {
 } from "./systems";
 
 export type ComparisonOptions = {
+  /** The systems to run (default all of SYSTEMS). */
+  systems?: readonly SystemName[];
   jobs: number;
   concurrency: number;
   runs: number;
@@ -43,8 +47,12 @@ export type Summary = {
   handler: HandlerName;
   system: SystemName;
   medianJobsPerSec: number;
+  /** To graphile-worker, and to DBOS, each in the same run (NaN when that system did not run). */
   medianRatio: number;
+  medianRatioToDbos: number;
   medianCpuMsPerJob: number;
+  /** What it wrote per job, each figure the median over runs. */
+  medianWrites: PerJob;
   /** The fewest jobs any run of this system finished, out of `jobs`. */
   minCompleted: number;
   jobs: number;
@@ -63,7 +71,7 @@ export type Comparison = {
   };
   options: Omit<ComparisonOptions, "log">;
   settings: typeof SETTINGS;
-  runs: (RunResult & { run: number; ratio: number })[];
+  runs: (RunResult & { run: number; ratio: number; ratioToDbos: number })[];
   summary: Summary[];
   bulkEnqueue: BulkEnqueue | null;
   latency: Latency | null;
@@ -104,9 +112,10 @@ export async function runComparison(
   const log = options.log ?? (() => {});
   const loadAverageStart = loadavg();
   const runs: Comparison["runs"] = [];
+  const systems = options.systems ?? SYSTEMS;
   for (let run = 1; run <= options.runs; run++) {
     for (const handler of HANDLERS) {
-      const order = SYSTEMS.map((_, i) => SYSTEMS[(i + run - 1) % SYSTEMS.length] as SystemName);
+      const order = systems.map((_, i) => systems[(i + run - 1) % systems.length] as SystemName);
       const results: RunResult[] = [];
       for (const system of order) {
         const result = await runSystem(cluster, system, {
@@ -114,27 +123,39 @@ export async function runComparison(
           concurrency: options.concurrency,
           handler,
         });
+        const w = result.writes;
         log(
-          `run ${run} ${handler.padEnd(6)} ${system.padEnd(15)} ${Math.round(result.jobsPerSec)} jobs/s, ${result.completed}/${result.jobs} done`,
+          `run ${run} ${handler.padEnd(6)} ${system.padEnd(15)} ${Math.round(result.jobsPerSec)} jobs/s, ${result.completed}/${result.jobs} done; per job ${(w.walBytes / 1024).toFixed(1)} KB WAL, ${w.inserted.toFixed(1)} ins, ${w.updated.toFixed(1)} upd, ${w.deleted.toFixed(1)} del, ${w.transactions.toFixed(1)} tx`,
         );
         results.push(result);
       }
-      const graphile = results.find((r) => r.system === "graphile-worker");
+      const to = (system: SystemName, r: RunResult) => {
+        const other = results.find((o) => o.system === system);
+        return other ? r.jobsPerSec / other.jobsPerSec : Number.NaN;
+      };
       for (const r of results) {
-        runs.push({ ...r, run, ratio: graphile ? r.jobsPerSec / graphile.jobsPerSec : Number.NaN });
+        runs.push({ ...r, run, ratio: to("graphile-worker", r), ratioToDbos: to("dbos", r) });
       }
     }
   }
   const summary: Summary[] = [];
   for (const handler of HANDLERS) {
-    for (const system of SYSTEMS) {
+    for (const system of systems) {
       const mine = runs.filter((r) => r.handler === handler && r.system === system);
       summary.push({
         handler,
         system,
         medianJobsPerSec: Math.round(median(mine.map((r) => r.jobsPerSec))),
         medianRatio: Number(median(mine.map((r) => r.ratio)).toFixed(3)),
+        medianRatioToDbos: Number(median(mine.map((r) => r.ratioToDbos)).toFixed(3)),
         medianCpuMsPerJob: Number(median(mine.map((r) => r.cpuMsPerJob)).toFixed(3)),
+        medianWrites: {
+          walBytes: Math.round(median(mine.map((r) => r.writes.walBytes))),
+          inserted: Number(median(mine.map((r) => r.writes.inserted)).toFixed(3)),
+          updated: Number(median(mine.map((r) => r.writes.updated)).toFixed(3)),
+          deleted: Number(median(mine.map((r) => r.writes.deleted)).toFixed(3)),
+          transactions: Number(median(mine.map((r) => r.writes.transactions)).toFixed(3)),
+        },
         minCompleted: Math.min(
           ...mine.map((r) => Math.min(r.completed, r.sinkRows ?? r.completed)),
         ),
@@ -190,11 +211,14 @@ export async function runComparison(
 const LABELS: Record<SystemName, string> = {
   "graphile-worker": "graphile-worker 0.18 (localQueue 500, batched completion)",
   "pg-boss": "pg-boss 12 (batch 100)",
+  dbos: "DBOS Transact 5.3 (queue, one step, 10 ms poll)",
   "agent-ledger": "agent-ledger, one intent-keyed effect, full bookkeeping",
   ceiling: "ceiling: one-INSERT transactions",
 };
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+/** A ratio, or a dash when the system it is to did not run. */
+const times = (n: number, digits = 2) => (Number.isNaN(n) ? "–" : `${n.toFixed(digits)}×`);
 
 export function renderMarkdown(c: Comparison, command: string): string {
   const lines: string[] = [];
@@ -204,15 +228,18 @@ export function renderMarkdown(c: Comparison, command: string): string {
   );
   lines.push("");
   lines.push(
-    `${fmt(c.options.jobs)} jobs, ${c.options.concurrency} concurrent, median of ${c.options.runs} interleaved run(s); × is the ratio to graphile-worker in the same run.`,
+    `${fmt(c.options.jobs)} jobs, ${c.options.concurrency} concurrent, median of ${c.options.runs} interleaved run(s); × is the ratio to graphile-worker, or to DBOS, in the same run. Per job: what the system wrote to its database, enqueue and schema set-up included (WAL, rows inserted and updated, transactions committed).`,
   );
   lines.push("");
-  lines.push("| handler | system | jobs/s | × graphile-worker | worker CPU per job | completed |");
-  lines.push("| --- | --- | ---: | ---: | ---: | ---: |");
+  lines.push(
+    "| handler | system | jobs/s | × graphile-worker | × DBOS | worker CPU per job | WAL per job | rows inserted per job | rows updated per job | transactions per job | completed |",
+  );
+  lines.push("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const s of c.summary) {
     const handler = s.handler === "insert" ? "one INSERT" : "nothing";
+    const w = s.medianWrites;
     lines.push(
-      `| ${handler} | ${LABELS[s.system]} | ${fmt(s.medianJobsPerSec)} | ${s.medianRatio.toFixed(2)}× | ${s.medianCpuMsPerJob.toFixed(2)} ms | ${fmt(s.minCompleted)}/${fmt(s.jobs)} |`,
+      `| ${handler} | ${LABELS[s.system]} | ${fmt(s.medianJobsPerSec)} | ${times(s.medianRatio)} | ${times(s.medianRatioToDbos)} | ${s.medianCpuMsPerJob.toFixed(2)} ms | ${(w.walBytes / 1024).toFixed(1)} KB | ${w.inserted.toFixed(1)} | ${w.updated.toFixed(1)} | ${w.transactions.toFixed(1)} | ${fmt(s.minCompleted)}/${fmt(s.jobs)} |`,
     );
   }
   if (c.bulkEnqueue) {

@@ -1,11 +1,12 @@
 // The systems the comparison runs, each doing the same N jobs at the same concurrency on its own
 // fresh database copied from the migrated template (so no run reads another's leftovers):
 // graphile-worker and pg-boss at their documented best throughput settings doing the bare job,
-// ours doing the same work as one intent-keyed effect through the real runtime (claim,
-// attempt.started, effect claim + effect.started, result + effect.succeeded, completion +
-// task.succeeded, all hash-chained), and a pgbench-style ceiling: one-INSERT transactions from the
-// same number of clients, what this server commits per second at all. The clock runs from the worker's
-// start until the database says every job is done (a batched completion counts once it commits).
+// DBOS with each job a workflow whose one step is the handler (./dbos.ts), ours doing the same
+// work as one intent-keyed effect through the real runtime (claim, attempt.started, effect claim
+// + effect.started, result + effect.succeeded, completion + task.succeeded, all hash-chained),
+// and a pgbench-style ceiling: one-INSERT transactions from the same number of clients, what this
+// server commits per second at all. The clock runs from the worker's start until the database
+// says every job is done (a batched completion counts once it commits).
 import { Logger, run as runGraphile } from "graphile-worker";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
@@ -19,11 +20,14 @@ import {
 import { insertTask } from "../../../lib/server/commands/enqueue-task";
 import { startWorker } from "../../../worker/runtime/worker";
 import { benchAgent, type HandlerName, sinkInsert } from "./agent";
+import { type DbStats, type PerJob, perJob, readDbStats } from "./db-stats";
+import { DBOS_POLL_MS, DBOS_POOL, prepareDbos } from "./dbos";
 
-export type SystemName = "graphile-worker" | "pg-boss" | "agent-ledger" | "ceiling";
+export type SystemName = "graphile-worker" | "pg-boss" | "dbos" | "agent-ledger" | "ceiling";
 export const SYSTEMS: readonly SystemName[] = [
   "graphile-worker",
   "pg-boss",
+  "dbos",
   "agent-ledger",
   "ceiling",
 ];
@@ -36,10 +40,14 @@ export type RunResult = {
   /** Jobs the database shows done after the run (and, for `insert`, rows in the sink). */
   completed: number;
   sinkRows: number | null;
+  /** Of those rows, the ones whose n is a job's (0 to jobs − 1); n is the sink's key. */
+  sinkKeys: number | null;
   seconds: number;
   jobsPerSec: number;
   /** This process's user + system CPU over the run, per job: the worker's cost, client side. */
   cpuMsPerJob: number;
+  /** What the system wrote per job, enqueue included (the polling for "done" too, a little). */
+  writes: PerJob;
 };
 
 export type RunSpec = { jobs: number; concurrency: number; handler: HandlerName };
@@ -50,6 +58,7 @@ export const SETTINGS = {
     "localQueue.size 500, completeJobBatchDelay 0, failJobBatchDelay 0, maxPoolSize concurrency + 2 (its performance page's preset)",
   "pg-boss":
     "batchSize 100, localConcurrency = concurrency, burstWhenBatchFull, pollingIntervalSeconds 0.5, no schedule/supervise",
+  dbos: `@dbos-inc/dbos-sdk 5.3.0: one queue, workerConcurrency = concurrency, minPollingIntervalMs ${DBOS_POLL_MS} (default 1000), systemDatabasePoolSize ${DBOS_POOL}, system database = the run's database; workflow id bench-<n>, one DBOS.runStep doing the handler (nothing for noop); enqueued by DBOSClient.enqueueInTransaction, 500 per commit; logger silenced but for errors, systemDatabaseIdleTransactionTimeoutMs 0 (the server's)`,
   "agent-ledger":
     "worker/runtime startWorker, one agent whose run is one intent-keyed tool call, pollMs 50",
   ceiling: "one INSERT per autocommit transaction from `concurrency` clients",
@@ -64,7 +73,7 @@ async function until(check: () => Promise<boolean>, pauseMs = 10): Promise<void>
   while (!(await check())) await new Promise((r) => setTimeout(r, pauseMs));
 }
 
-type Prepared = {
+export type Prepared = {
   /** Starts the worker; resolves once every job is done; returns the done count. */
   go: () => Promise<void>;
   completed: () => Promise<number>;
@@ -272,10 +281,14 @@ export async function runSystem(
   cluster: TestCluster,
   system: SystemName,
   spec: RunSpec,
+  /** Reads more of what the run wrote, once its connections ended and before its database goes. */
+  inspect?: (db: TestDatabaseUrls, before: DbStats, after: DbStats) => Promise<void>,
 ): Promise<RunResult> {
   const db = await createTestDatabaseFrom(cluster, `cmp_${system}`);
+  const before = await readDbStats(cluster.superUrl, db.name);
   const sink = createPool(db.superUrl, { max: spec.concurrency + 2 });
   let prepared: Prepared | undefined;
+  let closed = false;
   try {
     await sink.query(SINK_DDL);
     await sink.query("grant select, insert on bench_sink to agent_ledger_app");
@@ -284,33 +297,48 @@ export async function runSystem(
         ? await prepareGraphile(db, spec, sink)
         : system === "pg-boss"
           ? await preparePgBoss(db, spec, sink)
-          : system === "agent-ledger"
-            ? await prepareOurs(db, spec, sink)
-            : await prepareCeiling(spec, sink);
+          : system === "dbos"
+            ? await prepareDbos(db, spec, sink)
+            : system === "agent-ledger"
+              ? await prepareOurs(db, spec, sink)
+              : await prepareCeiling(spec, sink);
     const cpu = process.cpuUsage();
     const start = performance.now();
     await prepared.go();
     const seconds = (performance.now() - start) / 1000;
     const used = process.cpuUsage(cpu);
     const completed = await prepared.completed();
-    const sinkRows =
+    const sinkCount =
       spec.handler === "insert" || system === "ceiling"
-        ? ((await sink.query<{ n: number }>("select count(*)::int as n from bench_sink")).rows[0]
-            ?.n ?? 0)
-        : null;
+        ? (
+            await sink.query<{ rows: number; keys: number }>(
+              "select count(*)::int as rows, (count(*) filter (where n >= 0 and n < $1))::int as keys from bench_sink",
+              [spec.jobs],
+            )
+          ).rows[0]
+        : undefined;
+    await prepared.close();
+    await sink.end();
+    closed = true;
+    const after = await readDbStats(cluster.superUrl, db.name);
+    await inspect?.(db, before, after);
     return {
       system,
       handler: spec.handler,
       jobs: spec.jobs,
       completed,
-      sinkRows,
+      sinkRows: sinkCount?.rows ?? null,
+      sinkKeys: sinkCount?.keys ?? null,
       seconds,
       jobsPerSec: spec.jobs / seconds,
       cpuMsPerJob: (used.user + used.system) / 1000 / spec.jobs,
+      writes: perJob(before, after, spec.jobs),
     };
   } finally {
-    await prepared?.close().catch((err) => console.error(`${system} close:`, err));
-    await sink.end();
+    if (!closed) {
+      await prepared?.close().catch((err) => console.error(`${system} close:`, err));
+      await sink.end();
+    }
     await dropTestDatabase(cluster, db.name).catch(() => undefined);
   }
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { ModelPricesTable } from "../../../../components/policies/model-prices-table";
 import { PolicyChanges } from "../../../../components/policies/policy-changes";
 import { AddOverride, EditPolicy } from "../../../../components/policies/policy-editor";
 import {
@@ -10,6 +11,7 @@ import {
   RowMeta,
 } from "../../../../components/policies/policy-tables";
 import { ResolutionChain } from "../../../../components/policies/resolution-chain";
+import { SpendCapsTable } from "../../../../components/policies/spend-caps-table";
 import { ToolLimitsTable } from "../../../../components/policies/tool-limits-table";
 import { ReviewAnnouncer } from "../../../../components/review/announcer";
 import { Card } from "../../../../components/ui/card";
@@ -19,7 +21,9 @@ import { Timestamp } from "../../../../components/ui/timestamp";
 import { pageViewer } from "../../../../lib/auth/page";
 import { can } from "../../../../lib/domain/access";
 import { getDb } from "../../../../lib/server/db";
+import { listModelPrices } from "../../../../lib/server/queries/list-model-prices";
 import { listRetryPolicies } from "../../../../lib/server/queries/list-retry-policies";
+import { listSpendCaps } from "../../../../lib/server/queries/list-spend-caps";
 import { listToolLimits } from "../../../../lib/server/queries/list-tool-limits";
 
 export const dynamic = "force-dynamic";
@@ -29,9 +33,11 @@ const linkClass = "font-medium text-sky-800 underline-offset-2 hover:underline";
 
 export default async function RetryPoliciesPage() {
   const viewer = await pageViewer("tasks:read");
-  const [policies, toolLimits] = await Promise.all([
+  const [policies, toolLimits, spendCaps, modelPrices] = await Promise.all([
     listRetryPolicies(getDb(), viewer),
     listToolLimits(getDb(), viewer),
+    listSpendCaps(getDb(), viewer),
+    listModelPrices(getDb(), viewer),
   ]);
   const writes = can(viewer, "policies:write");
   const inheritedOf = new Map(policies.inForce.map((a) => [a.agent, a.inherited]));
@@ -178,6 +184,32 @@ export default async function RetryPoliciesPage() {
               <ToolLimitsTable tools={toolLimits} writes={writes} />
             </ReviewAnnouncer>
           )}
+        </Card>
+
+        <Card
+          id="spend-caps"
+          title="Daily spend budgets"
+          description="An agent's model spend per UTC day, over all its tasks and optionally per value of an input key. Checked before each model call: over it, a task waits for the next day or dead-letters with reason budget."
+        >
+          {spendCaps.length === 0 ? (
+            <EmptyState title="No agents published yet">
+              A worker publishes its agents when it starts; each can then be given a budget.
+            </EmptyState>
+          ) : (
+            <ReviewAnnouncer>
+              <SpendCapsTable agents={spendCaps} writes={writes} />
+            </ReviewAnnouncer>
+          )}
+        </Card>
+
+        <Card
+          id="model-prices"
+          title="Model prices"
+          description="What a model call costs, per million tokens: an admin's price wins over a worker's configured MODEL_PRICES, which wins over the shipped default. Calls recorded after a change are charged the new price; a model no level prices costs 0 and is marked unpriced."
+        >
+          <ReviewAnnouncer>
+            <ModelPricesTable models={modelPrices} writes={writes} />
+          </ReviewAnnouncer>
         </Card>
 
         <Card

@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { InvalidAddress } from "../../../../components/filters/invalid-address";
 import { InboxNext } from "../../../../components/inbox/inbox-next";
 import { LiveTaskPage } from "../../../../components/task-page/live-task-page";
+import { TraceLink } from "../../../../components/tasks/trace-link";
 import { Notice } from "../../../../components/ui/notice";
 import { PageHeader } from "../../../../components/ui/page-header";
 import { Timestamp } from "../../../../components/ui/timestamp";
@@ -115,6 +116,11 @@ export default async function TaskPage({ params, searchParams }: Props) {
               Agent <span className="font-medium text-slate-800">{task.agent}</span>, enqueued by{" "}
               {task.createdBy}.
             </span>
+            {task.traceUrl ? (
+              <span className="block">
+                <TraceLink href={task.traceUrl} />
+              </span>
+            ) : null}
           </>
         }
         aside={

@@ -1,0 +1,4 @@
+ALTER TABLE "alert_rules" DROP CONSTRAINT "alert_rules_kind_check";--> statement-breakpoint
+ALTER TABLE "alert_rules" ADD COLUMN "threshold" double precision;--> statement-breakpoint
+ALTER TABLE "alert_rules" ADD CONSTRAINT "alert_rules_threshold_check" CHECK (("alert_rules"."kind" in ('spend_day_over', 'spend_rate_over')) = ("alert_rules"."threshold" is not null) and ("alert_rules"."threshold" is null or "alert_rules"."threshold" > 0));--> statement-breakpoint
+ALTER TABLE "alert_rules" ADD CONSTRAINT "alert_rules_kind_check" CHECK ("alert_rules"."kind" in ('dead_letter', 'outcome_unknown', 'approval_waiting', 'no_live_worker', 'spend_day_over', 'spend_rate_over'));

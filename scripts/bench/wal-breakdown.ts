@@ -1,0 +1,113 @@
+// `npm run bench -- --section wal`: where a job's WAL goes. Runs the compare section's run of our
+// system (one intent-keyed effect whose tool INSERTs a row, on a database of its own) and reads
+// the WAL it wrote back with pg_walinspect, summed per relation (heap and each index) and
+// per record type, per job. Enqueue included. Other databases' records are left out (but for
+// records of no relation, such as their commits).
+import pg from "pg";
+import type { TestCluster } from "../../db/testing/cluster";
+import { runSystem } from "./compare/systems";
+
+export type WalBreakdown = {
+  jobs: number;
+  /** This database's records (and the records of no relation) per job. */
+  walBytesPerJob: number;
+  /** The WAL written over the run, per job, whoever wrote it (pg_current_wal_lsn). */
+  lsnBytesPerJob: number;
+  byRelation: { relation: string; bytesPerJob: number; recordsPerJob: number }[];
+  byRecord: { record: string; bytesPerJob: number; recordsPerJob: number }[];
+  /** Relation and record type together, the largest first. */
+  byBoth: { relation: string; record: string; bytesPerJob: number; recordsPerJob: number }[];
+};
+
+const perJob = (n: number, jobs: number) => Number((n / jobs).toFixed(2));
+
+export async function walBreakdown(
+  cluster: TestCluster,
+  jobs: number,
+  concurrency: number,
+): Promise<WalBreakdown> {
+  let records: { relation: string; record: string; bytes: string; n: string }[] = [];
+  // The compare section's run of our system; between its two snapshots, every WAL record.
+  const run = await runSystem(
+    cluster,
+    "agent-ledger",
+    { jobs, concurrency, handler: "insert" },
+    async (db, before, after) => {
+      const su = new pg.Client({ connectionString: db.superUrl });
+      su.on("error", () => {});
+      await su.connect();
+      try {
+        await su.query("create extension if not exists pg_walinspect");
+        // Each record once, by the first relation it touches (block 0 of its block references).
+        ({ rows: records } = await su.query(
+          `with r as (
+           select resource_manager || '/' || split_part(record_type, ' ', 1) as record,
+                  record_length, substring(block_ref from 'rel [0-9]+/[0-9]+/([0-9]+)') as filenode,
+                  substring(block_ref from 'rel [0-9]+/([0-9]+)/')::oid as db
+             from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+         )
+         select coalesce(c.relname, case when r.filenode is null then '(no relation)' else 'filenode ' || r.filenode end) as relation,
+                r.record, sum(r.record_length)::text as bytes, count(*)::text as n
+           from r left join pg_class c on c.relfilenode = r.filenode::oid
+          -- This database's records (and those of no relation: commits): a test beside it in
+          -- the same cluster writes to its own database.
+          where r.db is null or r.db = (select oid from pg_database where datname = current_database())
+          group by 1, 2`,
+          [before.lsn, after.lsn],
+        ));
+      } finally {
+        await su.end();
+      }
+    },
+  );
+  const total = records.reduce((s, r) => s + Number(r.bytes), 0);
+  const group = (key: "relation" | "record") => {
+    const sums = new Map<string, { bytes: number; n: number }>();
+    for (const r of records) {
+      const s = sums.get(r[key]) ?? { bytes: 0, n: 0 };
+      s.bytes += Number(r.bytes);
+      s.n += Number(r.n);
+      sums.set(r[key], s);
+    }
+    return [...sums.entries()]
+      .sort((a, b) => b[1].bytes - a[1].bytes)
+      .map(([name, s]) => ({
+        name,
+        bytesPerJob: perJob(s.bytes, jobs),
+        recordsPerJob: perJob(s.n, jobs),
+      }));
+  };
+  return {
+    jobs,
+    walBytesPerJob: perJob(total, jobs),
+    lsnBytesPerJob: Number(run.writes.walBytes.toFixed(2)),
+    byRelation: group("relation").map(({ name, ...s }) => ({ relation: name, ...s })),
+    byRecord: group("record").map(({ name, ...s }) => ({ record: name, ...s })),
+    byBoth: records
+      .map((r) => ({
+        relation: r.relation,
+        record: r.record,
+        bytesPerJob: perJob(Number(r.bytes), jobs),
+        recordsPerJob: perJob(Number(r.n), jobs),
+      }))
+      .filter((r) => r.bytesPerJob >= 1)
+      .sort((a, b) => b.bytesPerJob - a.bytesPerJob),
+  };
+}
+
+export function renderWalBreakdown(w: WalBreakdown): string {
+  const lines = [
+    `${w.jobs.toLocaleString("en-US")} one-effect jobs: ${(w.walBytesPerJob / 1024).toFixed(2)} KB of WAL per job`,
+    "",
+    "| relation | bytes per job | records per job |",
+    "| --- | ---: | ---: |",
+    ...w.byRelation.map(
+      (r) => `| ${r.relation} | ${Math.round(r.bytesPerJob)} | ${r.recordsPerJob} |`,
+    ),
+    "",
+    "| record | bytes per job | records per job |",
+    "| --- | ---: | ---: |",
+    ...w.byRecord.map((r) => `| ${r.record} | ${Math.round(r.bytesPerJob)} | ${r.recordsPerJob} |`),
+  ];
+  return lines.join("\n");
+}
