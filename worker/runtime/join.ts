@@ -1,8 +1,9 @@
 // ctx.join's write, in one transaction under the task's lease: read the children, and either
 // record the step (all ended, or the deadline passed) or park the task in `waiting` with no lease
-// and no attempt spent. The last of the joined children to end wakes its parked parent
-// (migration trigger tasks_wake_joining_parent); the parent also checks again after parking and every
-// JOIN_RECHECK_MS, so a wake lost to a race costs a short delay, never a stuck parent.
+// and no attempt spent. The last of the joined children to end wakes its parked parent (trigger
+// tasks_wake_joining_parent, through wake_joined_parent of migration 0052); the parent also checks
+// again after parking and every JOIN_RECHECK_MS, so a wake lost to a race costs a short delay,
+// never a stuck parent.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
@@ -166,23 +167,19 @@ export async function startJoin(pool: pg.Pool, req: JoinRequest): Promise<JoinOu
     }
     return { kind: "parked" };
   });
-  if (outcome.kind === "parked") await wakeIfEnded(pool, req.taskId, req.children);
+  if (outcome.kind === "parked") await wakeIfEnded(pool, req.taskId);
   return outcome;
 }
 
 /**
  * After the park committed: a child that ended while the join decided may have found its parent
- * still running (its trigger woke nothing). Looked at again in a new snapshot, it is seen.
+ * still running (its trigger woke nothing). Looked at again in a new snapshot, it is seen; the
+ * same function (migration 0052) as the children's trigger decides and wakes.
  */
-async function wakeIfEnded(pool: pg.Pool, taskId: string, children: readonly string[]) {
+async function wakeIfEnded(pool: pg.Pool, taskId: string) {
   await pool.query({
     name: "runtime_join_wake_self",
-    text: `update tasks set status = 'queued', run_at = now(), version = version + 1,
-             updated_at = now(), status_changed_at = now()
-           where id = $1 and status = 'waiting'
-             and not exists (select 1 from tasks c where c.id = any($2::uuid[])
-                             and c.status not in ('succeeded', 'rejected', 'cancelled'))
-             and not exists (select 1 from event_waits w where w.task_id = $1 and w.status = 'waiting')`,
-    values: [taskId, children],
+    text: "select wake_joined_parent($1)",
+    values: [taskId],
   });
 }

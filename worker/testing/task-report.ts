@@ -65,13 +65,7 @@ export async function waitSettled(
       `select t.id, t.status from tasks t
         where t.id = any($1::uuid[])
           and (not (t.status = any($2::text[]))
-               or (t.status = 'waiting' and exists (
-                     select 1 from steps s
-                      where s.task_id = t.id and s.kind = 'join' and s.status = 'started'
-                        and not exists (
-                          select 1 from jsonb_array_elements_text(s.result -> 'children') c(id)
-                            join tasks ct on ct.id = c.id::uuid
-                           where ct.status not in ('succeeded', 'rejected', 'cancelled')))))`,
+               or (t.status = 'waiting' and join_ready(t.id)))`,
       [taskIds, SETTLED],
     );
     if (rows.length === 0) return;
