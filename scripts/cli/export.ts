@@ -7,7 +7,11 @@ import { rename, rm } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import type pg from "pg";
 import { z } from "zod";
-import type { EntryRow } from "../../lib/server/ledger/verify-ledger";
+import {
+  ENTRY_TEXT_COLUMNS,
+  type EntryTextRow,
+  entryJsonLine,
+} from "../../lib/server/ledger/entry-lines";
 import { withAppDatabase } from "./operator";
 import {
   type Command,
@@ -38,8 +42,7 @@ export const EXPORT_COLUMNS = [
   "hash",
 ] as const;
 
-/** An entry with its jsonb as PostgreSQL prints it: what is stored, no trip through JS numbers. */
-type Row = Omit<EntryRow, "data"> & { data: string };
+type Row = EntryTextRow;
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; null is empty. */
 export function csvField(value: string | number | null): string {
@@ -69,24 +72,9 @@ function csvLine(r: Row): string {
   ]);
 }
 
-function jsonLine(r: Row): string {
-  const head = JSON.stringify({
-    id: r.id,
-    stream: r.stream,
-    seq: r.seq,
-    at: r.at.toISOString(),
-    kind: r.kind,
-    actor: r.actor,
-    taskId: r.task_id,
-    key: r.key,
-  });
-  return `${head.slice(0, -1)},"data":${r.data},"prevHash":${JSON.stringify(r.prev_hash)},"hash":${JSON.stringify(r.hash)}}\n`;
-}
-
 type Filter = { from?: Date; to?: Date; stream?: string };
 
-const COLUMNS =
-  "id, stream, seq, at, kind, actor, task_id, key, data::text as data, prev_hash, hash";
+const COLUMNS = ENTRY_TEXT_COLUMNS;
 const WINDOW = "($2::timestamptz is null or at >= $2) and ($3::timestamptz is null or at < $3)";
 
 /**
@@ -242,7 +230,7 @@ options, cannot write FILE, no database).`,
         let n = 0;
         progress.update(0);
         for await (const rows of ledgerBatches(client, filter)) {
-          await sink.write(rows.map(format === "csv" ? csvLine : jsonLine).join(""));
+          await sink.write(rows.map(format === "csv" ? csvLine : entryJsonLine).join(""));
           if (sink.error) break;
           n += rows.length;
           progress.update(n);
