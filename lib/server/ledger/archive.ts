@@ -23,9 +23,18 @@ import { verifyArchive } from "./archive-verify";
 import { ENTRY_TEXT_COLUMNS, type EntryTextRow, entryJsonLine } from "./entry-lines";
 import { keyId, rawPublicKey, signText } from "./signing";
 
-/** Refused: nothing was archived, nothing is left behind; the message says why. */
+/**
+ * Refused: nothing was archived, nothing is left behind; the message says why. `found` when the
+ * ledger or the files written are at fault (not the setup: no key, a directory in use).
+ */
 export class ArchiveRefused extends Error {
   override name = "ArchiveRefused";
+  constructor(
+    message: string,
+    readonly found = false,
+  ) {
+    super(message);
+  }
 }
 
 export type ArchiveOptions = {
@@ -103,6 +112,7 @@ export async function archiveLedger(pool: pg.Pool, opts: ArchiveOptions): Promis
     if (problem) {
       throw new ArchiveRefused(
         `the archive written does not verify (${problem.kind}: ${problem.message}); nothing was archived`,
+        true,
       );
     }
     await opts.beforeFreeze?.();
@@ -252,6 +262,7 @@ async function writeStream(
   if (last !== Number(s.head_seq)) {
     throw new ArchiveRefused(
       `${s.stream} ends at seq ${last} but its head says seq ${s.head_seq}: run agent-ledger verify; nothing was archived`,
+      true,
     );
   }
   return last;
