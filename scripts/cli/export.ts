@@ -42,8 +42,6 @@ export const EXPORT_COLUMNS = [
   "hash",
 ] as const;
 
-type Row = EntryTextRow;
-
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; null is empty. */
 export function csvField(value: string | number | null): string {
   if (value === null) return "";
@@ -56,7 +54,7 @@ export function csvRecord(values: readonly (string | number | null)[]): string {
   return `${values.map(csvField).join(",")}\r\n`;
 }
 
-function csvLine(r: Row): string {
+function csvLine(r: EntryTextRow): string {
   return csvRecord([
     r.id,
     r.stream,
@@ -74,31 +72,30 @@ function csvLine(r: Row): string {
 
 type Filter = { from?: Date; to?: Date; stream?: string };
 
-const COLUMNS = ENTRY_TEXT_COLUMNS;
 const WINDOW = "($2::timestamptz is null or at >= $2) and ($3::timestamptz is null or at < $3)";
 
 /**
  * Batches in ledger order. One stream is read by (stream, seq), its unique index; the whole
  * ledger by id. Within one stream both orders agree (appends lock the stream head).
  */
-async function* ledgerBatches(client: pg.ClientBase, f: Filter): AsyncGenerator<Row[]> {
+async function* ledgerBatches(client: pg.ClientBase, f: Filter): AsyncGenerator<EntryTextRow[]> {
   let after = 0;
   const params = [f.from?.toISOString() ?? null, f.to?.toISOString() ?? null];
   while (true) {
     const { rows } = f.stream
-      ? await client.query<Row>(
-          `select ${COLUMNS} from ledger_entries
+      ? await client.query<EntryTextRow>(
+          `select ${ENTRY_TEXT_COLUMNS} from ledger_entries
            where stream = $4 and seq > $1 and ${WINDOW} order by seq limit $5`,
           [after, ...params, f.stream, EXPORT_BATCH],
         )
-      : await client.query<Row>(
-          `select ${COLUMNS} from ledger_entries
+      : await client.query<EntryTextRow>(
+          `select ${ENTRY_TEXT_COLUMNS} from ledger_entries
            where id > $1 and ${WINDOW} order by id limit $4`,
           [after, ...params, EXPORT_BATCH],
         );
     if (rows.length === 0) return;
     yield rows;
-    const last = rows[rows.length - 1] as Row;
+    const last = rows[rows.length - 1] as EntryTextRow;
     after = f.stream ? last.seq : last.id;
     if (rows.length < EXPORT_BATCH) return;
   }

@@ -182,6 +182,17 @@ describe("archive", () => {
         [taskStream(ids.succeeded ?? "")],
       ),
     ).rejects.toThrow(/may not be changed or cleared/);
+    await expect(
+      t.pool.query("update ledger_streams set archived_in = gen_random_uuid() where stream = $1", [
+        taskStream(ids.succeeded ?? ""),
+      ]),
+    ).rejects.toThrow(/may not be changed or cleared/);
+    // Archiving is the only update that leaves the head where it is.
+    await expect(
+      t.pool.query("update ledger_streams set updated_at = now() where stream = $1", [
+        taskStream(ids.recent ?? ""),
+      ]),
+    ).rejects.toThrow(/may only advance/);
     // The open and the recent ones still take appends.
     await withTransaction(t.pool, (c) =>
       appendLedger(c, taskStream(ids.recent ?? ""), { kind: "note.added", actor: "x" }),
