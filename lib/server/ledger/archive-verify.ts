@@ -256,12 +256,12 @@ async function walk(
   await orphans(null);
 
   for (const p of check.problems) {
-    report({
-      kind: p.problem as ArchiveProblemKind,
-      stream: p.stream,
-      seq: p.seq,
-      message: p.message,
-    });
+    // The chain check speaks of the database's head rows; here the heads are the heads file.
+    const message =
+      p.problem === "missing_head"
+        ? `${p.stream} has entries in ${ARCHIVE_FILES.entries} but no line in ${ARCHIVE_FILES.heads}`
+        : p.message;
+    report({ kind: p.problem as ArchiveProblemKind, stream: p.stream, seq: p.seq, message });
   }
   if (streams !== statement.streams || entryCount !== statement.entries) {
     report({
