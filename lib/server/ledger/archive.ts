@@ -69,10 +69,17 @@ export type ArchiveResult =
 
 const BATCH = 1000;
 
-/** Task streams that may be archived: closed before $2, not archived yet, in byte order. */
-const CANDIDATES = `from tasks t join ledger_streams s on s.stream = 'task:' || t.id::text
-  where t.status = any($1::text[]) and t.status_changed_at < $2
-    and s.archived_in is null and s.head_seq > 0`;
+/**
+ * Task streams that may be archived: closed before $2, not archived yet. Walked from the
+ * streams' byte-order index (ledger_streams_stream_c_idx), each joined to its task by primary
+ * key, so a page costs the streams it passes over, never a sort of every closed task.
+ */
+const CANDIDATES = `from ledger_streams s
+  join tasks t on t.id = (case when s.stream ~* '^task:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                               then substr(s.stream, 6)::uuid end)
+  where s.stream collate "C" >= 'task:' and s.stream collate "C" < 'task;'
+    and s.archived_in is null and s.head_seq > 0
+    and t.status = any($1::text[]) and t.status_changed_at < $2`;
 
 type CandidateRow = {
   stream: string;
