@@ -22,13 +22,27 @@ export const ledgerStreams = pgTable(
     headHash: text("head_hash").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The archive (`agent-ledger archive`) that holds this stream; set once, never cleared.
+     * From then on the stream is frozen: the guard trigger refuses moving its head (0053).
+     */
+    archivedIn: uuid("archived_in"),
+    archivedAt: timestamp("archived_at", { withTimezone: true }),
   },
   (t) => [
+    check(
+      "ledger_streams_archived_check",
+      sql`(${t.archivedIn} is null) = (${t.archivedAt} is null)`,
+    ),
     check("ledger_streams_head_seq_check", sql`${t.headSeq} >= 0`),
     check("ledger_streams_head_hash_check", sql`${t.headHash} ~ '^[0-9a-f]{64}$'`),
     // Byte order, whatever the database's collation: checkpoints write their heads in this
     // order in pages, and verify merges them with the head rows in the same order.
     index("ledger_streams_stream_c_idx").on(sql`${t.stream} collate "C"`),
+    // verify --archive walks one archive's streams in byte order.
+    index("ledger_streams_archived_in_idx")
+      .on(t.archivedIn, sql`${t.stream} collate "C"`)
+      .where(sql`${t.archivedIn} is not null`),
   ],
 );
 

@@ -211,6 +211,22 @@ describe("summarizeEntry", () => {
         data: { streams: [{}, {}, {}], digest: "cd".repeat(32) },
       }),
     ).toBe("streams: 3 · unsigned · digest: cdcdcdcdcdcd…");
+    expect(
+      summarizeEntry({
+        kind: "ledger.archived",
+        actor: "cli:ops",
+        data: {
+          archiveId: "0b7e",
+          before: "2026-01-01T00:00:00.000Z",
+          streams: 3,
+          entries: 6,
+          headsDigest: "ef".repeat(32),
+          statementDigest: "12".repeat(32),
+        },
+      }),
+    ).toBe(
+      "archive: 0b7e · streams: 3 · entries: 6 · closed before: 2026-01-01T00:00:00.000Z · statement: 121212121212…",
+    );
   });
 });
 

@@ -273,7 +273,7 @@ function policyText(d: Obj): string | null {
   return listed(changes.map((c) => describePolicyChange(scope, c)));
 }
 
-/** Checkpoints: what they cover, never their lists of heads. */
+/** Checkpoints and archives: what they cover, never their lists of heads. */
 function ledgerSummary(kind: string, d: Obj): string {
   if (kind === "ledger.checkpoint_heads") {
     return `heads of streams ${text(d.first, 60) ?? "?"} … ${text(d.last, 60) ?? "?"} (${text(d.count) ?? "?"})`;
@@ -286,6 +286,18 @@ function ledgerSummary(kind: string, d: Obj): string {
       ["chunks", Array.isArray(d.chunks) ? d.chunks.length : undefined],
       ["", d.signature === undefined ? "unsigned" : "signed"],
       ["digest", typeof d.digest === "string" ? `${d.digest.slice(0, 12)}…` : undefined],
+    ]);
+  }
+  if (kind === "ledger.archived") {
+    return fields([
+      ["archive", d.archiveId],
+      ["streams", d.streams],
+      ["entries", d.entries],
+      ["closed before", d.before],
+      [
+        "statement",
+        typeof d.statementDigest === "string" ? `${d.statementDigest.slice(0, 12)}…` : undefined,
+      ],
     ]);
   }
   return fields(

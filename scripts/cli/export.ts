@@ -7,7 +7,11 @@ import { rename, rm } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import type pg from "pg";
 import { z } from "zod";
-import type { EntryRow } from "../../lib/server/ledger/verify-ledger";
+import {
+  ENTRY_TEXT_COLUMNS,
+  type EntryTextRow,
+  entryJsonLine,
+} from "../../lib/server/ledger/entry-lines";
 import { withAppDatabase } from "./operator";
 import {
   type Command,
@@ -38,9 +42,6 @@ export const EXPORT_COLUMNS = [
   "hash",
 ] as const;
 
-/** An entry with its jsonb as PostgreSQL prints it: what is stored, no trip through JS numbers. */
-type Row = Omit<EntryRow, "data"> & { data: string };
-
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; null is empty. */
 export function csvField(value: string | number | null): string {
   if (value === null) return "";
@@ -53,7 +54,7 @@ export function csvRecord(values: readonly (string | number | null)[]): string {
   return `${values.map(csvField).join(",")}\r\n`;
 }
 
-function csvLine(r: Row): string {
+function csvLine(r: EntryTextRow): string {
   return csvRecord([
     r.id,
     r.stream,
@@ -69,48 +70,32 @@ function csvLine(r: Row): string {
   ]);
 }
 
-function jsonLine(r: Row): string {
-  const head = JSON.stringify({
-    id: r.id,
-    stream: r.stream,
-    seq: r.seq,
-    at: r.at.toISOString(),
-    kind: r.kind,
-    actor: r.actor,
-    taskId: r.task_id,
-    key: r.key,
-  });
-  return `${head.slice(0, -1)},"data":${r.data},"prevHash":${JSON.stringify(r.prev_hash)},"hash":${JSON.stringify(r.hash)}}\n`;
-}
-
 type Filter = { from?: Date; to?: Date; stream?: string };
 
-const COLUMNS =
-  "id, stream, seq, at, kind, actor, task_id, key, data::text as data, prev_hash, hash";
 const WINDOW = "($2::timestamptz is null or at >= $2) and ($3::timestamptz is null or at < $3)";
 
 /**
  * Batches in ledger order. One stream is read by (stream, seq), its unique index; the whole
  * ledger by id. Within one stream both orders agree (appends lock the stream head).
  */
-async function* ledgerBatches(client: pg.ClientBase, f: Filter): AsyncGenerator<Row[]> {
+async function* ledgerBatches(client: pg.ClientBase, f: Filter): AsyncGenerator<EntryTextRow[]> {
   let after = 0;
   const params = [f.from?.toISOString() ?? null, f.to?.toISOString() ?? null];
   while (true) {
     const { rows } = f.stream
-      ? await client.query<Row>(
-          `select ${COLUMNS} from ledger_entries
+      ? await client.query<EntryTextRow>(
+          `select ${ENTRY_TEXT_COLUMNS} from ledger_entries
            where stream = $4 and seq > $1 and ${WINDOW} order by seq limit $5`,
           [after, ...params, f.stream, EXPORT_BATCH],
         )
-      : await client.query<Row>(
-          `select ${COLUMNS} from ledger_entries
+      : await client.query<EntryTextRow>(
+          `select ${ENTRY_TEXT_COLUMNS} from ledger_entries
            where id > $1 and ${WINDOW} order by id limit $4`,
           [after, ...params, EXPORT_BATCH],
         );
     if (rows.length === 0) return;
     yield rows;
-    const last = rows[rows.length - 1] as Row;
+    const last = rows[rows.length - 1] as EntryTextRow;
     after = f.stream ? last.seq : last.id;
     if (rows.length < EXPORT_BATCH) return;
   }
@@ -242,7 +227,7 @@ options, cannot write FILE, no database).`,
         let n = 0;
         progress.update(0);
         for await (const rows of ledgerBatches(client, filter)) {
-          await sink.write(rows.map(format === "csv" ? csvLine : jsonLine).join(""));
+          await sink.write(rows.map(format === "csv" ? csvLine : entryJsonLine).join(""));
           if (sink.error) break;
           n += rows.length;
           progress.update(n);

@@ -77,13 +77,19 @@ export const commands: CommandEntry[] = [
   },
   {
     name: "verify",
-    summary: "Recompute every hash chain; exit 1 naming the first broken entry",
+    summary:
+      "Recompute every hash chain (or check an archive); exit 1 naming the first broken entry",
     load: async () => (await import("./verify")).verifyCommand,
   },
   {
     name: "checkpoint",
     summary: "Append a signed checkpoint of every stream head to the system stream",
     load: async () => (await import("./checkpoint")).checkpointCommand,
+  },
+  {
+    name: "archive",
+    summary: "Write the streams of tasks closed before a date to signed files, then freeze them",
+    load: async () => (await import("./archive")).archiveCommand,
   },
   {
     name: "users",

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { z } from "zod";
 import { createPool, withTransaction } from "../../db/client";
 import { openDatabase } from "../../db/open";
 import { checkpointExportSchema } from "../../lib/domain/checkpoint";
@@ -10,12 +11,14 @@ import {
   EXIT,
   helpOption,
   jsonOption,
+  parseOption,
   parseOptions,
   printJson,
   progressOption,
   startProgress,
   UsageError,
 } from "./shared";
+import { verifyArchiveCommand } from "./verify-archive";
 
 /** `--expect`: a 64-hex digest, or the file `checkpoint --export` wrote. */
 async function readExpected(arg: string): Promise<ExpectedCheckpoint> {
@@ -46,8 +49,9 @@ async function readExpected(arg: string): Promise<ExpectedCheckpoint> {
 
 export const verifyCommand: Command = {
   name: "verify",
-  summary: "Recompute every hash chain; exit 1 naming the first broken entry",
+  summary: "Recompute every hash chain (or check an archive); exit 1 naming the first broken entry",
   usage: `agent-ledger verify [--since-checkpoint] [--expect DIGEST|FILE] [--json] [--progress | --quiet]
+agent-ledger verify --archive DIR [--json]
 
 Recomputes every ledger stream's hash chain, checks each stream head and the latest
 checkpoint, and reports the first broken entry of each stream.
@@ -67,7 +71,17 @@ that key over its seq, time and digest, and be no older than LEDGER_CHECKPOINT_M
 agent-ledger checkpoint --export wrote. The ledger must still hold that checkpoint, and every
 stream head it recorded must still be there with the same hash.
 
+--archive checks an archive that agent-ledger archive wrote: statement.json parses and its
+signature verifies with LEDGER_PUBLIC_KEY (or the key of LEDGER_SIGNING_KEY; with neither, with
+the key statement.json carries, and it says so), both files match the sizes and sha256 it
+signed, every line parses, every stream's chain recomputes from genesis to its head, and the
+heads digest and counts match. With DATABASE_URL set and reachable it also joins the archive to
+the ledger: every stream is archived in this archive with the same head, no stream archived in
+it is missing, the ledger.archived entry names this statement, and every entry equals the
+database's.
+
 Options:
+  --archive DIR       check the archive in DIR (see above) instead of the ledger
   --since-checkpoint  only what follows the latest signed checkpoint (see above)
   --expect X  a checkpoint digest (64 hex digits) or an exported statement file
   --json      print the full report as JSON
@@ -85,7 +99,19 @@ is missing, too old or badly signed), 2 could not run (bad options, an unreadabl
       quiet: { type: "boolean" },
       expect: { type: "string" },
       "since-checkpoint": { type: "boolean" },
+      archive: { type: "string" },
     });
+    if (opts.archive !== undefined) {
+      if (opts.expect !== undefined || opts["since-checkpoint"]) {
+        throw new UsageError("--archive: cannot be combined with --expect or --since-checkpoint");
+      }
+      const dir = parseOption(
+        z.string().min(1, { error: "must name a directory" }),
+        opts.archive,
+        "--archive",
+      );
+      return verifyArchiveCommand(dir, opts.json === true);
+    }
     const from = opts["since-checkpoint"] ? "checkpoint" : "start";
     const config = env();
     const publicKey = configuredPublicKey(config);
