@@ -1,6 +1,7 @@
 // Each agent's daily spend budget beside what it has spent today (UTC); admins get an edit button
 // per agent.
-import { describeSpendCap, formatSpend } from "../../lib/domain/spend-cap-form";
+import { formatCostUsd } from "../../lib/domain/money";
+import { describeSpendCap } from "../../lib/domain/spend-cap-form";
 import type { SpendCapDto } from "../../lib/server/queries/list-spend-caps";
 import { Table, Td, Th } from "../ui/table";
 import { Timestamp } from "../ui/timestamp";
@@ -37,7 +38,7 @@ export function SpendCapsTable({ agents, writes }: { agents: SpendCapDto[]; writ
               </Td>
               <Td>
                 <span data-cell="spent" className="font-medium text-slate-900">
-                  {formatSpend(a.spentToday)}
+                  {formatCostUsd(a.spentToday)}
                   {limit !== null && a.spentToday >= limit ? " (budget spent)" : ""}
                 </span>
               </Td>

@@ -1,12 +1,11 @@
 // The task's header facts, as a definition list: what it is, where it stands, and what it cost.
 import type { ReactNode } from "react";
+import { formatCostUsd } from "../../lib/domain/money";
 import type { TaskHeaderDto } from "../../lib/server/queries/get-task-detail";
 import { Badge } from "../ui/badge";
 import { DEAD_REASON_LABEL, TASK_STATUS_LABEL, TASK_STATUS_TONE } from "../ui/labels";
 import { Timestamp } from "../ui/timestamp";
 import { compactJson } from "./json-view";
-
-const costFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
 
 function Fact({ term, children }: { term: string; children: ReactNode }) {
   return (
@@ -45,7 +44,7 @@ export function TaskFacts({ task }: { task: TaskHeaderDto }) {
       </Fact>
       <Fact term="Model cost">
         <span className="tabular-nums" data-testid="task-cost">
-          {costFormat.format(task.cost)}
+          {formatCostUsd(task.cost)}
         </span>
       </Fact>
       <Fact term="Created">

@@ -1,6 +1,7 @@
 // "Who or what decided it?": the model call that led to the effect, with what it was asked, what
 // it answered, the tool call this effect performed and the other calls it proposed alongside.
 import type { JsonValue } from "../../lib/domain/json";
+import { formatCostUsd } from "../../lib/domain/money";
 import type { WhyEffect } from "../../lib/server/queries/why";
 import { JsonDetails } from "../tasks/json-view";
 import { Timestamp } from "../ui/timestamp";
@@ -8,8 +9,6 @@ import { Chapter, Fact, Facts, HiddenPayload, isHidden, Payload, Prose, plural }
 
 type Decision = NonNullable<WhyEffect["decision"]>;
 type ToolCall = { toolName: string; args: JsonValue };
-
-const costFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
 
 function asToolCalls(value: JsonValue): ToolCall[] {
   if (!Array.isArray(value)) return [];
@@ -110,9 +109,7 @@ export function DecisionChapter({ why, idBase }: { why: WhyEffect; idBase: strin
             {decision.usage.outputTokens.toLocaleString("en-US")} out
           </Fact>
         ) : null}
-        {decision.cost !== null ? (
-          <Fact term="Cost">{costFormat.format(decision.cost)}</Fact>
-        ) : null}
+        {decision.cost !== null ? <Fact term="Cost">{formatCostUsd(decision.cost)}</Fact> : null}
         <Fact term="Ledger entry">#{decision.ledgerEntryId}</Fact>
       </Facts>
       <Prose title="System prompt" value={decision.system} />

@@ -1,6 +1,7 @@
 // Alert rules and the events they match: the vocabulary the database checks, the rule schema
 // every boundary (form, CLI, command) parses with, and the pure matching the evaluator runs.
 import { z } from "zod";
+import { formatCostUsd } from "./money";
 import { DEAD_REASONS } from "./task-states";
 
 /**
@@ -206,12 +207,6 @@ export function destinationHost(url: string): string {
   }
 }
 
-const spendFormat = new Intl.NumberFormat("en-US", {
-  style: "currency",
-  currency: "USD",
-  maximumFractionDigits: 4,
-});
-
 export function describeEvent(event: Omit<AlertEvent, "summary" | "id">): string {
   const task = event.taskId ? ` task ${event.taskId}` : "";
   const agent = event.agent ? ` (${event.agent})` : "";
@@ -223,9 +218,9 @@ export function describeEvent(event: Omit<AlertEvent, "summary" | "id">): string
     case "approval_waiting":
       return `Approval waiting:${task}${agent} has waited for a person since ${event.at.toISOString()}.`;
     case "spend_day_over":
-      return `Spend today: ${event.agent ? `agent ${event.agent}` : "all agents"} spent ${spendFormat.format(event.amount ?? 0)} of model calls today (UTC), as of ${event.at.toISOString()}.`;
+      return `Spend today: ${event.agent ? `agent ${event.agent}` : "all agents"} spent ${formatCostUsd(event.amount ?? 0)} of model calls today (UTC), as of ${event.at.toISOString()}.`;
     case "spend_rate_over":
-      return `Spend rate: ${event.agent ? `agent ${event.agent}` : "all agents"} spent ${spendFormat.format(event.amount ?? 0)} of model calls in the hour to ${event.at.toISOString()}.`;
+      return `Spend rate: ${event.agent ? `agent ${event.agent}` : "all agents"} spent ${formatCostUsd(event.amount ?? 0)} of model calls in the hour to ${event.at.toISOString()}.`;
     case "no_live_worker":
       return event.at.getTime() === 0
         ? "No live worker: no worker has ever reported in; no task will run."

@@ -100,10 +100,10 @@ describe("formatMoney", () => {
 
 describe("formatCostUsd", () => {
   it("shows cents at least and a call's fraction of a cent up to six decimals", () => {
-    expect(formatCostUsd(0)).toBe("USD 0.00");
-    expect(formatCostUsd(12.5)).toBe("USD 12.50");
-    expect(formatCostUsd(0.004197)).toBe("USD 0.004197");
-    expect(formatCostUsd(0.00000049)).toBe("USD 0.00");
-    expect(formatCostUsd(1234.5)).toBe("USD 1,234.50");
+    expect(formatCostUsd(0)).toBe("$0.00");
+    expect(formatCostUsd(12.5)).toBe("$12.50");
+    expect(formatCostUsd(0.004197)).toBe("$0.004197");
+    expect(formatCostUsd(0.00000049)).toBe("$0.00");
+    expect(formatCostUsd(1234.5)).toBe("$1,234.50");
   });
 });

@@ -105,10 +105,18 @@ export function formatMoney(minor: number, currency: string): string {
   })}`;
 }
 
+const costFormat = new Intl.NumberFormat("en-US", {
+  style: "currency",
+  currency: "USD",
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 6,
+});
+
 /**
- * A model cost (US dollars, the price table's unit) as the spend screen shows it: "USD 0.0123",
- * at least cents and up to six decimals, since one call often costs a fraction of a cent.
+ * A model cost (US dollars, the price table's unit) as every screen and message shows it:
+ * "$1.50", "$0.004197": at least cents and up to six decimals, since one call often costs a
+ * fraction of a cent.
  */
 export function formatCostUsd(cost: number): string {
-  return `USD ${cost.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
+  return costFormat.format(cost);
 }

@@ -2,6 +2,7 @@
 // command takes from any caller, and how a change reads in the ledger and the change history.
 // Amounts are in the same unit as model call costs (tasks.cost), shown with a dollar sign.
 import { z } from "zod";
+import { formatCostUsd } from "./money";
 import { blank, grouped, number } from "./policy-form";
 
 export const BUDGET_SCOPE_PREFIX = "budget:";
@@ -97,26 +98,14 @@ export const spendCapFormSchema = z
 
 export type SpendCapFormInput = z.input<typeof spendCapFormSchema>;
 
-const spendFormat = new Intl.NumberFormat("en-US", {
-  style: "currency",
-  currency: "USD",
-  minimumFractionDigits: 2,
-  maximumFractionDigits: 6,
-});
-
-/** "$1.50", "$0.000375": model spend as people read it. */
-export function formatSpend(amount: number): string {
-  return spendFormat.format(amount);
-}
-
 /** "$5.00 a day, $1.00 per customerId, then wait" — or "No budget". */
 export function describeSpendCap(cap: SpendCap | null): string {
   if (!cap) return "No budget";
   const parts = [
-    cap.dailyLimit === null ? null : `${formatSpend(cap.dailyLimit)} a day`,
+    cap.dailyLimit === null ? null : `${formatCostUsd(cap.dailyLimit)} a day`,
     cap.keyPath === null || cap.keyDailyLimit === null
       ? null
-      : `${formatSpend(cap.keyDailyLimit)} per ${cap.keyPath}`,
+      : `${formatCostUsd(cap.keyDailyLimit)} per ${cap.keyPath}`,
   ].filter((p) => p !== null);
   return `${parts.join(", ")}, then ${cap.onExceed === "wait" ? "wait" : "dead-letter"}`;
 }

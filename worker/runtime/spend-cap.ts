@@ -5,7 +5,7 @@
 // each task in flight can pass the cap by at most the one call it had started when it was reached.
 import { retryOnConnectionError } from "../../db/retry";
 import type { JsonValue } from "../../lib/domain/json";
-import { formatSpend } from "../../lib/domain/spend-cap-form";
+import { formatCostUsd } from "../../lib/domain/money";
 import type { AttemptScope } from "./context";
 import { DeadLetterError, SuspendError } from "./errors";
 
@@ -73,7 +73,7 @@ export async function enforceSpendCap(
   if (!over) return key;
   const whose =
     over.key === null ? `agent ${agent}` : `agent ${agent} for ${cap.key_path} ${over.key}`;
-  const amounts = `${formatSpend(over.spent)} of its ${formatSpend(over.limit)} daily budget`;
+  const amounts = `${formatCostUsd(over.spent)} of its ${formatCostUsd(over.limit)} daily budget`;
   if (cap.on_exceed === "dead") {
     throw new DeadLetterError("budget", `${whose} has spent ${amounts} today (UTC)`);
   }
