@@ -8,6 +8,7 @@ import type { TaskScreenDto } from "../../lib/server/queries/get-task-screen";
 import { LiveStatus } from "../live/live-status";
 import { type ScreenParams, useLiveQuery } from "../live/use-live-query";
 import { TaskReviewPanel } from "../review/task-review-panel";
+import { ArchivedNotice } from "../tasks/archived-notice";
 import { EffectsList } from "../tasks/effects-list";
 import { InputHistory, inputDescription } from "../tasks/input-history";
 import { OnThisPage } from "../tasks/on-this-page";
@@ -113,6 +114,11 @@ export function LiveTaskPage({
       ) : null}
 
       <Card id="summary" title="Summary">
+        {task.archived ? (
+          <div className="mb-4">
+            <ArchivedNotice archived={task.archived} />
+          </div>
+        ) : null}
         <TaskFacts task={task} />
       </Card>
 

@@ -1,6 +1,7 @@
 // "Where did it come from?": the task the effect belongs to, who enqueued it and its input.
 import Link from "next/link";
 import type { WhyEffect } from "../../lib/server/queries/why";
+import { ArchivedNotice } from "../tasks/archived-notice";
 import { taskHref } from "../tasks/task-link";
 import { Badge } from "../ui/badge";
 import { DEAD_REASON_LABEL, TASK_STATUS_LABEL, TASK_STATUS_TONE } from "../ui/labels";
@@ -27,6 +28,7 @@ export function TaskOrigin({ why, idBase }: { why: WhyEffect; idBase: string }) 
         <span className="font-mono text-xs break-all">{task.enqueuedBy}</span> at{" "}
         <Timestamp iso={task.enqueuedAt} />.
       </p>
+      {task.archived ? <ArchivedNotice archived={task.archived} /> : null}
       <Facts>
         <Fact term="Status now">
           <span className="flex flex-wrap items-center gap-2">

@@ -18,6 +18,22 @@ export const ARCHIVE_FILES = {
 /** The SQLSTATE the database raises for an append to an archived stream (migration 0054). */
 export const STREAM_ARCHIVED_SQLSTATE = "LA001";
 
+/**
+ * The archive named by the guard's refusal (`stream … is archived (archive …): appends are
+ * refused`, SQLSTATE LA001), or null for any other error: commands answer it as a refusal, not
+ * as a database error.
+ */
+export function archivedStreamRefusal(error: unknown): { archiveId: string } | null {
+  if (typeof error !== "object" || error === null) return null;
+  if (!("code" in error) || error.code !== STREAM_ARCHIVED_SQLSTATE) return null;
+  const message = "message" in error && typeof error.message === "string" ? error.message : "";
+  return { archiveId: /\(archive ([0-9a-f-]{36})\)/.exec(message)?.[1] ?? "unknown" };
+}
+
+/** What a person is told when an action would append to an archived task's stream. */
+export const archivedTaskMessage = (archiveId: string) =>
+  `This task is archived (archive ${archiveId}) and can no longer change`;
+
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, { error: "must be 64 lower-case hex digits" });
 const fileRef = z.strictObject({ sha256: hex64, bytes: z.number().int().min(0) });
 

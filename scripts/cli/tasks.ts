@@ -106,6 +106,8 @@ function printDetail(d: TaskDetailDto): void {
   field("input", compactJson(t.input));
   if (t.result !== null) field("result", compactJson(t.result));
   if (t.lastError !== null) field("last error", t.lastErrorMessage ?? compactJson(t.lastError));
+  if (t.archived)
+    field("archived", `${shortTime(t.archived.at)} in archive ${t.archived.archiveId}`);
 
   out.push("", `Steps (${d.steps.length}):`);
   if (d.steps.length > 0) {

@@ -16,6 +16,7 @@ import type { TaskTimelineDto, TimelineEntryDto } from "../../server/queries/lis
 import type { TaskListItemDto } from "../../server/queries/list-tasks";
 import type { AttemptDto } from "../../server/queries/task-attempts";
 import type { FamilyTaskDto, TaskFamilyDto } from "../../server/queries/task-family";
+import { archivedSchema } from "../../server/queries/why-schema";
 
 const iso = z.string().describe("ISO 8601 time, UTC");
 const json = z
@@ -108,6 +109,7 @@ export const taskHeaderSchema: z.ZodType<TaskHeaderDto> = z.object({
   result: json.nullable(),
   lastError: json.nullable(),
   lastErrorMessage: z.string().nullable(),
+  archived: archivedSchema.nullable(),
 });
 
 const stepSchema: z.ZodType<StepDto> = z.object({

@@ -4,8 +4,9 @@
 import type pg from "pg";
 import { type SqlClient, withTransaction } from "../../../db/client";
 import type { Principal } from "../../domain/access";
+import { archivedStreamRefusal, archivedTaskMessage } from "../../domain/archive";
 import { type CommandResult, conflict, notFound } from "../../domain/command-result";
-import { factNeeded, refusalOf, type TaskAction } from "../../domain/task-actions";
+import { appliesTo, factNeeded, refusalOf, type TaskAction } from "../../domain/task-actions";
 import type { TaskStatus } from "../../domain/task-states";
 import { readTaskFact } from "../review/task-facts";
 import { TASKS_CHANNEL } from "./enqueue-task";
@@ -27,7 +28,10 @@ class GuardLost extends Error {
   override name = "GuardLost";
 }
 
-/** A task command's transaction: a guarded write that lost is a conflict, nothing kept. */
+/**
+ * A task command's transaction: a guarded write that lost, or an append the database refused
+ * because the task's stream is archived, is a conflict, nothing kept.
+ */
 export async function taskTransaction<T>(
   pool: pg.Pool,
   fn: (client: pg.PoolClient) => Promise<CommandResult<T>>,
@@ -36,6 +40,10 @@ export async function taskTransaction<T>(
     return await withTransaction(pool, fn);
   } catch (error) {
     if (error instanceof GuardLost) return conflict(error.message);
+    // The status rules refuse a closed task first; this is the database's word for any path
+    // that still reaches an archived stream (migration 0054).
+    const archived = archivedStreamRefusal(error);
+    if (archived) return conflict(archivedTaskMessage(archived.archiveId));
     throw error;
   }
 }
@@ -95,7 +103,24 @@ export async function lockTaskFor(
     ? { status: task.status, [fact]: await readTaskFact(client, task.id, fact) }
     : { status: task.status };
   const refusal = refusalOf(name, facts, principal);
-  return refusal ? { error: refusal } : { task };
+  if (!refusal) return { task };
+  // A closed task may be archived: say so, read only on this refusal's path.
+  if (refusal.code === "conflict" && !appliesTo(name, task.status)) {
+    const archiveId = await archiveOfTask(client, task.id);
+    if (archiveId !== null) {
+      return { error: conflict(`${archivedTaskMessage(archiveId)} (${refusal.message})`) };
+    }
+  }
+  return { error: refusal };
+}
+
+/** The archive holding the task's ledger stream, or null (ledger_streams by primary key). */
+async function archiveOfTask(client: SqlClient, taskId: string): Promise<string | null> {
+  const { rows } = await client.query<{ archived_in: string | null }>(
+    "select archived_in from ledger_streams where stream = $1",
+    [`task:${taskId}`],
+  );
+  return rows[0]?.archived_in ?? null;
 }
 
 /** Moves the locked task on by one version, to `set` (SQL assignments); returns the version. */

@@ -4,7 +4,7 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { approvals, effects, ledgerEntries, steps, tasks } from "../../../db/schema";
+import { approvals, effects, ledgerEntries, ledgerStreams, steps, tasks } from "../../../db/schema";
 import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { type DiffRow, diffJson } from "../../domain/json-diff";
@@ -63,7 +63,15 @@ export type TaskHeaderDto = {
   lastError: JsonValue | null;
   /** The message of `lastError`, when it has one. */
   lastErrorMessage: string | null;
+  /**
+   * The archive (`agent-ledger archive`) that holds the task's ledger stream and when it was
+   * frozen; null while the stream takes appends.
+   */
+  archived: ArchivedDto | null;
 };
+
+/** Where a task's ledger stream was archived: the archive id and when (ISO 8601, UTC). */
+export type ArchivedDto = { archiveId: string; at: string };
 
 export type StepDto = {
   seq: number;
@@ -200,6 +208,13 @@ function errorMessage(error: unknown): string | null {
   return null;
 }
 
+/** The archive mark of a stream's head row; both columns are set together or neither (0053). */
+export function archivedOf(archivedIn: string | null, archivedAt: Date | null): ArchivedDto | null {
+  return archivedIn !== null && archivedAt !== null
+    ? { archiveId: archivedIn, at: archivedAt.toISOString() }
+    : null;
+}
+
 function effectState(status: EffectDto["status"], live: boolean): EffectState {
   if (status !== "started") return status;
   return live ? "in_flight" : "outcome_unknown";
@@ -220,12 +235,16 @@ export async function getTaskDetail(
   const mailDomain = env().MAIL_FROM.split("@")[1] ?? "agent-ledger.local";
   return db.transaction(
     async (tx) => {
+      // The stream's head row by its primary key, for the archive mark (issue 23).
       const [task] = await tx
         .select({
           row: tasks,
+          archivedIn: ledgerStreams.archivedIn,
+          archivedAt: ledgerStreams.archivedAt,
           asOf: sql<Date>`now()`.mapWith(tasks.createdAt),
         })
         .from(tasks)
+        .leftJoin(ledgerStreams, eq(ledgerStreams.stream, taskStream(id)))
         .where(eq(tasks.id, id));
       if (!task) return null;
       const t = task.row;
@@ -363,6 +382,7 @@ export async function getTaskDetail(
           result: shown((t.result ?? null) as JsonValue),
           lastError: (t.lastError ?? null) as JsonValue | null,
           lastErrorMessage: errorMessage(t.lastError),
+          archived: archivedOf(task.archivedIn, task.archivedAt),
         },
         steps: stepRows.map((s) => ({
           seq: s.seq,

@@ -215,6 +215,12 @@ const failureSchema = z.object({
   error: z.json().nullable(),
 });
 
+export const archivedSchema = z
+  .object({ archiveId: z.uuid(), at: instant })
+  .describe(
+    "The archive (agent-ledger archive) that holds the task's ledger stream, and when the stream was frozen: nothing more can be appended to it",
+  );
+
 const whyEffectSchema = z.object({
   effect: effectSchema,
   task: z.object({
@@ -228,6 +234,8 @@ const whyEffectSchema = z.object({
     enqueuedAt: instant,
     enqueueKey: z.string().nullable(),
     input: z.json(),
+    /** The archive that holds the task's ledger stream, frozen since `at`; null if none. */
+    archived: archivedSchema.nullable(),
   }),
   /** The journal row of the tool step; null when a replay cleared it and has not re-run it. */
   step: effectStepSchema.nullable(),

@@ -2,16 +2,17 @@
 // recipient or Message-ID, or a refund id, find the effects and for each one the model decision
 // that chose it, the task input, every attempt and failure, who reviewed it, and whether a
 // repeat returned the stored result instead of acting. For `GET /why` and the dashboard.
-import { and, asc, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { ledgerEntries, steps, tasks } from "../../../db/schema";
+import { ledgerEntries, ledgerStreams, steps, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import { canonicalJson, type JsonValue } from "../../domain/json";
 import { taskStream } from "../ledger/append-ledger";
 import { type BulkRefDto, bulkIdOf, loadBulkRefs } from "./bulk-refs";
 import type { DbReader } from "./db-reader";
 import { EFFECT_LEDGER_LIMIT, loadEffectApprovals, loadEffects } from "./get-effect";
+import { archivedOf } from "./get-task-detail";
 import { toLedgerApiEntry } from "./list-ledger-entries";
 import { payload, seesPayloads } from "./payloads";
 
@@ -76,8 +77,21 @@ export async function explainWhy(
       const keys = found.slice(0, query.limit);
       const effectDtos = await loadEffects(tx, keys, visible);
       const taskIds = [...new Set(effectDtos.map((e) => e.taskId))];
+      // Each task with its stream's archive mark (issue 23), the head row by primary key.
       const taskRows =
-        taskIds.length === 0 ? [] : await tx.select().from(tasks).where(inArray(tasks.id, taskIds));
+        taskIds.length === 0
+          ? []
+          : (
+              await tx
+                .select({
+                  row: tasks,
+                  archivedIn: ledgerStreams.archivedIn,
+                  archivedAt: ledgerStreams.archivedAt,
+                })
+                .from(tasks)
+                .leftJoin(ledgerStreams, eq(ledgerStreams.stream, sql`'task:' || ${tasks.id}`))
+                .where(inArray(tasks.id, taskIds))
+            ).map((r) => ({ ...r.row, archived: archivedOf(r.archivedIn, r.archivedAt) }));
       // Only the tool steps of these effects, without results (a tool step's is the effect's).
       const stepRows =
         keys.length === 0
@@ -136,6 +150,7 @@ export async function explainWhy(
               enqueuedAt: iso(task.createdAt),
               enqueueKey: task.enqueueKey,
               input: payload(visible, task.input as JsonValue),
+              archived: task.archived,
             },
             step: step
               ? {

@@ -1,0 +1,67 @@
+// Test fixtures for archived tasks (issue 23): a task closed at a given time with a ledger stream
+// and one effect, and an archive of every task closed before a date, written to a temporary
+// directory with a fresh signing key, as `agent-ledger archive` does.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type pg from "pg";
+import { withTransaction } from "../../../db/client";
+import { appendLedger, taskStream } from "./append-ledger";
+import { archiveLedger } from "./archive";
+import { generateSigningKey, parsePrivateKey } from "./signing";
+
+/** A task in `status` since `closedAt`, with two ledger entries and one succeeded effect. */
+export async function closedTask(
+  pool: pg.Pool,
+  status: "succeeded" | "rejected" | "cancelled",
+  closedAt: string,
+): Promise<{ id: string; key: string }> {
+  const { rows } = await pool.query<{ id: string }>(
+    `insert into tasks (agent, input, status, status_changed_at, created_by)
+     values ('archive-test', '{"to":"a@example.com"}', $1, $2, 'test') returning id`,
+    [status, closedAt],
+  );
+  const id = rows[0]?.id;
+  if (!id) throw new Error("no task");
+  const key = randomBytes(32).toString("hex");
+  await pool.query(
+    `insert into effects (key, task_id, step_seq, tool, intent, args, fingerprint, status, result, attempts, completed_at)
+     values ($1, $2, 1, 'send_email', '{"to":"a@example.com"}', '{"to":"a@example.com"}', $1,
+             'succeeded', '{"messageId":"<m@x>"}', 1, now())`,
+    [key, id],
+  );
+  await withTransaction(pool, (c) =>
+    appendLedger(c, taskStream(id), [
+      { kind: "effect.started", actor: "worker:1", taskId: id, key, data: { tool: "send_email" } },
+      { kind: "effect.succeeded", actor: "worker:1", taskId: id, key, data: { result: {} } },
+    ]),
+  );
+  return { id, key };
+}
+
+/** Archives every task stream closed before `before`; the archive's id and its freeze time. */
+export async function archiveClosedTasks(
+  pool: pg.Pool,
+  before: Date,
+): Promise<{ archiveId: string; at: string }> {
+  const root = mkdtempSync(path.join(tmpdir(), "agent-ledger-archived-"));
+  try {
+    const r = await archiveLedger(pool, {
+      before,
+      dir: path.join(root, "archive"),
+      actor: "test",
+      signingKey: parsePrivateKey(generateSigningKey().privateKey),
+    });
+    if (r.outcome !== "archived") throw new Error(`nothing archived: ${r.outcome}`);
+    const { rows } = await pool.query<{ at: Date }>(
+      "select min(archived_at) as at from ledger_streams where archived_in = $1",
+      [r.archiveId],
+    );
+    const at = rows[0]?.at;
+    if (!at) throw new Error("archive has no streams");
+    return { archiveId: r.archiveId, at: at.toISOString() };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
