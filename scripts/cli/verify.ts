@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createPool, withTransaction } from "../../db/client";
 import { openDatabase } from "../../db/open";
 import { checkpointExportSchema } from "../../lib/domain/checkpoint";
+import { describeIssues } from "../../lib/domain/zod-issues";
 import { env } from "../../lib/env";
 import { configuredPublicKey } from "../../lib/server/ledger/signing";
 import { type ExpectedCheckpoint, verifyLedger } from "../../lib/server/ledger/verify-ledger";
@@ -40,7 +41,7 @@ async function readExpected(arg: string): Promise<ExpectedCheckpoint> {
   const parsed = checkpointExportSchema.safeParse(json);
   if (!parsed.success) {
     throw new UsageError(
-      `--expect: ${arg} is not a checkpoint statement: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`).join("; ")}`,
+      `--expect: ${arg} is not a checkpoint statement: ${describeIssues(parsed.error)}`,
     );
   }
   const { statement, signature } = parsed.data;

@@ -8,6 +8,7 @@ import { archivedStreamRefusal, archivedTaskMessage } from "../../domain/archive
 import { type CommandResult, conflict, notFound } from "../../domain/command-result";
 import { appliesTo, factNeeded, refusalOf, type TaskAction } from "../../domain/task-actions";
 import type { TaskStatus } from "../../domain/task-states";
+import { taskStream } from "../ledger/append-ledger";
 import { readTaskFact } from "../review/task-facts";
 import { TASKS_CHANNEL } from "./enqueue-task";
 
@@ -82,7 +83,7 @@ export async function lockTaskFor(
   if (expectedVersion !== null && task.version !== expectedVersion) {
     const last = await client.query<{ kind: string; actor: string; at: Date }>(
       "select kind, actor, at from ledger_entries where stream = $1 order by seq desc limit 1",
-      [`task:${taskId}`],
+      [taskStream(taskId)],
     );
     const l = last.rows[0];
     const since = l ? ` (last change: ${l.kind} by ${l.actor} at ${l.at.toISOString()})` : "";
@@ -118,7 +119,7 @@ export async function lockTaskFor(
 async function archiveOfTask(client: SqlClient, taskId: string): Promise<string | null> {
   const { rows } = await client.query<{ archived_in: string | null }>(
     "select archived_in from ledger_streams where stream = $1",
-    [`task:${taskId}`],
+    [taskStream(taskId)],
   );
   return rows[0]?.archived_in ?? null;
 }

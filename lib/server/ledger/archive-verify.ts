@@ -21,6 +21,8 @@ import {
 } from "../../domain/archive";
 import { compareBytes } from "../../domain/checkpoint";
 import type { JsonValue } from "../../domain/json";
+import { describeIssues } from "../../domain/zod-issues";
+import { taskStream } from "./append-ledger";
 import { fileDigest, gzipLines } from "./archive-files";
 import { ArchiveJoin } from "./archive-join";
 import { ChainCheck, type EntryRow, rowHash, type StreamCursor } from "./chain-check";
@@ -127,8 +129,7 @@ async function readStatement(
   }
   const parsed = archiveFileSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`);
-    return bad(`${where} is not an archive statement: ${issues.join("; ")}`);
+    return bad(`${where} is not an archive statement: ${describeIssues(parsed.error)}`);
   }
   return parsed.data;
 }
@@ -224,7 +225,7 @@ async function walk(
       });
     }
     previous = head.stream;
-    if (head.stream !== `task:${head.taskId}` || new Date(head.closedAt).getTime() >= before) {
+    if (head.stream !== taskStream(head.taskId) || new Date(head.closedAt).getTime() >= before) {
       report({
         kind: "bad_line",
         stream: head.stream,
