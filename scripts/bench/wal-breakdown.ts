@@ -11,7 +11,7 @@ export type WalBreakdown = {
   jobs: number;
   /** This database's records (and the records of no relation) per job. */
   walBytesPerJob: number;
-  /** The WAL written over the run, per job, whoever wrote it (pg_current_wal_lsn). */
+  /** The WAL written over the run, per job, whoever wrote it (pg_current_wal_insert_lsn). */
   lsnBytesPerJob: number;
   byRelation: { relation: string; bytesPerJob: number; recordsPerJob: number }[];
   byRecord: { record: string; bytesPerJob: number; recordsPerJob: number }[];
@@ -38,6 +38,13 @@ export async function walBreakdown(
       await su.connect();
       try {
         await su.query("create extension if not exists pg_walinspect");
+        // pg_walinspect reads only WAL already flushed, and the clusters here commit with
+        // synchronous_commit off: one synchronous commit flushes everything up to the run's end.
+        await su.query("begin");
+        await su.query("set local synchronous_commit = on");
+        // A commit flushes only if its transaction wrote WAL: a transactional message writes some.
+        await su.query("select pg_logical_emit_message(true, 'agent-ledger-bench', 'flush')");
+        await su.query("commit");
         // Each record once, by the first relation it touches (block 0 of its block references).
         ({ rows: records } = await su.query(
           `with r as (

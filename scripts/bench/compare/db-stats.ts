@@ -1,12 +1,13 @@
-// What a system wrote to PostgreSQL for its jobs: WAL bytes (pg_current_wal_lsn, cluster-wide, so
-// nothing else may run meanwhile) and rows inserted / updated / deleted and transactions committed
-// (pg_stat_database of the system's own database). A backend reports its counters when it ends or
+// What a system wrote to PostgreSQL for its jobs: WAL bytes (pg_current_wal_insert_lsn, where WAL
+// is inserted, not where it is written out, which lags under synchronous_commit off; cluster-wide,
+// so nothing else may run meanwhile) and rows inserted / updated / deleted and transactions
+// committed (pg_stat_database of the system's own database). A backend reports its counters when it ends or
 // at most once a second while busy, so the closing snapshot is taken after every connection the
 // system opened has ended: the drop of its database waits for that too.
 import pg from "pg";
 
 export type DbStats = {
-  /** pg_current_wal_lsn() as PostgreSQL writes it (X/Y). */
+  /** pg_current_wal_insert_lsn() as PostgreSQL writes it (X/Y). */
   lsn: string;
   walBytes: bigint;
   inserted: number;
@@ -58,7 +59,7 @@ export async function readDbStats(
       del: string;
       xact: string;
     }>(
-      `select pg_current_wal_lsn()::text as lsn, (pg_current_wal_lsn() - '0/0'::pg_lsn)::text as bytes,
+      `select pg_current_wal_insert_lsn()::text as lsn, (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text as bytes,
               tup_inserted::text as ins,
               tup_updated::text as upd, tup_deleted::text as del, xact_commit::text as xact
          from pg_stat_database where datname = $1`,
