@@ -20,6 +20,7 @@ import { archiveClosedTasks } from "../ledger/archive-testing";
 import { generateSigningKey, parsePrivateKey } from "../ledger/signing";
 import type { ArchiveConfig } from "./archived-entries";
 import { getTaskDetail } from "./get-task-detail";
+import { getTaskTimeline } from "./get-task-timeline";
 import { explainWhy, whyAnswerSchema, whyQuerySchema } from "./why";
 
 const t = await setUpTestDatabase("archived_files");
@@ -51,6 +52,8 @@ let taskId = "";
 let archiveId = "";
 let before: Awaited<ReturnType<typeof getTaskDetail>> = null;
 let whyBefore: Awaited<ReturnType<typeof explainWhy>> | null = null;
+let timeBefore: Awaited<ReturnType<typeof getTaskTimeline>> = null;
+const now = new Date("2030-01-01T00:00:00Z");
 const why = (config: ArchiveConfig) =>
   explainWhy(t.db, ops, whyQuerySchema.parse({ taskId }), config);
 
@@ -68,6 +71,7 @@ beforeAll(async () => {
   archiveId = archive.archiveId;
   before = await getTaskDetail(t.db, ops, taskId, {}, archives);
   whyBefore = await why(archives);
+  timeBefore = await getTaskTimeline(t.db, ops, taskId, now, archives);
   // The detach phase 2 makes: the stream's entries leave the database, its head row stays.
   const c = await t.superPool.connect();
   try {
@@ -108,6 +112,14 @@ describe("an archived task whose entries left the database", () => {
     expect(after?.inputHistory).toEqual(before?.inputHistory);
     expect(after?.attempts.length).toBe(1);
     expect(after?.inputHistory.enqueued).toEqual({ id: "a1" });
+  });
+
+  it("the page's time view is built from the files' entries as it was from the database's", async () => {
+    const after = await getTaskTimeline(t.db, ops, taskId, now, archives);
+    expect(timeBefore?.entriesRead).toBeGreaterThan(2);
+    expect(after).toEqual(timeBefore);
+    const none = await getTaskTimeline(t.db, ops, taskId, now, { ...archives, dir: undefined });
+    expect(none?.entriesRead).toBe(0);
   });
 
   it("a window of the stream is read from the files too", async () => {
