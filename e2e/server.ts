@@ -15,6 +15,7 @@ import { createReadOnlyRole, type ReadOnlyRole } from "../db/testing/read-only-r
 import { seedDemo } from "../lib/server/commands/seed-demo";
 import { seedDemoUsers } from "../lib/server/commands/users";
 import {
+  E2E_ARCHIVE_DIR,
   E2E_AUTH_SECRET,
   E2E_DB_FILE,
   type E2eDatabase,
@@ -63,6 +64,7 @@ async function stopAll(): Promise<void> {
   await cluster?.stop().catch((err: unknown) => log(`could not stop the database: ${String(err)}`));
   rmSync(E2E_DB_FILE, { force: true });
   rmSync(E2E_WEB_PID_FILE, { force: true });
+  rmSync(E2E_ARCHIVE_DIR, { recursive: true, force: true });
 }
 
 function shutdown(code: number): void {
@@ -114,9 +116,12 @@ async function main(): Promise<void> {
     appUrl: urls.appUrl,
     ownerUrl: urls.ownerUrl,
     readerUrl: reader?.url ?? null,
+    superUrl: urls.superUrl,
     port,
   };
   mkdirSync(path.dirname(E2E_DB_FILE), { recursive: true });
+  rmSync(E2E_ARCHIVE_DIR, { recursive: true, force: true });
+  mkdirSync(E2E_ARCHIVE_DIR, { recursive: true });
   writeFileSync(E2E_DB_FILE, `${JSON.stringify(info, null, 2)}\n`);
 
   if (stopping) return;
@@ -136,6 +141,8 @@ async function main(): Promise<void> {
       // No worker runs here and the specs read a still database: the web server's own alert
       // delivery would send the seeded demo rule's alerts to a sink that is not running.
       ALERTS_IN_WEB: "false",
+      // Archived tasks whose entries a spec removed are read from here (e2e/archived-task.spec.ts).
+      LEDGER_ARCHIVE_DIR: E2E_ARCHIVE_DIR,
     },
   });
   // The abuse specs read the web server's memory from /proc/<pid>/status.

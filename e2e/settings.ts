@@ -35,6 +35,8 @@ const e2eDatabaseSchema = z.object({
   ownerUrl: z.string(),
   /** DATABASE_READ_URL: the database as a read-only login role; null with E2E_READ_REPLICA=0. */
   readerUrl: z.string().nullable(),
+  /** A superuser, for the specs that stage what no role of the app may do (a detached archive). */
+  superUrl: z.string(),
   port: z.number(),
 });
 
@@ -42,6 +44,9 @@ export type E2eDatabase = z.infer<typeof e2eDatabaseSchema>;
 
 /** Written by e2e/server.ts once the database is migrated and seeded, removed when it stops. */
 export const E2E_DB_FILE = path.join(STATE_DIR, `e2e-db-${e2ePort()}.json`);
+
+/** The app's LEDGER_ARCHIVE_DIR: archives a spec writes for it to read (created empty, removed at stop). */
+export const E2E_ARCHIVE_DIR = path.join(STATE_DIR, `e2e-archives-${e2ePort()}`);
 
 /** A role's cookies after signing in through the sign-in page (e2e/auth.setup.ts writes it). */
 export function authStateFile(role: Role): string {

@@ -43,6 +43,12 @@ const schema = z
     AGENT_LEDGER_DATA_DIR: optional(z.string().min(1)),
     LEDGER_SIGNING_KEY: optional(z.string().min(1)),
     LEDGER_PUBLIC_KEY: optional(z.string().min(1)),
+    /**
+     * A directory whose subdirectories are archives (`agent-ledger archive --to DIR/<name>`): the
+     * task page, /why and the task API read an archived task's entries from them once the
+     * database no longer holds them.
+     */
+    LEDGER_ARCHIVE_DIR: optional(z.string().trim().min(1)),
     /** With a ledger key, verify fails unless the latest signed checkpoint is at most this old. */
     LEDGER_CHECKPOINT_MAX_AGE_HOURS: z.coerce
       .number({ message: "must be a number of hours" })

@@ -11,6 +11,8 @@ describe("ArchivedNotice", () => {
         archived: {
           archiveId: "0b6f1f0e-6a43-4d6b-9e83-1f2b3c4d5e6f",
           at: "2026-01-02T03:04:05.678Z",
+          source: "database",
+          unavailable: null,
         },
       }),
     );
@@ -24,10 +26,32 @@ describe("ArchivedNotice", () => {
   it("renders an archive id that looks like markup as text", () => {
     const html = renderToStaticMarkup(
       createElement(ArchivedNotice, {
-        archived: { archiveId: "<img src=x onerror=alert(1)>", at: "2026-01-02T03:04:05Z" },
+        archived: {
+          archiveId: "<img src=x onerror=alert(1)>",
+          at: "2026-01-02T03:04:05Z",
+          source: null,
+          unavailable: { reason: "not_verified", message: "<script>alert(1)</script> altered" },
+        },
       }),
     );
     expect(html).not.toContain("<img");
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(html).not.toContain("<script");
+    expect(html).toContain("the archive&#x27;s files do not verify (&lt;script&gt;");
+  });
+
+  it("says when the entries shown were read from the archive files", () => {
+    const html = renderToStaticMarkup(
+      createElement(ArchivedNotice, {
+        archived: {
+          archiveId: "0b6f1f0e-6a43-4d6b-9e83-1f2b3c4d5e6f",
+          at: "2026-01-02T03:04:05.678Z",
+          source: "files",
+          unavailable: null,
+        },
+      }),
+    );
+    expect(html).toContain("entries read from the archive files (verified)");
+    expect(html).not.toContain("cannot read them");
   });
 });

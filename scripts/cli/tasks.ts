@@ -106,8 +106,16 @@ function printDetail(d: TaskDetailDto): void {
   field("input", compactJson(t.input));
   if (t.result !== null) field("result", compactJson(t.result));
   if (t.lastError !== null) field("last error", t.lastErrorMessage ?? compactJson(t.lastError));
-  if (t.archived)
-    field("archived", `${shortTime(t.archived.at)} in archive ${t.archived.archiveId}`);
+  if (t.archived) {
+    const { source, unavailable } = t.archived;
+    const from =
+      source === "files"
+        ? "; entries read from the archive files (verified)"
+        : unavailable
+          ? `; its entries cannot be read here: ${unavailable.message}`
+          : "";
+    field("archived", `${shortTime(t.archived.at)} in archive ${t.archived.archiveId}${from}`);
+  }
 
   out.push("", `Steps (${d.steps.length}):`);
   if (d.steps.length > 0) {

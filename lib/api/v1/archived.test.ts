@@ -56,7 +56,12 @@ describe("an archived task over /api/v1", () => {
     const r = await call(taskRoute.GET, `/tasks/${old.id}`, { id: old.id });
     expect(r.status).toBe(200);
     const detail = taskDetailSchema.parse(r.body);
-    expect(detail.task.archived).toEqual({ archiveId: archive.archiveId, at: archive.at });
+    expect(detail.task.archived).toEqual({
+      archiveId: archive.archiveId,
+      at: archive.at,
+      source: "database",
+      unavailable: null,
+    });
     const other = await call(taskRoute.GET, `/tasks/${recent.id}`, { id: recent.id });
     expect(taskDetailSchema.parse(other.body).task.archived).toBeNull();
   });
@@ -68,6 +73,8 @@ describe("an archived task over /api/v1", () => {
     expect(answer.effects[0]?.task.archived).toEqual({
       archiveId: archive.archiveId,
       at: archive.at,
+      source: "database",
+      unavailable: null,
     });
   });
 
@@ -90,5 +97,30 @@ describe("an archived task over /api/v1", () => {
     );
     expect(other.status).toBe(409);
     expect(other.body.detail).toBe("cannot cancel a task that is cancelled");
+  });
+
+  it("once its entries left the database, a server without LEDGER_ARCHIVE_DIR says it cannot read them", async () => {
+    // The detach phase 2 makes, as the superuser with triggers off.
+    const c = await t.superPool.connect();
+    try {
+      await c.query("set session_replication_role = replica");
+      await c.query("delete from ledger_entries where stream = $1", [`task:${old.id}`]);
+    } finally {
+      await c.query("reset session_replication_role");
+      c.release();
+    }
+    const unavailable = {
+      archiveId: archive.archiveId,
+      at: archive.at,
+      source: null,
+      unavailable: {
+        reason: "not_configured",
+        message: "LEDGER_ARCHIVE_DIR is not configured: this server does not read archive files",
+      },
+    };
+    const detail = await call(taskRoute.GET, `/tasks/${old.id}`, { id: old.id });
+    expect(taskDetailSchema.parse(detail.body).task.archived).toEqual(unavailable);
+    const why = await call(whyRoute.GET, `/why?taskId=${old.id}`);
+    expect(whyAnswerSchema.parse(why.body).effects[0]?.task.archived).toEqual(unavailable);
   });
 });

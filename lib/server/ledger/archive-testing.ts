@@ -1,7 +1,7 @@
 // Test fixtures for archived tasks (issue 23): a task closed at a given time with a ledger stream
 // and one effect, and an archive of every task closed before a date, written to a temporary
 // directory with a fresh signing key, as `agent-ledger archive` does.
-import { randomBytes } from "node:crypto";
+import { type KeyObject, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -40,18 +40,23 @@ export async function closedTask(
   return { id, key };
 }
 
-/** Archives every task stream closed before `before`; the archive's id and its freeze time. */
+/**
+ * Archives every task stream closed before `before`; the archive's id and its freeze time.
+ * Given `into` (a LEDGER_ARCHIVE_DIR), the files are kept there in a subdirectory `name`;
+ * else they are written to a temporary directory and removed.
+ */
 export async function archiveClosedTasks(
   pool: pg.Pool,
   before: Date,
+  keep?: { into: string; name: string; signingKey: KeyObject },
 ): Promise<{ archiveId: string; at: string }> {
-  const root = mkdtempSync(path.join(tmpdir(), "agent-ledger-archived-"));
+  const root = keep?.into ?? mkdtempSync(path.join(tmpdir(), "agent-ledger-archived-"));
   try {
     const r = await archiveLedger(pool, {
       before,
-      dir: path.join(root, "archive"),
+      dir: path.join(root, keep?.name ?? "archive"),
       actor: "test",
-      signingKey: parsePrivateKey(generateSigningKey().privateKey),
+      signingKey: keep?.signingKey ?? parsePrivateKey(generateSigningKey().privateKey),
     });
     if (r.outcome !== "archived") throw new Error(`nothing archived: ${r.outcome}`);
     const { rows } = await pool.query<{ at: Date }>(
@@ -62,6 +67,6 @@ export async function archiveClosedTasks(
     if (!at) throw new Error("archive has no streams");
     return { archiveId: r.archiveId, at: at.toISOString() };
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    if (!keep) rmSync(root, { recursive: true, force: true });
   }
 }

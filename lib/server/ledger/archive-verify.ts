@@ -8,6 +8,7 @@ import path from "node:path";
 import type pg from "pg";
 import {
   ARCHIVE_FILES,
+  type ArchiveEntry,
   type ArchiveFile,
   type ArchiveHead,
   type ArchiveProblem,
@@ -106,7 +107,8 @@ export async function verifyArchive(
   return result;
 }
 
-async function readStatement(
+/** statement.json parsed; null (and a bad_statement problem) when it is unreadable or not one. */
+export async function readStatement(
   dir: string,
   report: (p: ArchiveProblem) => void,
 ): Promise<ArchiveFile | null> {
@@ -134,7 +136,8 @@ async function readStatement(
   return parsed.data;
 }
 
-function checkSignature(
+/** Which key the statement's signature holds under; null (and a bad_signature problem) when none. */
+export function checkSignature(
   file: ArchiveFile,
   configured: KeyObject | undefined,
   report: (p: ArchiveProblem) => void,
@@ -293,6 +296,23 @@ function badLine(name: string, line: number): ArchiveProblem {
   };
 }
 
+/** A line of the entries file as the row the chain check takes. */
+export function entryRowOf(e: ArchiveEntry): EntryRow {
+  return {
+    id: e.id,
+    stream: e.stream,
+    seq: e.seq,
+    at: new Date(e.at),
+    kind: e.kind,
+    actor: e.actor,
+    task_id: e.taskId,
+    key: e.key,
+    data: e.data as JsonValue,
+    prev_hash: e.prevHash,
+    hash: e.hash,
+  };
+}
+
 /** The entries file as the rows the chain check takes; a line that does not parse is reported and skipped. */
 async function* entryRows(
   file: string,
@@ -301,25 +321,13 @@ async function* entryRows(
   let lineNo = 0;
   for await (const line of gzipLines(file)) {
     lineNo += 1;
-    let e: ReturnType<typeof archiveEntrySchema.parse>;
+    let e: ArchiveEntry;
     try {
       e = archiveEntrySchema.parse(JSON.parse(line));
     } catch {
       report(badLine(ARCHIVE_FILES.entries, lineNo));
       continue;
     }
-    yield {
-      id: e.id,
-      stream: e.stream,
-      seq: e.seq,
-      at: new Date(e.at),
-      kind: e.kind,
-      actor: e.actor,
-      task_id: e.taskId,
-      key: e.key,
-      data: e.data as JsonValue,
-      prev_hash: e.prevHash,
-      hash: e.hash,
-    };
+    yield entryRowOf(e);
   }
 }

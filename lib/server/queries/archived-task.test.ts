@@ -25,7 +25,12 @@ describe("an archived task", () => {
   it("the task detail names its archive and when the stream was frozen", async () => {
     expect(archive.archiveId).toMatch(/^[0-9a-f-]{36}$/);
     const d = await getTaskDetail(t.db, ops, old.id);
-    expect(d?.task.archived).toEqual({ archiveId: archive.archiveId, at: archive.at });
+    expect(d?.task.archived).toEqual({
+      archiveId: archive.archiveId,
+      at: archive.at,
+      source: "database",
+      unavailable: null,
+    });
     // Phase 1 keeps the entries: the page still shows the whole stream.
     expect(d?.timeline.total).toBe(2);
   });
@@ -37,7 +42,10 @@ describe("an archived task", () => {
   it("Why? says so for each effect of the archived task, and null for the other", async () => {
     const byTask = await explainWhy(t.db, ops, whyQuerySchema.parse({ taskId: old.id }));
     expect(byTask.effects.map((e) => [e.effect.key, e.task.archived])).toEqual([
-      [old.key, { archiveId: archive.archiveId, at: archive.at }],
+      [
+        old.key,
+        { archiveId: archive.archiveId, at: archive.at, source: "database", unavailable: null },
+      ],
     ]);
     const both = await explainWhy(t.db, ops, whyQuerySchema.parse({ recipient: "a@example.com" }));
     const archivedOf = new Map(both.effects.map((e) => [e.task.id, e.task.archived]));

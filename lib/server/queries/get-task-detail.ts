@@ -1,13 +1,13 @@
 // The task screen, the one that answers "why did it send that?": the task, its step journal,
 // its effects and approvals, its whole ledger stream, and (where a reviewer could replay it)
 // what a replay from step 1 would do, all read in one read-only snapshot so they agree.
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { approvals, effects, ledgerEntries, ledgerStreams, steps, tasks } from "../../../db/schema";
+import { approvals, effects, ledgerStreams, steps, tasks } from "../../../db/schema";
 import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
-import { type DiffRow, diffJson } from "../../domain/json-diff";
+import type { DiffRow } from "../../domain/json-diff";
 import { type ProviderRef, providerRefs } from "../../domain/provider-refs";
 import { planReplay, type ReplayPreview } from "../../domain/replay-plan";
 import { appliesTo } from "../../domain/task-actions";
@@ -15,11 +15,25 @@ import type { DeadReason, StepKind, TaskStatus } from "../../domain/task-states"
 import { traceUrlOf } from "../../domain/traceparent";
 import { env } from "../../env";
 import { taskStream } from "../ledger/append-ledger";
-import { type InputHistoryDto, readInputHistory } from "./input-history";
-import { listTaskTimeline, type TaskTimelineDto, type TimelineSearch } from "./list-task-timeline";
+import {
+  type ArchiveConfig,
+  type ArchivedDto,
+  archiveConfig,
+  archivedStream,
+} from "./archived-entries";
+import type { InputHistoryDto } from "./input-history";
+import {
+  archivedTaskTimeline,
+  listTaskTimeline,
+  type TaskTimelineDto,
+  type TimelineSearch,
+} from "./list-task-timeline";
 import { payload, seesPayloads } from "./payloads";
-import { type AttemptDto, readAttempts } from "./task-attempts";
+import type { AttemptDto } from "./task-attempts";
 import { readTaskFamily, type TaskFamilyDto } from "./task-family";
+import { readTaskLedger, taskLedgerOf } from "./task-ledger";
+
+export { type ArchivedDto, archivedOf } from "./archived-entries";
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -64,14 +78,12 @@ export type TaskHeaderDto = {
   /** The message of `lastError`, when it has one. */
   lastErrorMessage: string | null;
   /**
-   * The archive (`agent-ledger archive`) that holds the task's ledger stream and when it was
-   * frozen; null while the stream takes appends.
+   * The archive (`agent-ledger archive`) that holds the task's ledger stream, when it was
+   * frozen and where this answer's entries came from (the database or the archive's files);
+   * null while the stream takes appends.
    */
   archived: ArchivedDto | null;
 };
-
-/** Where a task's ledger stream was archived: the archive id and when (ISO 8601, UTC). */
-export type ArchivedDto = { archiveId: string; at: string };
 
 export type StepDto = {
   seq: number;
@@ -185,18 +197,6 @@ export type TaskDetailDto = {
   asOf: string;
 };
 
-const rejectionSchema = z.looseObject({
-  reason: z.string(),
-  from: z.string().optional(),
-  bulkId: z.uuid().optional().catch(undefined),
-});
-const payloadSchema = z.object({ fingerprint: z.string(), args: z.json() });
-const mismatchSchema = z.looseObject({
-  first: payloadSchema,
-  second: payloadSchema,
-  policy: z.string().default("dead-letter"),
-});
-
 const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -208,24 +208,21 @@ function errorMessage(error: unknown): string | null {
   return null;
 }
 
-/** The archive mark of a stream's head row; both columns are set together or neither (0053). */
-export function archivedOf(archivedIn: string | null, archivedAt: Date | null): ArchivedDto | null {
-  return archivedIn !== null && archivedAt !== null
-    ? { archiveId: archivedIn, at: archivedAt.toISOString() }
-    : null;
-}
-
 function effectState(status: EffectDto["status"], live: boolean): EffectState {
   if (status !== "started") return status;
   return live ? "in_flight" : "outcome_unknown";
 }
 
-/** The task with `id` (a lower-case UUID), or null when there is none. */
+/**
+ * The task with `id` (a lower-case UUID), or null when there is none. An archived task whose
+ * entries the database no longer holds is read from `archives` (LEDGER_ARCHIVE_DIR).
+ */
 export async function getTaskDetail(
   db: Db,
   viewer: Viewer | null,
   id: string,
   search: TimelineSearch = {},
+  archives: ArchiveConfig = archiveConfig(),
 ): Promise<TaskDetailDto | null> {
   const reader = requireScope(viewer, "tasks:read");
   const readsLedger = can(reader, "ledger:read");
@@ -241,6 +238,8 @@ export async function getTaskDetail(
           row: tasks,
           archivedIn: ledgerStreams.archivedIn,
           archivedAt: ledgerStreams.archivedAt,
+          headSeq: ledgerStreams.headSeq,
+          headHash: ledgerStreams.headHash,
           asOf: sql<Date>`now()`.mapWith(tasks.createdAt),
         })
         .from(tasks)
@@ -271,34 +270,20 @@ export async function getTaskDetail(
         .where(eq(approvals.taskId, t.id))
         .orderBy(asc(approvals.requestedAt), asc(approvals.id));
 
-      const timeline: TaskTimelineDto = readsLedger
-        ? await listTaskTimeline(tx, reader, t.id, search)
-        : { entries: [], total: 0, gap: null, window: null, payloadsHidden: !visible };
-
+      const { archived, files } = await archivedStream(tx, stream, task, archives);
+      const timeline: TaskTimelineDto = !readsLedger
+        ? { entries: [], total: 0, gap: null, window: null, payloadsHidden: !visible }
+        : files !== null
+          ? await archivedTaskTimeline(tx, reader, files, search)
+          : await listTaskTimeline(tx, reader, t.id, search);
+      const keys = effectRows.map((e) => e.row.key);
+      const input = t.input as JsonValue;
       // The effects table keeps the raw result (a dedupe must return it); screens show the
-      // copy the ledger holds, redacted by the tool's `sensitive` paths. The latest entry wins:
-      // a reviewer's "it happened" can record a result after an unknown outcome.
-      const recorded = new Map<string, JsonValue>();
-      if (effectRows.length > 0) {
-        const resultRows = await tx
-          .selectDistinctOn([ledgerEntries.key], {
-            key: ledgerEntries.key,
-            result: sql<JsonValue>`${ledgerEntries.data} -> 'result'`,
-          })
-          .from(ledgerEntries)
-          .where(
-            and(
-              eq(ledgerEntries.stream, stream),
-              inArray(ledgerEntries.kind, ["effect.succeeded", "outcome.resolved"]),
-              inArray(
-                ledgerEntries.key,
-                effectRows.map((e) => e.row.key),
-              ),
-            ),
-          )
-          .orderBy(ledgerEntries.key, sql`${ledgerEntries.seq} desc`);
-        for (const r of resultRows) if (r.key !== null) recorded.set(r.key, r.result ?? null);
-      }
+      // copy the ledger holds, redacted by the tool's `sensitive` paths.
+      const { recorded, rejection, payloadMismatches, inputHistory, attempts } =
+        files !== null
+          ? taskLedgerOf(files, keys, input, visible)
+          : await readTaskLedger(tx, stream, keys, input, visible);
 
       const effectDtos: EffectDto[] = effectRows.map(({ row: e, live }) => ({
         key: e.key,
@@ -320,41 +305,6 @@ export async function getTaskDetail(
         refs: providerRefs(e.tool, e.key, shown(e.args as JsonValue), mailDomain),
       }));
 
-      // Who rejected and why is review history anyone who reads the task may know.
-      const [rejected] = await tx
-        .select({ actor: ledgerEntries.actor, at: ledgerEntries.at, data: ledgerEntries.data })
-        .from(ledgerEntries)
-        .where(and(eq(ledgerEntries.stream, stream), eq(ledgerEntries.kind, "review.rejected")))
-        .orderBy(desc(ledgerEntries.seq))
-        .limit(1);
-      const rejectedData = rejected ? rejectionSchema.safeParse(rejected.data) : null;
-
-      const mismatchRows = await tx
-        .select({ key: ledgerEntries.key, at: ledgerEntries.at, data: ledgerEntries.data })
-        .from(ledgerEntries)
-        .where(
-          and(eq(ledgerEntries.stream, stream), eq(ledgerEntries.kind, "effect.payload_mismatch")),
-        )
-        .orderBy(desc(ledgerEntries.seq))
-        .limit(5);
-      const payloadMismatches: TaskDetailDto["payloadMismatches"] = [];
-      for (const m of mismatchRows) {
-        const d = mismatchSchema.safeParse(m.data);
-        if (!d.success || m.key === null) continue;
-        const first = { fingerprint: d.data.first.fingerprint, args: shown(d.data.first.args) };
-        const second = { fingerprint: d.data.second.fingerprint, args: shown(d.data.second.args) };
-        payloadMismatches.push({
-          key: m.key,
-          at: iso(m.at),
-          policy: d.data.policy,
-          first,
-          second,
-          rows: visible ? diffJson(d.data.first.args, d.data.second.args) : [],
-        });
-      }
-
-      const inputHistory = await readInputHistory(tx, stream, t.input as JsonValue, visible);
-      const attempts = await readAttempts(tx, stream);
       const family = await readTaskFamily(tx, t.id, t.parentId);
 
       return {
@@ -382,7 +332,7 @@ export async function getTaskDetail(
           result: shown((t.result ?? null) as JsonValue),
           lastError: (t.lastError ?? null) as JsonValue | null,
           lastErrorMessage: errorMessage(t.lastError),
-          archived: archivedOf(task.archivedIn, task.archivedAt),
+          archived,
         },
         steps: stepRows.map((s) => ({
           seq: s.seq,
@@ -418,16 +368,8 @@ export async function getTaskDetail(
         attempts,
         family,
         timeline,
-        rejection:
-          rejected && rejectedData?.success
-            ? {
-                by: rejected.actor,
-                at: iso(rejected.at),
-                reason: rejectedData.data.reason,
-                from: rejectedData.data.from ?? null,
-                bulkId: rejectedData.data.bulkId ?? null,
-              }
-            : null,
+        // Who rejected and why is review history anyone who reads the task may know.
+        rejection,
         payloadMismatches,
         inputHistory,
         ledgerHidden: !readsLedger,

@@ -2,7 +2,7 @@
 // the kinds the timeline reads, and of their data only the few fields it needs (attempt, tool,
 // step, why…), so no payload leaves the database and a long stream stays a small read.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { ledgerEntries, tasks } from "../../../db/schema";
+import { ledgerEntries, ledgerStreams, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import {
@@ -12,6 +12,7 @@ import {
   type TimelineEntry,
 } from "../../domain/task-timeline";
 import { taskStream } from "../ledger/append-ledger";
+import { type ArchiveConfig, archiveConfig, archivedStream } from "./archived-entries";
 import type { DbReader } from "./db-reader";
 
 /** A task retried or rate limited thousands of times shows its first entries up to here. */
@@ -50,32 +51,59 @@ const slimData = sql<JsonValue>`jsonb_strip_nulls(jsonb_build_object(${sql.raw(
   DATA_FIELDS.map((f) => `'${f}', ${ledgerEntries.data.name}->'${f}'`).join(", "),
 )}))`;
 
+/** The data fields the timeline reads, from an entry the archive's files gave. */
+function slim(data: JsonValue): JsonValue {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return {};
+  const out: Record<string, JsonValue> = {};
+  for (const f of DATA_FIELDS) {
+    const v = data[f];
+    if (v !== undefined && v !== null) out[f] = v;
+  }
+  return out;
+}
+
+/** An archived task whose entries the database no longer holds is read from `archives`. */
 export async function getTaskTimeline(
   db: DbReader,
   viewer: Viewer | null,
   taskId: string,
   now: Date = new Date(),
+  archives: ArchiveConfig = archiveConfig(),
 ): Promise<TaskTimelineViewDto | null> {
   requireScope(viewer, "tasks:read");
-  const [task] = await db.select({ id: tasks.id }).from(tasks).where(eq(tasks.id, taskId));
-  if (!task) return null;
-  const rows = await db
+  const stream = taskStream(taskId);
+  const [task] = await db
     .select({
-      seq: ledgerEntries.seq,
-      at: ledgerEntries.at,
-      kind: ledgerEntries.kind,
-      key: ledgerEntries.key,
-      data: slimData,
+      id: tasks.id,
+      archivedIn: ledgerStreams.archivedIn,
+      archivedAt: ledgerStreams.archivedAt,
+      headSeq: ledgerStreams.headSeq,
+      headHash: ledgerStreams.headHash,
     })
-    .from(ledgerEntries)
-    .where(
-      and(
-        eq(ledgerEntries.stream, taskStream(taskId)),
-        inArray(ledgerEntries.kind, [...TIMELINE_KINDS]),
-      ),
-    )
-    .orderBy(asc(ledgerEntries.seq))
-    .limit(TIMELINE_MAX_ENTRIES + 1);
+    .from(tasks)
+    .leftJoin(ledgerStreams, eq(ledgerStreams.stream, stream))
+    .where(eq(tasks.id, taskId));
+  if (!task) return null;
+  const { files } = await archivedStream(db, stream, task, archives);
+  const rows = files
+    ? files
+        .filter((e) => (TIMELINE_KINDS as readonly string[]).includes(e.kind))
+        .slice(0, TIMELINE_MAX_ENTRIES + 1)
+        .map((e) => ({ seq: e.seq, at: e.at, kind: e.kind, key: e.key, data: slim(e.data) }))
+    : await db
+        .select({
+          seq: ledgerEntries.seq,
+          at: ledgerEntries.at,
+          kind: ledgerEntries.kind,
+          key: ledgerEntries.key,
+          data: slimData,
+        })
+        .from(ledgerEntries)
+        .where(
+          and(eq(ledgerEntries.stream, stream), inArray(ledgerEntries.kind, [...TIMELINE_KINDS])),
+        )
+        .orderBy(asc(ledgerEntries.seq))
+        .limit(TIMELINE_MAX_ENTRIES + 1);
   const truncated = rows.length > TIMELINE_MAX_ENTRIES;
   const read = rows.slice(0, TIMELINE_MAX_ENTRIES);
   const entries: TimelineEntry[] = read.map((r) => ({

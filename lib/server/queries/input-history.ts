@@ -51,6 +51,12 @@ const correctionSchema = z.looseObject({
 });
 const enqueuedSchema = z.looseObject({ input: z.json() });
 
+/** The kinds the history is read from. */
+export const INPUT_KINDS = ["task.enqueued", "task.input_corrected"];
+
+/** An entry the history is read from, oldest first. */
+export type InputEntryRow = { seq: number; at: Date; kind: string; actor: string; data: unknown };
+
 /** Read inside the task screen's snapshot: `current` is the task's input now. */
 export async function readInputHistory(
   db: DbReader,
@@ -67,15 +73,21 @@ export async function readInputHistory(
       data: ledgerEntries.data,
     })
     .from(ledgerEntries)
-    .where(
-      and(
-        eq(ledgerEntries.stream, stream),
-        inArray(ledgerEntries.kind, ["task.enqueued", "task.input_corrected"]),
-      ),
-    )
+    .where(and(eq(ledgerEntries.stream, stream), inArray(ledgerEntries.kind, INPUT_KINDS)))
     .orderBy(asc(ledgerEntries.seq))
-    .limit(CORRECTIONS_SHOWN + 1);
+    .limit(INPUT_ENTRIES_READ);
+  return inputHistoryOf(rows, current, visible);
+}
 
+/** At most this many entries are read: the enqueue and CORRECTIONS_SHOWN corrections. */
+export const INPUT_ENTRIES_READ = CORRECTIONS_SHOWN + 1;
+
+/** The history from the stream's INPUT_KINDS entries, oldest first (at most INPUT_ENTRIES_READ). */
+export function inputHistoryOf(
+  rows: readonly InputEntryRow[],
+  current: JsonValue,
+  visible: boolean,
+): InputHistoryDto {
   let enqueued: JsonValue | undefined;
   let firstBefore: JsonValue | undefined;
   const corrections: InputCorrectionDto[] = [];

@@ -118,11 +118,7 @@ export async function listTaskTimeline(
   // Seqs run 1..head_seq without holes (the head row serializes appends), so the head says
   // how many entries the stream has and which seqs make up its ends.
   const total = head?.total ?? 0;
-  const window = search.from === undefined ? null : { from: search.from };
-  const gap =
-    window === null && total > TASK_TIMELINE_HEAD + TASK_TIMELINE_TAIL
-      ? { afterSeq: TASK_TIMELINE_HEAD, count: total - TASK_TIMELINE_HEAD - TASK_TIMELINE_TAIL }
-      : null;
+  const { window, gap } = shapeOf(total, search);
 
   const columns = TIMELINE_COLUMNS;
   const range = (from: number, below: number) =>
@@ -154,16 +150,50 @@ export async function listTaskTimeline(
             .from(ledgerEntries)
             .where(eq(ledgerEntries.stream, stream))
             .orderBy(asc(ledgerEntries.seq));
+  return timelineOf(db, rows, { total, gap, window, payloadsHidden: !visible });
+}
+
+/** The window asked for, or the gap a long stream's whole story leaves out. */
+function shapeOf(total: number, search: TimelineSearch): Pick<TaskTimelineDto, "window" | "gap"> {
+  const window = search.from === undefined ? null : { from: search.from };
+  const gap =
+    window === null && total > TASK_TIMELINE_HEAD + TASK_TIMELINE_TAIL
+      ? { afterSeq: TASK_TIMELINE_HEAD, count: total - TASK_TIMELINE_HEAD - TASK_TIMELINE_TAIL }
+      : null;
+  return { window, gap };
+}
+
+async function timelineOf(
+  db: DbReader,
+  rows: readonly TimelineRow[],
+  shape: Omit<TaskTimelineDto, "entries">,
+): Promise<TaskTimelineDto> {
+  const visible = !shape.payloadsHidden;
   const bulks = await loadBulkRefs(
     db,
     rows.map((e) => e.data),
   );
-
   return {
     entries: rows.map((e) => timelineEntry(e, visible, bulks.get(bulkIdOf(e.data) ?? "") ?? null)),
-    total,
-    gap,
-    window,
-    payloadsHidden: !visible,
+    ...shape,
   };
+}
+
+/** The same from a whole stream in seq order, as an archive's files hold it. */
+export async function archivedTaskTimeline(
+  db: DbReader,
+  viewer: Viewer | null,
+  entries: readonly TimelineRow[],
+  search: TimelineSearch = {},
+): Promise<TaskTimelineDto> {
+  const visible = seesPayloads(requireScope(viewer, "ledger:read"));
+  const total = entries.length;
+  const { window, gap } = shapeOf(total, search);
+  const rows =
+    window !== null
+      ? entries.filter((e) => e.seq >= window.from && e.seq < window.from + TASK_TIMELINE_PAGE)
+      : gap !== null
+        ? entries.filter((e) => e.seq <= TASK_TIMELINE_HEAD || e.seq > total - TASK_TIMELINE_TAIL)
+        : entries;
+  return timelineOf(db, rows, { total, gap, window, payloadsHidden: !visible });
 }

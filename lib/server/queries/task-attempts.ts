@@ -35,8 +35,15 @@ export async function readAttempts(db: DbReader, stream: string): Promise<Attemp
     .where(and(eq(ledgerEntries.stream, stream), eq(ledgerEntries.kind, "attempt.started")))
     .orderBy(desc(ledgerEntries.seq))
     .limit(ATTEMPTS_SHOWN);
+  return attemptsOf(rows);
+}
+
+/** The attempts from the stream's latest attempt.started entries, newest first (at most ATTEMPTS_SHOWN). */
+export function attemptsOf(
+  rows: readonly { at: Date; actor: string; data: unknown }[],
+): AttemptDto[] {
   let before: string | null = null;
-  return rows.reverse().map((r) => {
+  return [...rows].reverse().map((r) => {
     const data = startedSchema.safeParse(r.data);
     const version = data.success ? (data.data.version ?? null) : null;
     const changed = version !== null && before !== null && version !== before;

@@ -216,7 +216,25 @@ const failureSchema = z.object({
 });
 
 export const archivedSchema = z
-  .object({ archiveId: z.uuid(), at: instant })
+  .object({
+    archiveId: z.uuid(),
+    at: instant,
+    source: z
+      .enum(["database", "files"])
+      .nullable()
+      .describe(
+        "Where this answer's entries of the task were read: the database (it still holds them) or the archive's files under LEDGER_ARCHIVE_DIR, verified; null when neither could be read",
+      ),
+    unavailable: z
+      .object({
+        reason: z.enum(["not_configured", "not_found", "not_verified"]),
+        message: z.string(),
+      })
+      .nullable()
+      .describe(
+        "Why the archive's files could not be read (no LEDGER_ARCHIVE_DIR, no such archive in it, or the files do not verify, and what failed); null when the entries were read",
+      ),
+  })
   .describe(
     "The archive (agent-ledger archive) that holds the task's ledger stream, and when the stream was frozen: nothing more can be appended to it",
   );

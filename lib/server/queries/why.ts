@@ -3,18 +3,36 @@
 // that chose it, the task input, every attempt and failure, who reviewed it, and whether a
 // repeat returned the stored result instead of acting. For `GET /why` and the dashboard.
 import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { ledgerEntries, ledgerStreams, steps, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
-import { canonicalJson, type JsonValue } from "../../domain/json";
+import type { JsonValue } from "../../domain/json";
 import { taskStream } from "../ledger/append-ledger";
-import { type BulkRefDto, bulkIdOf, loadBulkRefs } from "./bulk-refs";
+import { type ArchiveConfig, archiveConfig } from "./archived-entries";
+import { loadBulkRefs } from "./bulk-refs";
 import type { DbReader } from "./db-reader";
 import { EFFECT_LEDGER_LIMIT, loadEffectApprovals, loadEffects } from "./get-effect";
-import { archivedOf } from "./get-task-detail";
 import { toLedgerApiEntry } from "./list-ledger-entries";
 import { payload, seesPayloads } from "./payloads";
+import {
+  addArchivedDecisions,
+  addArchivedEvents,
+  archivedKeyed,
+  archivedOfTask,
+  archivedStreams,
+  withArchivedResults,
+} from "./why-archived";
+import {
+  ATTEMPT_KINDS,
+  asRecord,
+  type EventRow,
+  numberOr,
+  REVIEW_KINDS,
+  stringOr,
+  toAttempts,
+  toDecision,
+  toReviews,
+} from "./why-story";
 
 export {
   WHY_DEFAULT_LIMIT,
@@ -31,28 +49,6 @@ export {
 
 import { WHY_TASK_EVENTS_LIMIT, type WhyAnswer, type WhyEffect, type WhyQuery } from "./why-schema";
 
-const ATTEMPT_KINDS = [
-  "attempt.started",
-  "task.succeeded",
-  "attempt.failed",
-  "worker.lost",
-  "task.requeued",
-  "approval.requested",
-  "event.waiting",
-  "children.waiting",
-  "retry.scheduled",
-  "task.dead_lettered",
-];
-const REVIEW_KINDS = [
-  "review.first_approved",
-  "review.approved",
-  "review.requested",
-  "review.withdrawn",
-  "review.rejected",
-  "replay.requested",
-  "outcome.resolved",
-  "task.cancelled",
-];
 const FAILURE_KINDS = [
   "effect.failed",
   "effect.outcome_unknown",
@@ -62,10 +58,12 @@ const FAILURE_KINDS = [
 
 const iso = (d: Date) => d.toISOString();
 
+/** An archived task whose entries the database no longer holds is read from `archives`. */
 export async function explainWhy(
   db: Db,
   viewer: Viewer | null,
   query: WhyQuery,
+  archives: ArchiveConfig = archiveConfig(),
 ): Promise<WhyAnswer> {
   // The answer is read from the ledger as much as from the tasks.
   requireScope(viewer, "tasks:read");
@@ -75,8 +73,8 @@ export async function explainWhy(
       const clock = await tx.execute<{ as_of: Date }>(sql`select now() as as_of`);
       const found = await findEffectKeys(tx, query);
       const keys = found.slice(0, query.limit);
-      const effectDtos = await loadEffects(tx, keys, visible);
-      const taskIds = [...new Set(effectDtos.map((e) => e.taskId))];
+      const loaded = await loadEffects(tx, keys, visible);
+      const taskIds = [...new Set(loaded.map((e) => e.taskId))];
       // Each task with its stream's archive mark (issue 23), the head row by primary key.
       const taskRows =
         taskIds.length === 0
@@ -87,11 +85,15 @@ export async function explainWhy(
                   row: tasks,
                   archivedIn: ledgerStreams.archivedIn,
                   archivedAt: ledgerStreams.archivedAt,
+                  headSeq: ledgerStreams.headSeq,
+                  headHash: ledgerStreams.headHash,
                 })
                 .from(tasks)
                 .leftJoin(ledgerStreams, eq(ledgerStreams.stream, sql`'task:' || ${tasks.id}`))
                 .where(inArray(tasks.id, taskIds))
-            ).map((r) => ({ ...r.row, archived: archivedOf(r.archivedIn, r.archivedAt) }));
+            ).map((r) => ({ ...r, ...r.row }));
+      const streams = await archivedStreams(tx, taskRows, archives);
+      const effectDtos = withArchivedResults(loaded, streams, visible);
       // Only the tool steps of these effects, without results (a tool step's is the effect's).
       const stepRows =
         keys.length === 0
@@ -119,8 +121,12 @@ export async function explainWhy(
               .from(ledgerEntries)
               .where(inArray(ledgerEntries.key, keys))
               .orderBy(asc(ledgerEntries.id));
+      keyed.push(...archivedKeyed(streams, keys));
+      keyed.sort((a, b) => a.id - b.id);
       const events = await loadTaskEvents(tx, taskIds);
+      addArchivedEvents(events, streams, [...ATTEMPT_KINDS, ...REVIEW_KINDS]);
       const decisions = await loadDecisions(tx, effectDtos);
+      addArchivedDecisions(decisions, effectDtos, streams);
       const bulks = await loadBulkRefs(
         tx,
         [...events.values()].flatMap((e) => e.rows.map((r) => r.data)),
@@ -150,7 +156,7 @@ export async function explainWhy(
               enqueuedAt: iso(task.createdAt),
               enqueueKey: task.enqueueKey,
               input: payload(visible, task.input as JsonValue),
-              archived: task.archived,
+              archived: archivedOfTask(streams, task.id),
             },
             step: step
               ? {
@@ -249,16 +255,6 @@ function matching({ by, value: v }: WhyQuery): SQL {
   }
 }
 
-type EventRow = {
-  id: number;
-  seq: number;
-  at: Date;
-  kind: string;
-  actor: string;
-  key: string | null;
-  data: JsonValue;
-};
-
 /** The latest attempt and review entries of each task, oldest first, and whether some were left out. */
 async function loadTaskEvents(
   db: DbReader,
@@ -316,155 +312,3 @@ async function loadDecisions(
   for (const r of rows) found.set(r.effect_key, { ...r, at: new Date(r.at) });
   return found;
 }
-
-const modelCalledSchema = z.object({
-  step: z.number().int(),
-  model: z.string().nullable().catch(null),
-  system: z.string().nullable().catch(null),
-  prompt: z.string().nullable().catch(null),
-  text: z.string().nullable().catch(null),
-  toolsOffered: z.array(z.string()).catch([]),
-  toolCalls: z.array(z.object({ toolName: z.string(), args: z.json() })).catch([]),
-  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }).nullable().catch(null),
-  cost: z.number().nullable().catch(null),
-});
-
-function toDecision(
-  entry: EventRow | undefined,
-  effect: { tool: string; args: JsonValue },
-  visible: boolean,
-): WhyEffect["decision"] {
-  const parsed = entry ? modelCalledSchema.safeParse(entry.data) : null;
-  if (!entry || !parsed?.success) return null;
-  const d = parsed.data;
-  // Compared before hiding: both sides are redacted by the same tool's sensitive paths.
-  const sameArgs = (args: JsonValue) =>
-    visible && canonicalJson(args) === canonicalJson(effect.args);
-  let index = d.toolCalls.findIndex((c) => c.toolName === effect.tool && sameArgs(c.args));
-  if (index < 0) index = d.toolCalls.findIndex((c) => c.toolName === effect.tool);
-  const chosen = d.toolCalls[index];
-  return {
-    step: d.step,
-    ledgerEntryId: entry.id,
-    at: iso(entry.at),
-    actor: entry.actor,
-    model: d.model,
-    system: payload(visible, d.system),
-    prompt: payload(visible, d.prompt),
-    text: payload(visible, d.text),
-    toolsOffered: d.toolsOffered,
-    toolCalls: payload(visible, d.toolCalls),
-    chosenCall: chosen
-      ? { index, toolName: chosen.toolName, args: payload(visible, chosen.args) }
-      : null,
-    usage: d.usage,
-    cost: d.cost,
-  };
-}
-
-function toAttempts(rows: readonly EventRow[]): WhyEffect["attempts"] {
-  const attempts: WhyEffect["attempts"] = [];
-  const ends: Record<string, WhyEffect["attempts"][number]["outcome"]> = {
-    "task.succeeded": "succeeded",
-    "attempt.failed": "failed",
-    "worker.lost": "lost",
-    "task.requeued": "requeued",
-    "approval.requested": "awaiting_approval",
-    "event.waiting": "waiting_for_event",
-    "children.waiting": "waiting_for_children",
-  };
-  for (const e of rows) {
-    const d = asRecord(e.data);
-    if (e.kind === "attempt.started") {
-      attempts.push({
-        attempt: numberOr(d.attempt) ?? attempts.length + 1,
-        worker: e.actor,
-        startedAt: iso(e.at),
-        endedAt: null,
-        outcome: "running",
-        error: null,
-        followedBy: null,
-        retryAt: null,
-        deadReason: null,
-      });
-      continue;
-    }
-    const open = attempts.findLast((a) => a.outcome === "running");
-    // A budget wait is a requeue that names the budget (worker/runtime/spend-cap.ts).
-    const outcome =
-      e.kind === "task.requeued" && d.budget !== undefined ? "waiting_for_budget" : ends[e.kind];
-    if (outcome && open) {
-      open.outcome = outcome;
-      open.endedAt = iso(e.at);
-      open.error = d.error ?? null;
-    }
-    const last = attempts.at(-1);
-    if (e.kind === "retry.scheduled" && last) {
-      last.followedBy = "retry";
-      last.retryAt = stringOr(d.runAt);
-    }
-    if (e.kind === "task.dead_lettered" && last) {
-      last.followedBy = "dead";
-      last.deadReason = stringOr(d.reason);
-    }
-  }
-  return attempts;
-}
-
-function toReviews(
-  rows: readonly EventRow[],
-  bulks: ReadonlyMap<string, BulkRefDto>,
-): WhyEffect["reviews"] {
-  return rows.flatMap((e): WhyEffect["reviews"] => {
-    if (!REVIEW_KINDS.includes(e.kind)) return [];
-    const d = asRecord(e.data);
-    const listed = (value: JsonValue | undefined) =>
-      Array.isArray(value)
-        ? value.flatMap((item) => {
-            const k = asRecord(item).key;
-            return typeof k === "string" ? [k] : [];
-          })
-        : [];
-    const action = ((): WhyEffect["reviews"][number]["action"] => {
-      switch (e.kind) {
-        case "review.first_approved":
-          return "first_approval";
-        case "review.approved":
-          return d.from === "dead" ? "resumed" : "approved";
-        case "review.requested":
-          return "second_review_requested";
-        case "review.withdrawn":
-          return "withdrawn";
-        case "review.rejected":
-          return "rejected";
-        case "replay.requested":
-          return "replayed";
-        case "outcome.resolved":
-          return d.happened === true ? "resolved_happened" : "resolved_not_happened";
-        default:
-          return "cancelled";
-      }
-    })();
-    const twoPerson = asRecord(d.twoPerson);
-    return [
-      {
-        ledgerEntryId: e.id,
-        kind: e.kind,
-        action,
-        actor: e.actor,
-        at: iso(e.at),
-        note: stringOr(d.note) ?? stringOr(d.reason) ?? stringOr(d.why),
-        fromStep: numberOr(d.fromStep),
-        requestedBy: stringOr(twoPerson.requestedBy) ?? stringOr(d.requestedBy),
-        effectKeys: e.key ? [e.key] : [...listed(d.approvals), ...listed(d.effects)],
-        bulk: bulks.get(bulkIdOf(e.data) ?? "") ?? null,
-      },
-    ];
-  });
-}
-
-function asRecord(value: JsonValue | undefined): Record<string, JsonValue> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
-}
-const numberOr = (value: JsonValue | undefined) => (typeof value === "number" ? value : null);
-const stringOr = (value: JsonValue | undefined) => (typeof value === "string" ? value : null);
