@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   check,
+  date,
   index,
   integer,
   jsonb,
@@ -28,6 +29,16 @@ export const ledgerStreams = pgTable(
      */
     archivedIn: uuid("archived_in"),
     archivedAt: timestamp("archived_at", { withTimezone: true }),
+    /**
+     * The partition of ledger_entries that holds this stream's entries (migration 0055): the
+     * UTC month a task's stream was opened; 1970-01-01 for every other stream, which is never
+     * archived. A function of the stream, so a stream's entries never span two partitions.
+     */
+    month: date("month", { mode: "string" })
+      .notNull()
+      .generatedAlwaysAs(
+        sql`CASE WHEN stream LIKE 'task:%' THEN date_trunc('month', created_at AT TIME ZONE 'UTC')::date ELSE date '1970-01-01' END`,
+      ),
   },
   (t) => [
     check(
@@ -46,11 +57,15 @@ export const ledgerStreams = pgTable(
   ],
 );
 
-/** Append-only: UPDATE, DELETE and TRUNCATE are rejected by trigger and by grants. */
+/**
+ * Append-only: UPDATE, DELETE and TRUNCATE are rejected by trigger and by grants. Partitioned by
+ * RANGE (month) in migration 0055 (drizzle-kit does not model partitions): one partition per
+ * month, ledger_entries_unarchivable for the non-task streams, a default one as a safety net.
+ */
 export const ledgerEntries = pgTable(
   "ledger_entries",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint("id", { mode: "number" }).notNull().generatedAlwaysAsIdentity(),
     // No foreign keys (migration 0048): every append creates or locks its stream's head first,
     // and a key check per entry took a row lock on the head and on the task, WAL for each.
     // A task with entries cannot be deleted (trigger tasks_keep_ledgered); verify names an
@@ -65,9 +80,17 @@ export const ledgerEntries = pgTable(
     data: jsonb("data").notNull(),
     prevHash: text("prev_hash").notNull(),
     hash: text("hash").notNull(),
+    /**
+     * The stream's month (ledger_streams.month), the partition key. Bookkeeping, not content:
+     * no hash covers it and no export, file or API answer shows it.
+     */
+    month: date("month", { mode: "string" }).notNull(),
   },
   (t) => [
-    unique("ledger_entries_stream_seq_key").on(t.stream, t.seq),
+    // A partitioned table's keys hold its partition key; the month is a function of the
+    // stream, so these still mean one entry per id and one per stream and seq.
+    primaryKey({ name: "ledger_entries_pkey", columns: [t.id, t.month] }),
+    unique("ledger_entries_stream_seq_key").on(t.stream, t.seq, t.month),
     check("ledger_entries_seq_check", sql`${t.seq} >= 1`),
     check("ledger_entries_kind_check", sql`${t.kind} ~ '^[a-z][a-z_]*(\\.[a-z][a-z_]*)*$'`),
     check("ledger_entries_hash_check", sql`${t.hash} ~ '^[0-9a-f]{64}$'`),
@@ -103,7 +126,8 @@ export const ledgerEntries = pgTable(
   ],
 );
 
-export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;
+/** An entry as readers see it: the month is where it is kept, not what it says. */
+export type LedgerEntryRow = Omit<typeof ledgerEntries.$inferSelect, "month">;
 
 /**
  * Entries per kind since the start, kept by a statement trigger on ledger_entries (migration

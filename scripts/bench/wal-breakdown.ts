@@ -53,9 +53,12 @@ export async function walBreakdown(
                   substring(block_ref from 'rel [0-9]+/([0-9]+)/')::oid as db
              from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
          )
-         select coalesce(c.relname, case when r.filenode is null then '(no relation)' else 'filenode ' || r.filenode end) as relation,
+         select coalesce(p.relname, c.relname, case when r.filenode is null then '(no relation)' else 'filenode ' || r.filenode end) as relation,
                 r.record, sum(r.record_length)::text as bytes, count(*)::text as n
            from r left join pg_class c on c.relfilenode = r.filenode::oid
+           -- A partition (of ledger_entries) and its indexes count as their parent's.
+           left join pg_inherits i on i.inhrelid = c.oid
+           left join pg_class p on p.oid = i.inhparent
           -- This database's records (and those of no relation: commits): a test beside it in
           -- the same cluster writes to its own database.
           where r.db is null or r.db = (select oid from pg_database where datname = current_database())

@@ -24,7 +24,10 @@ export type BulkSchema = {
   indexes: { name: string; def: string }[];
   /** Foreign keys from or to the loaded tables (a key cannot go while one points at it). */
   foreignKeys: { table: string; name: string; def: string }[];
-  /** Loaded tables whose autovacuum is paused for the load (those without a setting of their own). */
+  /**
+   * Loaded tables (a partitioned one's partitions) whose autovacuum is paused for the load
+   * (those without a setting of their own).
+   */
   autovacuumPaused: string[];
 };
 
@@ -45,7 +48,10 @@ export async function readBulkSchema(client: pg.ClientBase): Promise<BulkSchema>
     [tables],
   );
   const indexes = await client.query<{ name: string; def: string }>(
-    `select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as def
+    // A partitioned table's index reads back as ON ONLY (the parent alone, left invalid until
+    // each partition's is attached): built plainly, it is built on every partition.
+    `select i.indexrelid::regclass::text as name,
+            regexp_replace(pg_get_indexdef(i.indexrelid), ' ON ONLY ', ' ON ') as def
      from pg_index i
      where i.indrelid = any($1::text[]::regclass[])
        and not exists (select 1 from pg_constraint c
@@ -58,8 +64,12 @@ export async function readBulkSchema(client: pg.ClientBase): Promise<BulkSchema>
       .filter((c) => kinds.includes(c.kind))
       .map(({ table, name, def }) => ({ table, name, def }));
   const plain = await client.query<{ table: string }>(
+    // A partitioned table has no storage of its own (ledger_entries, migration 0055): its
+    // partitions are paused instead.
     `select c.oid::regclass::text as table from pg_class c
-     where c.oid = any($1::text[]::regclass[])
+     where (c.oid = any($1::text[]::regclass[])
+            or c.oid in (select inhrelid from pg_inherits where inhparent = any($1::text[]::regclass[])))
+       and c.relkind = 'r'
        and not exists (select 1 from unnest(coalesce(c.reloptions, '{}')) o where o like 'autovacuum_enabled=%')
      order by 1`,
     [tables],

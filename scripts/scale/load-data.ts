@@ -177,6 +177,14 @@ async function insertBatch(client: pg.PoolClient, bundles: readonly TaskBundle[]
   await insertEntries(client, bundles);
 }
 
+/**
+ * The partition month ledger_streams.month gives a stream opened at `createdAt` (an ISO time in
+ * UTC), as migration 0055 spells it: the month for a task's stream, 1970-01-01 for any other.
+ */
+export function streamMonth(stream: string, createdAt: string): string {
+  return stream.startsWith("task:") ? `${createdAt.slice(0, 7)}-01` : "1970-01-01";
+}
+
 /** Streams at their last entry, then the entries, by COPY (the checkpoint bench loads its streams so too). */
 export async function insertEntries(
   client: pg.PoolClient,
@@ -197,9 +205,23 @@ export async function insertEntries(
   await copyRows(
     client,
     "ledger_entries",
-    ["stream", "seq", "at", "kind", "actor", "task_id", "key", "data", "prev_hash", "hash"],
-    bundles.flatMap((b) =>
-      b.entries.map((x) => [
+    [
+      "stream",
+      "seq",
+      "at",
+      "kind",
+      "actor",
+      "task_id",
+      "key",
+      "data",
+      "prev_hash",
+      "hash",
+      "month",
+    ],
+    bundles.flatMap((b) => {
+      const first = b.entries[0];
+      const month = first ? streamMonth(first.stream, first.at) : "";
+      return b.entries.map((x) => [
         x.stream,
         x.seq,
         x.at,
@@ -210,8 +232,9 @@ export async function insertEntries(
         x.dataText,
         x.prevHash,
         x.hash,
-      ]),
-    ),
+        month,
+      ]);
+    }),
   );
 }
 
@@ -294,6 +317,12 @@ export async function loadScale(pool: pg.Pool, opts: LoadOptions): Promise<LoadR
   const schema = await (async () => {
     const client = await pool.connect();
     try {
+      // The months the tasks are spread over, and two ahead as the worker keeps them, before
+      // the schema is read: the new partitions' indexes then go and come back with the rest.
+      await client.query("select ledger_ensure_partitions($1::date, $2::date)", [
+        new Date(nowMs + 62 * 86_400_000).toISOString().slice(0, 10),
+        new Date(startOf(0, opts.tasks, nowMs)).toISOString().slice(0, 10),
+      ]);
       const found = await readBulkSchema(client);
       // Printed first, so a load killed halfway leaves the way back in its log.
       const back = restoreStatements(found);

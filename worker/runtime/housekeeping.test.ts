@@ -234,7 +234,12 @@ describe("housekeeping across processes", () => {
     await other.client.query(
       "select pg_advisory_xact_lock(hashtextextended('agent-ledger housekeeping', 0))",
     );
-    expect(await housekeeper(t.pool)()).toEqual({ ran: false, events: 0, rateLimits: 0 });
+    expect(await housekeeper(t.pool)()).toEqual({
+      ran: false,
+      events: 0,
+      rateLimits: 0,
+      partitions: 0,
+    });
     expect(await bucketStamps("hk-locked")).toBe(1);
     await other.end("rollback");
     expect((await housekeeper(t.pool)()).rateLimits).toBe(1);

@@ -1,6 +1,6 @@
 // Housekeeping for the flow-control tables: expired events nothing refers to, and rate-limit
 // buckets no window can count any more, deleted in small batches every HOUSEKEEPING_MS by every
-// worker. One process at a time does it (a transaction-scoped advisory lock per batch; the
+// worker; and the ledger's monthly partitions, made two months ahead (partitions.ts). One process at a time does it (a transaction-scoped advisory lock per batch; the
 // others skip their pass), and each delete is idempotent and guarded in its own WHERE, so a pass
 // that races another, a send or a take changes nothing it should not.
 // Event waits are left alone: the task page's Events card shows every wait of a task, open or
@@ -12,6 +12,7 @@ import {
   type EventPurgeCursor,
   purgeExpiredEvents,
 } from "../../lib/server/commands/event-sql";
+import { ensureLedgerPartitions } from "../../lib/server/ledger/partitions";
 import { type Periodic, startPeriodic } from "./periodic";
 import { purgeIdleRateLimits } from "./rate-limit";
 
@@ -30,6 +31,8 @@ export type HousekeepingResult = {
   ran: boolean;
   events: number;
   rateLimits: number;
+  /** Monthly ledger partitions made by this pass (one a month, normally). */
+  partitions: number;
 };
 
 /**
@@ -53,7 +56,7 @@ export function housekeeper(pool: pg.Pool, opts: HousekeepingOptions = {}) {
     });
 
   return async function pass(): Promise<HousekeepingResult> {
-    const result: HousekeepingResult = { ran: true, events: 0, rateLimits: 0 };
+    const result: HousekeepingResult = { ran: true, events: 0, rateLimits: 0, partitions: 0 };
     for (let i = 0; i < maxBatches; i++) {
       const done = await locked((c) =>
         purgeExpiredEvents(c, { after: cursor, graceMs, limit: batch }),
@@ -69,6 +72,9 @@ export function housekeeper(pool: pg.Pool, opts: HousekeepingOptions = {}) {
       result.rateLimits += done.value;
       if (done.value < batch) break;
     }
+    const made = await locked((c) => ensureLedgerPartitions(c));
+    if (!made) return { ...result, ran: false };
+    result.partitions = made.value;
     return result;
   };
 }

@@ -543,10 +543,12 @@ async function insertChunk(
      ), s as (
        insert into ledger_streams (stream, head_seq, head_hash, updated_at)
        select r.stream, 1, r.hash, $11::timestamptz from r join t using (id)
+       returning stream, month
      ), e as (
-       insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash)
-       select r.stream, 1, $11::timestamptz, 'task.enqueued', r.actor, r.id, null, r.data, $12, r.hash
-       from r join t using (id) order by r.ord
+       -- The month (the entries' partition) is the new head's, as every append's.
+       insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash, month)
+       select r.stream, 1, $11::timestamptz, 'task.enqueued', r.actor, r.id, null, r.data, $12, r.hash, s.month
+       from r join t using (id) join s on s.stream = r.stream order by r.ord
      ), n as (
        select pg_notify($13, min(id::text)) from t having count(*) > 0
      )

@@ -177,16 +177,19 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
         as m(stream, seq, hash, prev_seq, prev_hash)
       where h.stream = m.stream and h.head_seq = m.prev_seq and h.head_hash = m.prev_hash
         and m.stream in (select stream from acted)
-      returning h.stream
+      returning h.stream, h.month
     ), appended as (
-      -- The heads' rows are locked before any entry is inserted (the subquery runs first), in
-      -- the order every other appender takes: state rows, then the heads, then the entries. An
-      -- entry whose head was not where we thought gets seq 0, which the table refuses.
-      insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash)
-      select s.stream, case when s.stream in (select stream from head_moved) then s.seq else 0 end,
-             ${p(6)}::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash
+      -- The heads' rows are locked before any entry is inserted (the join runs first), in the
+      -- order every other appender takes: state rows, then the heads, then the entries. An
+      -- entry whose head was not where we thought gets seq 0, which the table refuses (in the
+      -- unarchivable partition: its head's month is not known then, and the row never stays).
+      insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash, month)
+      select s.stream, case when hm.stream is not null then s.seq else 0 end,
+             ${p(6)}::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash,
+             coalesce(hm.month, date '1970-01-01')
       from unnest(${p(7)}::text[], ${p(8)}::bigint[], ${p(9)}::text[], ${p(10)}::text[], ${p(11)}::uuid[], ${p(12)}::text[], ${p(13)}::jsonb[], ${p(14)}::text[], ${p(15)}::text[])
         as s(stream, seq, kind, actor, task_id, key, data, prev_hash, hash)
+        left join head_moved hm on hm.stream = s.stream
       where s.stream in (select stream from acted)
       returning stream
     )
@@ -217,11 +220,15 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
   return { row, appended: appendedStreams.size > 0, appendedStreams };
 }
 
+// A unique violation names the partition's own index (ledger_entries_y2026m12_stream_seq_month_key),
+// not the parent's constraint; a check violation keeps the parent's name.
+const STREAM_SEQ_KEY = /^ledger_entries(_[a-z0-9]+)?_stream_seq(_month)?_key$/;
+
 function headMoved(err: unknown): boolean {
   const { code, constraint } = err as { code?: string; constraint?: string };
   return (
     (code === "23514" && constraint === "ledger_entries_seq_check") ||
-    (code === "23505" && constraint === "ledger_entries_stream_seq_key")
+    (code === "23505" && constraint !== undefined && STREAM_SEQ_KEY.test(constraint))
   );
 }
 

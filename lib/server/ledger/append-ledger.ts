@@ -46,6 +46,9 @@ export function bulkStream(bulkId: string): string {
 
 export const SYSTEM_STREAM = "system";
 
+/** A locked head, and the month whose partition holds its stream's entries (migration 0055). */
+type LockedHead = { seq: number; hash: string; month: string };
+
 /**
  * Locks the heads of `streams` (creating new ones at seq 0), in stream order so two appenders
  * never wait on each other in a cycle, and returns them with the database clock truncated to
@@ -55,8 +58,8 @@ export const SYSTEM_STREAM = "system";
 async function lockStreamHeads(
   client: SqlClient,
   streams: readonly string[],
-): Promise<{ heads: Map<string, { seq: number; hash: string }>; now: Date }> {
-  const heads = new Map<string, { seq: number; hash: string }>();
+): Promise<{ heads: Map<string, LockedHead>; now: Date }> {
+  const heads = new Map<string, LockedHead>();
   let now: Date | undefined;
   let missing = [...streams];
   for (let attempt = 0; attempt < 5 && missing.length > 0; attempt++) {
@@ -64,6 +67,7 @@ async function lockStreamHeads(
       stream: string;
       head_seq: number;
       head_hash: string;
+      month: string;
       now: Date;
     }>({
       // Named: prepared once per connection, so the hot path skips parsing and planning.
@@ -72,18 +76,18 @@ async function lockStreamHeads(
                insert into ledger_streams (stream, head_seq, head_hash)
                select s, 0, $2 from unnest($1::text[]) as s
                on conflict (stream) do nothing
-               returning stream, head_seq, head_hash
+               returning stream, head_seq, head_hash, month
              ), locked as (
-               select stream, head_seq, head_hash from ledger_streams
+               select stream, head_seq, head_hash, month from ledger_streams
                where stream = any($1::text[]) order by stream for update
              )
-             select stream, head_seq, head_hash, date_trunc('milliseconds', clock_timestamp()) as now from created
+             select stream, head_seq, head_hash, month::text, date_trunc('milliseconds', clock_timestamp()) as now from created
              union all
-             select stream, head_seq, head_hash, date_trunc('milliseconds', clock_timestamp()) from locked`,
+             select stream, head_seq, head_hash, month::text, date_trunc('milliseconds', clock_timestamp()) from locked`,
       values: [missing, GENESIS_HASH],
     });
     for (const r of rows) {
-      heads.set(r.stream, { seq: Number(r.head_seq), hash: r.head_hash });
+      heads.set(r.stream, { seq: Number(r.head_seq), hash: r.head_hash, month: r.month });
       now ??= r.now;
     }
     missing = missing.filter((st) => !heads.has(st));
@@ -221,21 +225,23 @@ export async function appendLedgerMany(
   faultPoint("ledger.append");
   const at = now.toISOString();
   const cols = entryColumns();
+  const months: string[] = [];
   for (const e of prepared) {
-    const head = heads.get(e.stream) as { seq: number; hash: string };
+    const head = heads.get(e.stream) as LockedHead;
     const seq = head.seq + 1;
     const hash = cols.push(e, seq, head.hash, at);
-    heads.set(e.stream, { seq, hash });
+    months.push(head.month);
+    heads.set(e.stream, { seq, hash, month: head.month });
   }
   const headStreams = [...heads.keys()];
 
   const { rows } = await client.query<{ id: number; stream: string; seq: number }>({
     name: "ledger_append_entries",
     text: `with inserted as (
-       insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash)
-       select s.stream, s.seq, $1::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash
-       from unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::uuid[], $7::text[], $8::jsonb[], $9::text[], $10::text[])
-         as s(stream, seq, kind, actor, task_id, key, data, prev_hash, hash)
+       insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash, month)
+       select s.stream, s.seq, $1::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash, s.month
+       from unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::uuid[], $7::text[], $8::jsonb[], $9::text[], $10::text[], $14::date[])
+         as s(stream, seq, kind, actor, task_id, key, data, prev_hash, hash, month)
        returning id, stream, seq
      ), head as (
        update ledger_streams h set head_seq = n.seq, head_hash = n.hash, updated_at = $1::timestamptz
@@ -250,6 +256,7 @@ export async function appendLedgerMany(
       headStreams,
       headStreams.map((st) => heads.get(st)?.seq ?? 0),
       headStreams.map((st) => heads.get(st)?.hash ?? GENESIS_HASH),
+      months,
     ],
   });
   const ids = new Map(rows.map((r) => [`${r.stream}#${Number(r.seq)}`, Number(r.id)]));

@@ -4,7 +4,13 @@
 // repeat returned the stored result instead of acting. For `GET /why` and the dashboard.
 import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { ledgerEntries, ledgerStreams, steps, tasks } from "../../../db/schema";
+import {
+  type LedgerEntryRow,
+  ledgerEntries,
+  ledgerStreams,
+  steps,
+  tasks,
+} from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { taskStream } from "../ledger/append-ledger";
@@ -113,7 +119,8 @@ export async function explainWhy(
               .from(steps)
               .where(and(inArray(steps.taskId, taskIds), inArray(steps.effectKey, keys)));
       const approvalsByKey = await loadEffectApprovals(tx, keys);
-      const keyed =
+      // Rows as readers see them (the partition month left out), beside the archive's.
+      const keyed: LedgerEntryRow[] =
         keys.length === 0
           ? []
           : await tx
