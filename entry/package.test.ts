@@ -408,5 +408,7 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
     expect(result.shop.refundsPerformed).toBe(40);
     figures.crashKills = result.kills;
     figures.crashRefundRequests = result.shop.refundRequests;
-  });
+    // Twenty kills and restarts of a process that loads the package: about 30 s on a quiet
+    // machine, past a minute on a busy one.
+  }, 180_000);
 });

@@ -10,6 +10,8 @@ import { canonicalJson } from "./json";
 export const ARCHIVE_STATEMENT_TYPE = "agent-ledger.archive.v1";
 /** The system entry that freezes the archived streams. */
 export const ARCHIVED_KIND = "ledger.archived";
+/** The system entry of the one sanctioned removal: a month's partition, all of it archived. */
+export const DETACHED_KIND = "ledger.detached";
 export const ARCHIVE_FILES = {
   entries: "entries.jsonl.gz",
   heads: "heads.jsonl.gz",
@@ -124,6 +126,17 @@ export type ArchivedEntryData = {
   entries: number;
   headsDigest: string;
   statementDigest: string;
+};
+
+/** The data of the ledger.detached system entry. */
+export type DetachedEntryData = {
+  /** YYYY-MM: the UTC month the streams were opened in. */
+  month: string;
+  streams: number;
+  /** Entries the partition held when it was detached. */
+  entries: number;
+  /** The archives that hold those streams now, each with its ledger.archived statement digest. */
+  archives: { archiveId: string; statementDigest: string | null }[];
 };
 
 /**

@@ -227,6 +227,18 @@ describe("summarizeEntry", () => {
     ).toBe(
       "archive: 0b7e · streams: 3 · entries: 6 · closed before: 2026-01-01T00:00:00.000Z · statement: 121212121212…",
     );
+    expect(
+      summarizeEntry({
+        kind: "ledger.detached",
+        actor: "cli:ops",
+        data: {
+          month: "2026-01",
+          streams: 3,
+          entries: 6,
+          archives: [{ archiveId: "0b7e", statementDigest: "12".repeat(32) }],
+        },
+      }),
+    ).toBe("month: 2026-01 · streams: 3 · entries removed: 6 · archives: 1");
   });
 });
 

@@ -300,6 +300,14 @@ function ledgerSummary(kind: string, d: Obj): string {
       ],
     ]);
   }
+  if (kind === "ledger.detached") {
+    return fields([
+      ["month", d.month],
+      ["streams", d.streams],
+      ["entries removed", d.entries],
+      ["archives", Array.isArray(d.archives) ? d.archives.length : undefined],
+    ]);
+  }
   return fields(
     Object.entries(d)
       .filter(([, v]) => v === null || typeof v !== "object")

@@ -141,7 +141,9 @@ describe("an overall limit", () => {
       input,
       tools: {},
       concurrency: { limit: 2 },
-      run: limitedAgent("conc-overall", 2, 40).run,
+      // Held long enough that a second task is claimed while the first runs, however busy the
+      // box (at 40 ms a loaded CI machine once ran them one after the other).
+      run: limitedAgent("conc-overall", 2, 400).run,
     });
     // No limit in its code: the admin's row limits it, read by the worker's claim planner.
     const uncoded = defineAgent({

@@ -28,8 +28,10 @@ import {
   statementText,
 } from "../../domain/checkpoint";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
+import { detachedMonthsOf } from "../ledger/archive-detach";
 import { readHeadsChunk } from "../ledger/checkpoint-chunks";
 import { keyId, rawPublicKey, signText, verifyText } from "../ledger/signing";
+import { failedClaims } from "../ledger/verify-claims";
 
 /** The ledger lost or rewrote something an earlier checkpoint recorded: not signed over. */
 export class CheckpointRefused extends Error {
@@ -230,8 +232,10 @@ async function assertExtends(
   }
   const gone = (h: StreamHead) =>
     refuse(`recorded ${h.stream} at seq ${h.seq}, which is gone or rewritten`);
+  // Streams archived, then detached with their month, are not gone: their archive holds them.
+  const detached = await detachedMonthsOf(client);
   if (parsed.format === "heads") {
-    const missing = await firstMissingHead(client, JSON.stringify(parsed.data.streams));
+    const missing = await firstMissingHead(client, detached, JSON.stringify(parsed.data.streams));
     if (missing) throw gone(missing);
     return;
   }
@@ -240,7 +244,7 @@ async function assertExtends(
   for (const [index, ref] of parsed.data.chunks.entries()) {
     const read = await readHeadsChunk(client, ref, index);
     if (!read.ok) throw refuse(`is damaged: ${read.problem}`);
-    const missing = await firstMissingHead(client, null, read.id);
+    const missing = await firstMissingHead(client, detached, null, read.id);
     if (missing) throw gone(missing);
   }
 }
@@ -252,25 +256,13 @@ function intact(parsed: ParsedCheckpoint, seq: number): boolean {
   return chunksRoot(chunks) === digest && chunkListProblem(chunks, seq, statement.streams) === null;
 }
 
-/**
- * One indexed lookup per head, in one statement: the first head whose entry is gone or
- * differs. The heads come as JSON, or from a heads chunk entry by id (not sent back and forth).
- */
+/** The first head whose entry is gone or differs (a detached archived stream's excepted). */
 async function firstMissingHead(
   client: SqlClient,
+  detached: readonly string[],
   heads: string | null,
   chunkId?: number,
 ): Promise<StreamHead | undefined> {
-  const { rows } = await client.query<{ stream: string; seq: number; hash: string }>(
-    `select p.stream, p.seq, p.hash
-     from jsonb_to_recordset(coalesce($1::jsonb,
-            (select data->'heads' from ledger_entries where id = $2)))
-          as p(stream text, seq bigint, hash text)
-     left join ledger_entries e on e.stream = p.stream and e.seq = p.seq
-     where e.hash is distinct from p.hash
-     order by p.stream collate "C" limit 1`,
-    [heads, chunkId ?? null],
-  );
-  const r = rows[0];
+  const [r] = await failedClaims(client, heads, chunkId ?? null, detached, 1);
   return r ? { stream: r.stream, seq: Number(r.seq), hash: r.hash } : undefined;
 }

@@ -1,11 +1,13 @@
 // verify --archive joined to the live ledger: every stream the files hold must be archived in
 // this archive with the same head, no stream archived in it may be missing from the files, the
-// ledger.archived entry must name this very statement, and (phase 1, entries still in the
-// database) every entry in the files must be the one in the database. Heads and entries
-// arrive in batches as the files are walked, so memory stays flat.
+// ledger.archived entry must name this very statement, and every entry in the files must be the
+// one in the database, unless the month it was in has been detached (ledger.detached): then the
+// head is what the database still holds of it. Heads and entries arrive in batches as the files
+// are walked, so memory stays flat.
 import type pg from "pg";
 import { ARCHIVED_KIND, type ArchiveHead, type ArchiveProblem } from "../../domain/archive";
 import { SYSTEM_STREAM } from "./append-ledger";
+import { detachedMonthsOf, detachedStream } from "./archive-detach";
 
 const BATCH = 1000;
 
@@ -16,6 +18,8 @@ export class ArchiveJoin {
   private entries: EntryRef[] = [];
   /** The last stream of the heads already checked: the range the next batch covers starts after it. */
   private checkedThrough: string | null = null;
+  /** The months detached (read once, when the first entries are compared). */
+  private detached: string[] | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -109,13 +113,21 @@ export class ArchiveJoin {
     const entries = this.entries;
     this.entries = [];
     if (entries.length === 0) return;
+    this.detached ??= await detachedMonthsOf(this.pool);
     const { rows } = await this.pool.query<{ stream: string; seq: number; stored: string | null }>(
       `select p.stream, p.seq, e.hash as stored
        from unnest($1::text[], $2::bigint[], $3::text[]) as p(stream, seq, hash)
        left join ledger_entries e on e.stream = p.stream and e.seq = p.seq
        where e.hash is distinct from p.hash
+         and not (e.id is null and exists (select 1 from ledger_streams s
+                    where s.stream = p.stream and ${detachedStream(4)}))
        order by p.stream collate "C", p.seq`,
-      [entries.map((e) => e.stream), entries.map((e) => e.seq), entries.map((e) => e.hash)],
+      [
+        entries.map((e) => e.stream),
+        entries.map((e) => e.seq),
+        entries.map((e) => e.hash),
+        this.detached,
+      ],
     );
     for (const r of rows) {
       this.report({

@@ -49,6 +49,8 @@ export async function archiveClosedTasks(
   pool: pg.Pool,
   before: Date,
   keep?: { into: string; name: string; signingKey: KeyObject },
+  /** Detach no month (the entries stay in the database). */
+  keepEntries = false,
 ): Promise<{ archiveId: string; at: string }> {
   const root = keep?.into ?? mkdtempSync(path.join(tmpdir(), "agent-ledger-archived-"));
   try {
@@ -57,6 +59,7 @@ export async function archiveClosedTasks(
       dir: path.join(root, keep?.name ?? "archive"),
       actor: "test",
       signingKey: keep?.signingKey ?? parsePrivateKey(generateSigningKey().privateKey),
+      keepEntries,
     });
     if (r.outcome !== "archived") throw new Error(`nothing archived: ${r.outcome}`);
     const { rows } = await pool.query<{ at: Date }>(

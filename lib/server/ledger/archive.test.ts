@@ -93,7 +93,7 @@ describe("archive", () => {
   it("a dry run counts what would be archived and writes nothing", async () => {
     const dir = dirOf("dry");
     const r = await archiveLedger(t.pool, { before: BEFORE, dir, actor: "test", dryRun: true });
-    expect(r).toEqual({ outcome: "dry_run", streams: 3, entries: 6 });
+    expect(r).toEqual({ outcome: "dry_run", streams: 3, entries: 6, detachable: [] });
     await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
   });
 
@@ -120,7 +120,7 @@ describe("archive", () => {
       actor: "test",
       signingKey: key,
     });
-    expect(r).toEqual({ outcome: "nothing" });
+    expect(r).toEqual({ outcome: "nothing", detached: [] });
     await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
   });
 
@@ -217,7 +217,7 @@ describe("archive", () => {
       actor: "test",
       signingKey: key,
     });
-    expect(r).toEqual({ outcome: "nothing" });
+    expect(r).toEqual({ outcome: "nothing", detached: [] });
   });
 });
 

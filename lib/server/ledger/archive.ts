@@ -1,8 +1,8 @@
-// agent-ledger archive, phase 1 (issue 23): the streams of tasks closed before a date are
-// written to files under a signed statement (read in one snapshot, a batch at a time), the
-// files are verified, then the streams are frozen in one transaction that also appends the
-// ledger.archived system entry. Phase 1 keeps the entries in the database; phase 2 detaches
-// the partitions that hold them, after the freeze, from the same statement.
+// agent-ledger archive (issue 23): the streams of tasks closed before a date are written to
+// files under a signed statement (read in one snapshot, a batch at a time), the files are
+// verified, then the streams are frozen in one transaction that also appends the
+// ledger.archived system entry. Last, every past month whose streams are now all archived
+// loses its partition of ledger_entries (archive-detach.ts), unless the entries are kept.
 import { createHash, type KeyObject, randomUUID } from "node:crypto";
 import { mkdir, readdir, rm, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -17,6 +17,12 @@ import {
   headLine,
 } from "../../domain/archive";
 import { TERMINAL_STATUSES } from "../../domain/task-states";
+import {
+  type DetachableMonth,
+  type DetachOutcome,
+  detachArchivedMonths,
+  detachableMonths,
+} from "./archive-detach";
 import { fileDigest, GzipLineWriter } from "./archive-files";
 import { freezeArchive } from "./archive-freeze";
 import { verifyArchive } from "./archive-verify";
@@ -46,6 +52,8 @@ export type ArchiveOptions = {
   signingKey?: KeyObject;
   /** Count what would be archived; write nothing. */
   dryRun?: boolean;
+  /** Archive and freeze, but detach no month: the entries stay in the database. */
+  keepEntries?: boolean;
   onProgress?: (entries: number) => void;
   /** Called between writing the files and freezing the streams (tests append here). */
   beforeFreeze?: () => Promise<void>;
@@ -54,9 +62,15 @@ export type ArchiveOptions = {
 };
 
 export type ArchiveResult =
-  | { outcome: "dry_run"; streams: number; entries: number }
-  | { outcome: "nothing" }
   | {
+      outcome: "dry_run";
+      streams: number;
+      entries: number;
+      /** Months whose every stream is archived already (this run's streams not counted). */
+      detachable: DetachableMonth[];
+    }
+  | ({ outcome: "nothing" } & DetachOutcome)
+  | ({
       outcome: "archived";
       archiveId: string;
       streams: number;
@@ -65,7 +79,7 @@ export type ArchiveResult =
       statementDigest: string;
       /** The ledger.archived entry's seq in the system stream. */
       systemSeq: number;
-    };
+    } & DetachOutcome);
 
 const BATCH = 1000;
 
@@ -97,7 +111,12 @@ export async function archiveLedger(pool: pg.Pool, opts: ArchiveOptions): Promis
       `select count(*)::int as streams, coalesce(sum(s.head_seq), 0)::bigint as entries ${CANDIDATES}`,
       [terminal, opts.before],
     );
-    return { outcome: "dry_run", streams: rows[0]?.streams ?? 0, entries: rows[0]?.entries ?? 0 };
+    return {
+      outcome: "dry_run",
+      streams: rows[0]?.streams ?? 0,
+      entries: rows[0]?.entries ?? 0,
+      detachable: await detachableMonths(pool),
+    };
   }
   const key = opts.signingKey;
   if (!key) {
@@ -106,14 +125,14 @@ export async function archiveLedger(pool: pg.Pool, opts: ArchiveOptions): Promis
     );
   }
   const first = await pool.query(`select 1 ${CANDIDATES} limit 1`, [terminal, opts.before]);
-  if (first.rowCount === 0) return { outcome: "nothing" };
+  if (first.rowCount === 0) return { outcome: "nothing", ...(await detach(pool, opts)) };
 
   if (dirState === "absent") await mkdir(opts.dir, { recursive: true });
   const files = Object.values(ARCHIVE_FILES).map((f) => path.join(opts.dir, f));
   let done = false;
   try {
     const written = await writeFiles(pool, opts, key, terminal);
-    if (written === null) return { outcome: "nothing" };
+    if (written === null) return { outcome: "nothing", ...(await detach(pool, opts)) };
     const check = await verifyArchive(opts.dir, { publicKey: key });
     const problem = check.problems[0];
     if (problem) {
@@ -133,6 +152,7 @@ export async function archiveLedger(pool: pg.Pool, opts: ArchiveOptions): Promis
       dir: opts.dir,
       statementDigest: frozen.statementDigest,
       systemSeq: frozen.systemSeq,
+      ...(await detach(pool, opts)),
     };
   } finally {
     if (!done) {
@@ -141,6 +161,14 @@ export async function archiveLedger(pool: pg.Pool, opts: ArchiveOptions): Promis
       if (dirState === "absent") await rmdir(opts.dir).catch(() => undefined);
     }
   }
+}
+
+/**
+ * After a freeze (or with nothing new to archive): the months that may go now, unless kept. The
+ * archive stands whatever happens here; a month not detached now is taken by the next run.
+ */
+async function detach(pool: pg.Pool, opts: ArchiveOptions): Promise<DetachOutcome> {
+  return opts.keepEntries ? { detached: [] } : detachArchivedMonths(pool, { actor: opts.actor });
 }
 
 /** DIR must be absent or empty: an archive never mixes with other files. */

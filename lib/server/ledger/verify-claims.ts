@@ -5,13 +5,14 @@
 import type { SqlClient } from "../../../db/client";
 import { HEADS_PER_CHUNK } from "../../domain/checkpoint";
 import { SYSTEM_STREAM } from "./append-ledger";
+import { detachedStream } from "./archive-detach";
 import type { ChainCheck } from "./chain-check";
 import { type ClaimSource, readHeadsChunk } from "./checkpoint-chunks";
 import type { LedgerProblem } from "./verify-checkpoint";
 
 const short = (h: string) => `${h.slice(0, 12)}…`;
 
-type Failed = {
+export type Failed = {
   stream: string;
   seq: number;
   hash: string;
@@ -26,12 +27,14 @@ export async function checkClaims(
   check: ChainCheck,
   sources: readonly ClaimSource[],
   problem: (p: LedgerProblem) => void,
+  /** Months detached after archiving: claims on their archived streams are the archives' to check. */
+  detached: readonly string[] = [],
 ): Promise<void> {
   for (const source of sources) {
     if (source.kind === "list") {
       for (let i = 0; i < source.heads.length; i += HEADS_PER_CHUNK) {
         const slice = JSON.stringify(source.heads.slice(i, i + HEADS_PER_CHUNK));
-        report(check, source.label, await failedClaims(client, slice, null));
+        report(check, source.label, await failedClaims(client, slice, null, detached));
       }
       continue;
     }
@@ -48,15 +51,23 @@ export async function checkClaims(
         continue;
       }
       // The heads are read in PostgreSQL from the entry just checked (append-only).
-      report(check, source.label, await failedClaims(client, null, read.id));
+      report(check, source.label, await failedClaims(client, null, read.id, detached));
     }
   }
 }
 
-async function failedClaims(
+/**
+ * The claims ("stream S had hash H at seq N") the ledger no longer bears out, in byte order, at
+ * most `limit`: one indexed lookup per head, in one statement. The heads come as JSON, or from
+ * a heads chunk entry by id (never sent back and forth). A claim on a stream archived and then
+ * detached (a month in `detached`) is its archive's to check, not the database's.
+ */
+export async function failedClaims(
   client: SqlClient,
   heads: string | null,
   chunkId: number | null,
+  detached: readonly string[],
+  limit: number | null = null,
 ): Promise<Failed[]> {
   const { rows } = await client.query<Failed>(
     `select p.stream, p.seq, p.hash, e.id, e.hash as found,
@@ -66,8 +77,10 @@ async function failedClaims(
             as p(stream text, seq bigint, hash text)
        left join ledger_entries e on e.stream = p.stream and e.seq = p.seq
       where e.hash is distinct from p.hash
-      order by p.stream collate "C"`,
-    [heads, chunkId],
+        and not (e.id is null and exists (select 1 from ledger_streams s
+                   where s.stream = p.stream and ${detachedStream(3)}))
+      order by p.stream collate "C" limit $4`,
+    [heads, chunkId, detached, limit],
   );
   return rows;
 }

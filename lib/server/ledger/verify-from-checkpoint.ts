@@ -11,6 +11,7 @@
 import type { SqlClient } from "../../../db/client";
 import { GENESIS_HASH } from "../../domain/hash";
 import { SYSTEM_STREAM } from "./append-ledger";
+import { detachedStream } from "./archive-detach";
 import { type ChainCheck, ENTRY_COLUMNS, type EntryRow, type Head } from "./chain-check";
 import { type ClaimSource, HeadCursor } from "./checkpoint-chunks";
 import type { Claims, Sink } from "./verify-checkpoint";
@@ -21,12 +22,18 @@ const STREAMS_PER_BATCH = 2_000;
 const PER_STREAM = 64;
 
 type Walk = { stream: string; head: Head | undefined };
+type HeadRow = { stream: string; head_seq: number; head_hash: string; detached: boolean };
 
 export async function walkFromCheckpoint(
   client: SqlClient,
   check: ChainCheck,
   sink: Sink,
-  opts: { batchSize: number; onProgress?: (entries: number) => void },
+  opts: {
+    batchSize: number;
+    onProgress?: (entries: number) => void;
+    /** Months detached after archiving: their archived streams are the archives' to check. */
+    detached?: readonly string[];
+  },
 ): Promise<void> {
   const cursors = sink.sources.map(
     (source) =>
@@ -44,21 +51,22 @@ export async function walkFromCheckpoint(
   const headless: Claims = new Map();
   let after: string | null = null;
   while (true) {
-    const { rows }: { rows: { stream: string; head_seq: number; head_hash: string }[] } =
-      await client.query(
-        `select stream, head_seq, head_hash from ledger_streams
+    const { rows }: { rows: HeadRow[] } = await client.query(
+      `select stream, head_seq, head_hash, ${detachedStream(3)} as detached from ledger_streams s
         where $1::text is null or stream collate "C" > $1 order by stream collate "C" limit $2`,
-        [after, STREAMS_PER_BATCH],
-      );
+      [after, STREAMS_PER_BATCH, opts.detached ?? []],
+    );
     if (rows.length === 0) break;
     after = (rows[rows.length - 1] as { stream: string }).stream;
-    const batch = rows.map((r) => ({
-      stream: r.stream,
-      head: { seq: Number(r.head_seq), hash: r.head_hash },
-    }));
+    const batch = rows
+      .filter((r) => !r.detached)
+      .map((r) => ({ stream: r.stream, head: { seq: Number(r.head_seq), hash: r.head_hash } }));
     const claims = await claimsThrough(cursors, after);
     const here = new Set(rows.map((r) => r.stream));
+    const gone = new Set(rows.filter((r) => r.detached).map((r) => r.stream));
     for (const [stream, list] of claims) {
+      // A detached stream's claims are its archive's to check (verify --archive).
+      if (gone.has(stream)) claims.delete(stream);
       if (here.has(stream)) continue;
       headless.set(stream, list);
       claims.delete(stream);

@@ -5,6 +5,7 @@
 // verifies (verify-from-checkpoint.ts); without one it says so and walks everything.
 import type { KeyObject } from "node:crypto";
 import type { SqlClient } from "../../../db/client";
+import { detachedMonthsOf, detachedStream } from "./archive-detach";
 import {
   ChainCheck,
   ENTRY_COLUMNS,
@@ -84,6 +85,8 @@ export async function verifyLedger(
     now: opts.now ?? new Date(),
   };
   const checkpoint = await checkLatestCheckpoint(client, policy, sink);
+  // Streams whose month was detached after they were archived: no entries here, by design.
+  const detached = await detachedMonthsOf(client);
   // Trusted only when its signature verified and nothing but its age is wrong with it.
   const trusted =
     checkpoint?.signatureChecked === true &&
@@ -96,7 +99,11 @@ export async function verifyLedger(
   let mode: VerifyReport["mode"] = "full";
   if (opts.from === "checkpoint" && trusted) {
     mode = "checkpoint";
-    await walkFromCheckpoint(client, check, sink, { batchSize, onProgress: opts.onProgress });
+    await walkFromCheckpoint(client, check, sink, {
+      batchSize,
+      onProgress: opts.onProgress,
+      detached,
+    });
   } else {
     if (opts.from === "checkpoint") {
       warnings.push(
@@ -106,9 +113,9 @@ export async function verifyLedger(
       );
     }
     await walkFromStart(client, check, batchSize, opts.onProgress);
-    await reportEmptyStreams(client, check);
+    await reportEmptyStreams(client, check, detached);
     // After the walk, so a stream's own chain problem is the one named for it.
-    await checkClaims(client, check, sink.sources, sink.problem);
+    await checkClaims(client, check, sink.sources, sink.problem, detached);
   }
 
   // Every task opens its stream with task.enqueued, so a task without a stream lost its history.
@@ -128,6 +135,15 @@ export async function verifyLedger(
   }
 
   await checkSystemEvidence(client, (p) => check.report(p));
+  if (detached.length > 0) {
+    const { rows } = await client.query<{ streams: number }>(
+      `select count(*)::int as streams from ledger_streams s where ${detachedStream(1)}`,
+      [detached],
+    );
+    warnings.push(
+      `${rows[0]?.streams ?? 0} archived streams of ${detached.join(", ")} were detached: their entries are in the archives (agent-ledger verify --archive DIR checks them)`,
+    );
+  }
 
   const problems = check.problems;
   problems.sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
@@ -200,12 +216,18 @@ async function walkFromStart(
   if (cur) check.finish(cur, heads.get(cur.stream));
 }
 
-/** Head rows whose stream has no entries left at all. */
-async function reportEmptyStreams(client: SqlClient, check: ChainCheck): Promise<void> {
+/** Head rows whose stream has no entries left at all (and was not archived, then detached). */
+async function reportEmptyStreams(
+  client: SqlClient,
+  check: ChainCheck,
+  detached: readonly string[],
+): Promise<void> {
   const empty = await client.query<{ stream: string; head_seq: number }>(
     `select s.stream, s.head_seq from ledger_streams s
      where s.head_seq > 0 and not exists (select 1 from ledger_entries e where e.stream = s.stream)
+       and not ${detachedStream(1)}
      order by s.stream limit 1000`,
+    [detached],
   );
   for (const s of empty.rows) {
     check.streams += 1;
