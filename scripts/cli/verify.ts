@@ -79,7 +79,7 @@ signed, every line parses, every stream's chain recomputes from genesis to its h
 heads digest and counts match. With DATABASE_URL set and reachable it also joins the archive to
 the ledger: every stream is archived in this archive with the same head, no stream archived in
 it is missing, the ledger.archived entry names this statement, and every entry equals the
-database's.
+database's where the database still holds it (a month archive detached holds none).
 
 Options:
   --archive DIR       check the archive in DIR (see above) instead of the ledger
