@@ -1,9 +1,11 @@
-// `npm run scale:archive -- --before DATE --to DIR [--data-dir DIR] [--reject-dead]`: archives a
+// `npm run scale:archive -- --before DATE --to DIR [--data-dir DIR] [--close-stale]`: archives a
 // loaded scale data set as `agent-ledger archive` does (files, freeze, detach) and prints what it
 // took: the time of each phase, the archive's files, the database and the ledger before and
-// after, and the time to verify the archive alone, joined, and the ledger. --reject-dead first
-// marks the data set's dead tasks closed before DATE rejected (a reviewer's triage, done in bulk
-// in SQL: no review entries), since a month with a dead task left in it is never detached.
+// after, and the time to verify the archive alone, joined, and the ledger. The loader leaves
+// tasks in every state at every age, and a month with a task still open (or dead) in it is never
+// detached: --close-stale first closes the tasks created before DATE that are not closed, as
+// people would have long since (dead ones rejected, open ones cancelled), in bulk in SQL (no
+// review entries: a measurement's shortcut, never the product's).
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -19,7 +21,7 @@ const { values } = parseArgs({
     before: { type: "string" },
     to: { type: "string" },
     "data-dir": { type: "string", default: DEFAULT_SCALE_DIR },
-    "reject-dead": { type: "boolean" },
+    "close-stale": { type: "boolean" },
   },
 });
 const before = new Date(values.before ?? "");
@@ -44,14 +46,17 @@ const timed = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
 const target = await openScaleTarget(values["data-dir"]);
 const pool = createPool(target.appUrl, { max: 4, applicationName: "scale-archive" });
 try {
-  if (values["reject-dead"]) {
+  if (values["close-stale"]) {
     const owner = await connectClient(target.ownerUrl);
     const { rowCount } = await owner.query(
-      "update tasks set status = 'rejected', dead_reason = null where status = 'dead' and status_changed_at < $1",
+      `update tasks set status = case when status = 'dead' then 'rejected' else 'cancelled' end,
+              dead_reason = null, lease_owner = null, lease_expires_at = null,
+              status_changed_at = least(status_changed_at, $1::timestamptz - interval '1 second')
+        where status not in ('succeeded', 'rejected', 'cancelled') and created_at < $1`,
       [before],
     );
     await owner.end();
-    console.log(`dead tasks closed before ${before.toISOString()} marked rejected: ${rowCount}`);
+    console.log(`tasks created before ${before.toISOString()} and not closed, closed: ${rowCount}`);
   }
   const sizes = async () => (await pool.query<Sizes>(SIZES)).rows[0] as Sizes;
   const was = await sizes();

@@ -110,24 +110,29 @@ export class ArchiveJoin {
   }
 
   private async flushEntries(): Promise<void> {
-    const entries = this.entries;
+    let entries = this.entries;
     this.entries = [];
     if (entries.length === 0) return;
     this.detached ??= await detachedMonthsOf(this.pool);
+    if (this.detached.length > 0) {
+      // A detached stream's entries are nowhere to compare with (its head was checked): one
+      // lookup per stream, not a probe of every partition per entry.
+      const streams = [...new Set(entries.map((e) => e.stream))];
+      const { rows: gone } = await this.pool.query<{ stream: string }>(
+        `select s.stream from ledger_streams s where s.stream = any($1::text[]) and ${detachedStream(2)}`,
+        [streams, this.detached],
+      );
+      const skip = new Set(gone.map((g) => g.stream));
+      entries = entries.filter((e) => !skip.has(e.stream));
+      if (entries.length === 0) return;
+    }
     const { rows } = await this.pool.query<{ stream: string; seq: number; stored: string | null }>(
       `select p.stream, p.seq, e.hash as stored
        from unnest($1::text[], $2::bigint[], $3::text[]) as p(stream, seq, hash)
        left join ledger_entries e on e.stream = p.stream and e.seq = p.seq
        where e.hash is distinct from p.hash
-         and not (e.id is null and exists (select 1 from ledger_streams s
-                    where s.stream = p.stream and ${detachedStream(4)}))
        order by p.stream collate "C", p.seq`,
-      [
-        entries.map((e) => e.stream),
-        entries.map((e) => e.seq),
-        entries.map((e) => e.hash),
-        this.detached,
-      ],
+      [entries.map((e) => e.stream), entries.map((e) => e.seq), entries.map((e) => e.hash)],
     );
     for (const r of rows) {
       this.report({
