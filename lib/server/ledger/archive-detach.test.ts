@@ -7,13 +7,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { DETACHED_KIND } from "../../domain/archive";
-import { GENESIS_HASH } from "../../domain/hash";
 import { writeCheckpoint } from "../commands/write-checkpoint";
-import { appendLedger, SYSTEM_STREAM, taskStream } from "./append-ledger";
+import { SYSTEM_STREAM, taskStream } from "./append-ledger";
 import { archiveLedger } from "./archive";
+import { taskOpenedAt } from "./archive-testing";
 import { verifyArchive } from "./archive-verify";
 import { generateSigningKey, parsePrivateKey } from "./signing";
 import { verifyLedger } from "./verify-ledger";
@@ -30,37 +29,12 @@ const OLD = "2025-12-01T00:00:00Z";
 const BEFORE = new Date("2026-01-01T00:00:00Z");
 await t.pool.query("select ledger_ensure_partitions($1::date, $1::date)", [`${MONTH}-01`]);
 
-/**
- * A task whose stream was opened in MONTH (its head row made by hand with that time; appends
- * then go to MONTH's partition), with `n` entries; `running` or closed on OLD.
- */
-async function task(status: "running" | "succeeded", n: number): Promise<string> {
-  const { rows } = await t.pool.query<{ id: string }>(
-    `insert into tasks (agent, input, status, status_changed_at, created_by, lease_owner, lease_expires_at)
-     values ('archive-test', '{}', $1, $2, 'test',
-             case when $1 = 'running' then 'w1' end,
-             case when $1 = 'running' then now() + interval '1 hour' end) returning id`,
-    [status, OLD],
-  );
-  const id = rows[0]?.id as string;
-  await t.superPool.query(
-    "insert into ledger_streams (stream, head_seq, head_hash, created_at) values ($1, 0, $2, $3)",
-    [taskStream(id), GENESIS_HASH, `${MONTH}-10T12:00:00Z`],
-  );
-  await withTransaction(t.pool, (c) =>
-    appendLedger(
-      c,
-      taskStream(id),
-      Array.from({ length: n }, (_, i) => ({
-        kind: "step.completed",
-        actor: "worker:1",
-        taskId: id,
-        data: { i },
-      })),
-    ),
-  );
-  return id;
-}
+/** A task whose stream was opened in MONTH, with `n` entries; `running` or closed on OLD. */
+const task = (status: "running" | "succeeded", n: number) =>
+  taskOpenedAt(t.pool, `${MONTH}-10T12:00:00Z`, n, {
+    running: status === "running",
+    closedAt: OLD,
+  });
 
 const archive = (name: string, opts: { keepEntries?: boolean } = {}) =>
   archiveLedger(t.pool, {

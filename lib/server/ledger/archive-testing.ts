@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
+import { GENESIS_HASH } from "../../domain/hash";
 import { appendLedger, taskStream } from "./append-ledger";
 import { archiveLedger } from "./archive";
 import { generateSigningKey, parsePrivateKey } from "./signing";
@@ -38,6 +39,45 @@ export async function closedTask(
     ]),
   );
   return { id, key };
+}
+
+/**
+ * A task whose stream was opened at `openedAt` (its head row made with that time, so its entries
+ * go to that month's partition), with `n` step entries: succeeded at `closedAt` (by default when
+ * it was opened), or still running.
+ */
+export async function taskOpenedAt(
+  pool: pg.Pool,
+  openedAt: string,
+  n: number,
+  opts: { running?: boolean; closedAt?: string } = {},
+): Promise<string> {
+  const { rows } = await pool.query<{ id: string }>(
+    `insert into tasks (agent, input, status, status_changed_at, created_by, lease_owner, lease_expires_at)
+     values ('archive-test', '{}', $1, $2, 'test',
+             case when $1 = 'running' then 'w1' end,
+             case when $1 = 'running' then now() + interval '1 hour' end) returning id`,
+    [opts.running ? "running" : "succeeded", opts.closedAt ?? openedAt],
+  );
+  const id = rows[0]?.id;
+  if (!id) throw new Error("no task");
+  await pool.query(
+    "insert into ledger_streams (stream, head_seq, head_hash, created_at) values ($1, 0, $2, $3)",
+    [taskStream(id), GENESIS_HASH, openedAt],
+  );
+  await withTransaction(pool, (c) =>
+    appendLedger(
+      c,
+      taskStream(id),
+      Array.from({ length: n }, (_, i) => ({
+        kind: "step.completed",
+        actor: "worker:1",
+        taskId: id,
+        data: { i },
+      })),
+    ),
+  );
+  return id;
 }
 
 /**

@@ -6,7 +6,7 @@ import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { GENESIS_HASH } from "../../domain/hash";
 import { appendLedger, SYSTEM_STREAM, taskStream } from "./append-ledger";
-import { archiveClosedTasks } from "./archive-testing";
+import { archiveClosedTasks, taskOpenedAt as openedTask } from "./archive-testing";
 import { ensureLedgerPartitions } from "./partitions";
 
 const t = await setUpTestDatabase("partitions");
@@ -28,32 +28,7 @@ async function exists(table: string): Promise<boolean> {
   return rows[0]?.found != null;
 }
 
-/** A succeeded task whose stream was opened at `openedAt`, with `n` entries. */
-async function taskOpenedAt(openedAt: string, n: number): Promise<string> {
-  const { rows } = await t.pool.query<{ id: string }>(
-    `insert into tasks (agent, input, status, status_changed_at, created_by)
-     values ('partition-test', '{}', 'succeeded', $1, 'test') returning id`,
-    [openedAt],
-  );
-  const id = rows[0]?.id as string;
-  await t.pool.query(
-    "insert into ledger_streams (stream, head_seq, head_hash, created_at) values ($1, 0, $2, $3)",
-    [taskStream(id), GENESIS_HASH, openedAt],
-  );
-  await withTransaction(t.pool, (c) =>
-    appendLedger(
-      c,
-      taskStream(id),
-      Array.from({ length: n }, (_, i) => ({
-        kind: "step.completed",
-        actor: "worker:1",
-        taskId: id,
-        data: { i },
-      })),
-    ),
-  );
-  return id;
-}
+const taskOpenedAt = (openedAt: string, n: number) => openedTask(t.pool, openedAt, n);
 
 const detach = (month: string) =>
   t.pool.query<{ n: number }>("select ledger_detach_month($1::date) as n", [month]);

@@ -7,7 +7,6 @@ import type { Db } from "../../../db/client";
 import { approvals, effects, ledgerStreams, steps, tasks } from "../../../db/schema";
 import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
-import type { DiffRow } from "../../domain/json-diff";
 import { type ProviderRef, providerRefs } from "../../domain/provider-refs";
 import { planReplay, type ReplayPreview } from "../../domain/replay-plan";
 import { appliesTo } from "../../domain/task-actions";
@@ -31,7 +30,7 @@ import {
 import { payload, seesPayloads } from "./payloads";
 import type { AttemptDto } from "./task-attempts";
 import { readTaskFamily, type TaskFamilyDto } from "./task-family";
-import { readTaskLedger, taskLedgerOf } from "./task-ledger";
+import { readTaskLedger, type TaskLedgerDto, taskLedgerOf } from "./task-ledger";
 
 export { type ArchivedDto, archivedOf } from "./archived-entries";
 
@@ -164,26 +163,12 @@ export type TaskDetailDto = {
    * Who rejected the task, when and why (its latest review.rejected entry), and the bulk action
    * it was part of; null otherwise.
    */
-  rejection: {
-    by: string;
-    at: string;
-    reason: string;
-    from: string | null;
-    bulkId: string | null;
-  } | null;
+  rejection: TaskLedgerDto["rejection"];
   /**
    * Each effect.payload_mismatch of the task, latest first: the payload performed (or
    * approved) first beside the one a later run asked for, and their differences.
    */
-  payloadMismatches: {
-    key: string;
-    at: string;
-    policy: string;
-    first: { fingerprint: string; args: JsonValue };
-    second: { fingerprint: string; args: JsonValue };
-    /** Empty when the viewer may not see payloads. */
-    rows: DiffRow[];
-  }[];
+  payloadMismatches: TaskLedgerDto["payloadMismatches"];
   /**
    * The input as enqueued and each correction after it (fix the input and replay), oldest
    * first, read from the task's ledger entries. Who corrected what is review history anyone who

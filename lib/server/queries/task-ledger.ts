@@ -37,6 +37,7 @@ export type TaskLedgerDto = {
     policy: string;
     first: { fingerprint: string; args: JsonValue };
     second: { fingerprint: string; args: JsonValue };
+    /** Empty when the viewer may not see payloads. */
     rows: DiffRow[];
   }[];
   inputHistory: InputHistoryDto;

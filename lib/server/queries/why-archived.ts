@@ -15,6 +15,7 @@ import {
 import type { DbReader } from "./db-reader";
 import { payload } from "./payloads";
 import { WHY_TASK_EVENTS_LIMIT } from "./why-schema";
+import type { EventRow } from "./why-story";
 
 type Marked = {
   id: string;
@@ -90,16 +91,6 @@ export function withArchivedResults<
     return { ...effect, result: payload(visible, last ? resultOf(last.data) : null) };
   });
 }
-
-type EventRow = {
-  id: number;
-  seq: number;
-  at: Date;
-  kind: string;
-  actor: string;
-  key: string | null;
-  data: JsonValue;
-};
 
 const toEvent = (e: EntryRow): EventRow => ({
   id: Number(e.id),
