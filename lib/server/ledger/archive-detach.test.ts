@@ -138,6 +138,30 @@ describe("archive: detaching archived months", () => {
     }
   });
 
+  it("finds streams marked archived outside an archive (which would let their month go)", async () => {
+    const stray = await task("succeeded", 1);
+    const { rows } = await t.pool.query<{ id: string }>(
+      "select archived_in::text as id from ledger_streams where stream = $1",
+      [taskStream(closed[0] ?? "")],
+    );
+    const archiveId = rows[0]?.id ?? "";
+    for (const [id, expected] of [
+      [archiveId, /marked archived in archive .*, whose ledger.archived entry records 3/],
+      ["00000000-0000-4000-8000-000000000000", /which no ledger.archived entry records/],
+    ] as const) {
+      await t.asSuperuserRolledBack(async (c) => {
+        await c.query(
+          "update ledger_streams set archived_in = $2, archived_at = now() where stream = $1",
+          [taskStream(stray), id],
+        );
+        const report = await verifyLedger(c);
+        expect(report.problems.map((p) => p.problem)).toEqual(["unrecorded_archive"]);
+        expect(report.problems[0]?.message).toMatch(expected);
+      });
+    }
+    expect((await verifyLedger(t.pool)).ok).toBe(true);
+  });
+
   it("goes on appending, and still finds entries removed without a detach", async () => {
     const later = { id: await task("succeeded", 2) };
     expect(await entriesOf([later.id])).toBe(2);

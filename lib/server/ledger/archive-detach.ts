@@ -132,3 +132,33 @@ export async function detachedMonthsOf(client: SqlClient): Promise<string[]> {
 /** SQL: the ledger_streams row `s` is archived and its month detached (`$n`: detachedMonthsOf). */
 export const detachedStream = (param: number) =>
   `(s.archived_in is not null and to_char(s.month, 'YYYY-MM') = any($${param}::text[]))`;
+
+/**
+ * Streams marked archived must be the streams an archive recorded: for each archive id on
+ * ledger_streams, a ledger.archived entry in the (verified) system stream naming as many
+ * streams. A mark set by hand (which would let a month be detached with no archive holding
+ * it) or a stream added to an archive's mark afterwards shows up here.
+ */
+export async function unrecordedArchives(
+  client: SqlClient,
+): Promise<{ archiveId: string; streams: number; recorded: number | null }[]> {
+  const { rows } = await client.query<{
+    archive_id: string;
+    streams: number;
+    recorded: number | null;
+  }>(
+    `with marks as (
+       select archived_in::text as archive_id, count(*)::int as streams from ledger_streams
+        where archived_in is not null group by 1
+     ), recorded as (
+       select data->>'archiveId' as archive_id, max((data->>'streams')::int) as streams
+         from ledger_entries where stream = $1 and kind = $2 group by 1
+     )
+     select m.archive_id, m.streams, r.streams as recorded
+       from marks m left join recorded r using (archive_id)
+      where r.streams is distinct from m.streams
+      order by 1 limit 100`,
+    [SYSTEM_STREAM, ARCHIVED_KIND],
+  );
+  return rows.map((r) => ({ archiveId: r.archive_id, streams: r.streams, recorded: r.recorded }));
+}

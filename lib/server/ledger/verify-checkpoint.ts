@@ -37,7 +37,8 @@ export type LedgerProblemKind =
   | "no_checkpoint"
   | "stale_checkpoint"
   | "legacy_checkpoint"
-  | "expected_checkpoint_missing";
+  | "expected_checkpoint_missing"
+  | "unrecorded_archive";
 
 export type LedgerProblem = {
   stream: string;

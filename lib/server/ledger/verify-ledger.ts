@@ -5,7 +5,8 @@
 // verifies (verify-from-checkpoint.ts); without one it says so and walks everything.
 import type { KeyObject } from "node:crypto";
 import type { SqlClient } from "../../../db/client";
-import { detachedMonthsOf, detachedStream } from "./archive-detach";
+import { SYSTEM_STREAM } from "./append-ledger";
+import { detachedMonthsOf, detachedStream, unrecordedArchives } from "./archive-detach";
 import {
   ChainCheck,
   ENTRY_COLUMNS,
@@ -135,6 +136,18 @@ export async function verifyLedger(
   }
 
   await checkSystemEvidence(client, (p) => check.report(p));
+  for (const a of await unrecordedArchives(client)) {
+    check.report({
+      stream: SYSTEM_STREAM,
+      seq: null,
+      entryId: null,
+      problem: "unrecorded_archive",
+      message:
+        a.recorded === null
+          ? `${a.streams} streams are marked archived in archive ${a.archiveId}, which no ledger.archived entry records: the mark was set outside agent-ledger archive`
+          : `${a.streams} streams are marked archived in archive ${a.archiveId}, whose ledger.archived entry records ${a.recorded}`,
+    });
+  }
   if (detached.length > 0) {
     const { rows } = await client.query<{ streams: number }>(
       `select count(*)::int as streams from ledger_streams s where ${detachedStream(1)}`,
