@@ -2,7 +2,9 @@
 // entries.jsonl.gz (every entry of the archived streams, the lines `export --format jsonl`
 // writes), heads.jsonl.gz (one line per stream: its head and task) and statement.json, a
 // signed statement that names exactly those streams through a digest over the heads and the
-// two files' sha256. Pure: the writer and the verifier both build on it.
+// two files' sha256, and index.json, where each data file's gzip members start and which streams
+// they hold (unsigned: what is read through it is checked against the signed heads, so a wrong
+// index can hide a stream, never change one). Pure: the writer and the verifier both build on it.
 import { z } from "zod";
 import { sha256Hex } from "./hash";
 import { canonicalJson } from "./json";
@@ -16,6 +18,7 @@ export const ARCHIVE_FILES = {
   entries: "entries.jsonl.gz",
   heads: "heads.jsonl.gz",
   statement: "statement.json",
+  index: "index.json",
 } as const;
 /** The SQLSTATE the database raises for an append to an archived stream (migration 0054). */
 export const STREAM_ARCHIVED_SQLSTATE = "LA001";
@@ -62,6 +65,24 @@ export const archiveFileSchema = z.strictObject({
   signature: z.string().min(1),
 });
 export type ArchiveFile = z.infer<typeof archiveFileSchema>;
+
+/** One gzip member of a data file: [byte offset, byte length, first stream, last stream]. */
+export type ArchiveMember = [offset: number, bytes: number, first: string, last: string];
+
+export const ARCHIVE_INDEX_TYPE = "agent-ledger.archive-index.v1";
+const memberSchema = z.tuple([
+  z.number().int().min(0),
+  z.number().int().min(1),
+  z.string().min(1),
+  z.string().min(1),
+]);
+/** index.json: each data file's members, in file (and stream byte) order. */
+export const archiveIndexSchema = z.strictObject({
+  type: z.literal(ARCHIVE_INDEX_TYPE),
+  entries: z.array(memberSchema),
+  heads: z.array(memberSchema),
+});
+export type ArchiveIndex = z.infer<typeof archiveIndexSchema>;
 
 /** One line of heads.jsonl.gz. */
 export const archiveHeadSchema = z.strictObject({

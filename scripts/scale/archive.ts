@@ -1,16 +1,20 @@
 // `npm run scale:archive -- --before DATE --to DIR [--data-dir DIR] [--close-stale]`: archives a
 // loaded scale data set as `agent-ledger archive` does (files, freeze, detach) and prints what it
 // took: the time of each phase, the archive's files, the database and the ledger before and
-// after, and the time to verify the archive alone, joined, and the ledger. The loader leaves
+// after, the time to verify the archive alone, joined, and the ledger, and to read one archived
+// stream from the files as the task page does. The loader leaves
 // tasks in every state at every age, and a month with a task still open (or dead) in it is never
 // detached: --close-stale first closes the tasks created before DATE that are not closed, as
 // people would have long since (dead ones rejected, open ones cancelled), in bulk in SQL (no
 // review entries: a measurement's shortcut, never the product's).
-import { readdirSync, statSync } from "node:fs";
+import type { KeyObject } from "node:crypto";
+import { readdirSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { connectClient, createPool } from "../../db/client";
+import { ARCHIVE_FILES } from "../../lib/domain/archive";
 import { archiveLedger } from "../../lib/server/ledger/archive";
+import { readArchivedStream } from "../../lib/server/ledger/archive-read";
 import { verifyArchive } from "../../lib/server/ledger/archive-verify";
 import { generateSigningKey, parsePrivateKey } from "../../lib/server/ledger/signing";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
@@ -86,7 +90,47 @@ try {
   console.log(
     `problems: files ${alone.problems.length}, joined ${joined.problems.length}, ledger ${ledger.problems.length} (${ledger.warnings.join("; ")})`,
   );
+  if (r.outcome === "archived") await timeStreamReads(r.archiveId, key);
 } finally {
   await pool.end();
   await target.release();
+}
+
+/**
+ * What the task page pays to read an archived task from the files: 20 streams spread over the
+ * archive, each read as readArchivedStream reads it (signature, files' digests, the stream's
+ * members, its chain), the first read after start apart (it hashes both files), then the same
+ * without index.json (every read gunzips the entries file up to the stream).
+ */
+async function timeStreamReads(archiveId: string, key: KeyObject): Promise<void> {
+  const { rows } = await pool.query<{ stream: string }>(
+    `select stream from ledger_streams where archived_in = $1 order by random() limit 20`,
+    [archiveId],
+  );
+  const config = { dir: path.dirname(path.resolve(dir)), publicKey: key };
+  const times = async (label: string, streams: string[]) => {
+    const ms: number[] = [];
+    for (const stream of streams) {
+      const start = performance.now();
+      const read = await readArchivedStream(config, archiveId, stream);
+      if (!read.ok) throw new Error(`${stream}: ${read.unavailable.message}`);
+      ms.push(performance.now() - start);
+    }
+    const [first = 0, ...rest] = ms;
+    rest.sort((a, b) => a - b);
+    const at = (q: number) =>
+      (rest[Math.min(rest.length - 1, Math.floor(q * rest.length))] ?? 0).toFixed(0);
+    console.log(
+      `read one archived stream from the files, ${label}: first ${first.toFixed(0)} ms (hashes both files), then p50 ${at(0.5)} ms, p95 ${at(0.95)} ms (${rest.length} streams)`,
+    );
+  };
+  const streams = rows.map((r) => r.stream);
+  await times("through index.json", streams);
+  const index = path.join(dir, ARCHIVE_FILES.index);
+  renameSync(index, `${index}.off`);
+  try {
+    await times("without index.json", streams.slice(0, 4));
+  } finally {
+    renameSync(`${index}.off`, index);
+  }
 }

@@ -9,12 +9,14 @@ import {
   ARCHIVE_FILES,
   type ArchiveFile,
   type ArchiveHead,
+  type ArchiveIndex,
   type ArchiveProblem,
   archiveEntrySchema,
   archiveHeadSchema,
+  archiveIndexSchema,
 } from "../../domain/archive";
 import { compareBytes } from "../../domain/checkpoint";
-import { fileDigest, gzipLines } from "./archive-files";
+import { fileDigest, gzipLines, memberLines } from "./archive-files";
 import { checkSignature, entryRowOf, readStatement } from "./archive-verify";
 import { ChainCheck, type EntryRow, type Head } from "./chain-check";
 
@@ -95,15 +97,62 @@ async function checkFile(
   return `${ARCHIVE_FILES[name]} is not the file the statement signed (${got.bytes} bytes, sha256 ${got.sha256.slice(0, 12)}…; signed: ${want.bytes} bytes, ${want.sha256.slice(0, 12)}…)`;
 }
 
-/** The stream's line in the heads file; the file is in stream byte order, so it stops past it. */
-async function findHead(dir: string, stream: string): Promise<ArchiveHead | null> {
-  for await (const line of gzipLines(path.join(dir, ARCHIVE_FILES.heads))) {
-    const head = archiveHeadSchema.parse(JSON.parse(line));
-    const order = compareBytes(head.stream, stream);
-    if (order === 0) return head;
-    if (order > 0) return null;
+/** `${file} ${size} ${mtime}` → the archive's index.json, or null where it has none usable. */
+const indexes = new Map<string, Promise<ArchiveIndex | null>>();
+
+/**
+ * The archive's member index: what lets one stream be read without gunzipping whole files. An
+ * archive written before it, or one whose index is missing or unreadable, is read by scanning.
+ */
+async function readIndex(dir: string): Promise<ArchiveIndex | null> {
+  const where = path.join(dir, ARCHIVE_FILES.index);
+  const st = await stat(where).catch(() => null);
+  if (st === null) return null;
+  const cacheKey = `${where} ${st.size} ${st.mtimeMs}`;
+  let index = indexes.get(cacheKey);
+  if (index === undefined) {
+    index = readFile(where, "utf8")
+      .then((text) => archiveIndexSchema.safeParse(JSON.parse(text)).data ?? null)
+      .catch(() => null);
+    indexes.set(cacheKey, index);
   }
-  return null;
+  return index;
+}
+
+/**
+ * The lines of `stream` in one data file: through the index's members when it has them (and
+ * they hold any), else by reading the file through, which holds streams in byte order. An index
+ * that points wrong costs the full read, never a different answer: what is returned is checked
+ * against the signed head.
+ */
+async function streamLines(
+  dir: string,
+  name: "entries" | "heads",
+  stream: string,
+  keyOf: (line: string) => string,
+): Promise<string[]> {
+  const file = path.join(dir, ARCHIVE_FILES[name]);
+  const index = await readIndex(dir);
+  if (index !== null) {
+    const found = await memberLines(file, index[name], stream, keyOf).catch(() => []);
+    if (found.length > 0) return found;
+  }
+  const lines: string[] = [];
+  for await (const line of gzipLines(file)) {
+    const order = compareBytes(keyOf(line), stream);
+    if (order < 0) continue;
+    if (order > 0) break;
+    lines.push(line);
+  }
+  return lines;
+}
+
+const headStream = (line: string) => archiveHeadSchema.parse(JSON.parse(line)).stream;
+
+/** The stream's line in the heads file. */
+async function findHead(dir: string, stream: string): Promise<ArchiveHead | null> {
+  const [line] = await streamLines(dir, "heads", stream, headStream);
+  return line === undefined ? null : archiveHeadSchema.parse(JSON.parse(line));
 }
 
 /** A line starts `{"id":N,"stream":"…"`: the stream read without parsing the whole line. */
@@ -116,16 +165,10 @@ function streamOf(line: string): string {
   return archiveEntrySchema.parse(JSON.parse(line)).stream;
 }
 
-/** The stream's entries in the entries file, which holds streams in byte order, each by seq. */
+/** The stream's entries in the entries file, by seq. */
 async function streamEntries(dir: string, stream: string): Promise<EntryRow[]> {
-  const rows: EntryRow[] = [];
-  for await (const line of gzipLines(path.join(dir, ARCHIVE_FILES.entries))) {
-    const order = compareBytes(streamOf(line), stream);
-    if (order < 0) continue;
-    if (order > 0) break;
-    rows.push(entryRowOf(archiveEntrySchema.parse(JSON.parse(line))));
-  }
-  return rows;
+  const lines = await streamLines(dir, "entries", stream, streamOf);
+  return lines.map((line) => entryRowOf(archiveEntrySchema.parse(JSON.parse(line))));
 }
 
 /**

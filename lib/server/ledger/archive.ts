@@ -9,9 +9,11 @@ import path from "node:path";
 import type pg from "pg";
 import {
   ARCHIVE_FILES,
+  ARCHIVE_INDEX_TYPE,
   ARCHIVE_STATEMENT_TYPE,
   type ArchiveFile,
   type ArchiveHead,
+  type ArchiveIndex,
   type ArchiveStatement,
   archiveStatementText,
   headLine,
@@ -223,7 +225,7 @@ async function writeFiles(
         entries += await writeStream(client, s, entriesOut, batch);
         const line = headLine(headOf(s));
         headsHash.update(line, "utf8");
-        await headsOut.write(line);
+        await headsOut.write(line, s.stream);
         streams += 1;
         opts.onProgress?.(entries);
       }
@@ -236,6 +238,14 @@ async function writeFiles(
     await Promise.all([entriesOut.close(), headsOut.close()]);
   }
   if (streams === 0) return null;
+  const index: ArchiveIndex = {
+    type: ARCHIVE_INDEX_TYPE,
+    entries: entriesOut.members,
+    heads: headsOut.members,
+  };
+  await writeFile(path.join(opts.dir, ARCHIVE_FILES.index), `${JSON.stringify(index)}\n`, {
+    flag: "wx",
+  });
 
   const statement: ArchiveStatement = {
     type: ARCHIVE_STATEMENT_TYPE,
@@ -289,7 +299,7 @@ async function writeStream(
        where stream = $1 and seq > $2 and seq <= $3 order by seq limit $4`,
       [s.stream, last, s.head_seq, batch],
     );
-    await out.write(rows.map(entryJsonLine).join(""));
+    await out.write(rows.map(entryJsonLine).join(""), s.stream);
     if (rows.length > 0) last = Number((rows[rows.length - 1] as EntryTextRow).seq);
     if (rows.length < batch) break;
   }

@@ -122,6 +122,28 @@ describe("an archived task whose entries left the database", () => {
     expect(none?.entriesRead).toBe(0);
   });
 
+  it("the archive's index says where the stream is; a wrong one costs a full read, not another answer", async () => {
+    const file = path.join(root, "2026-12", ARCHIVE_FILES.index);
+    const original = readFileSync(file, "utf8");
+    expect(JSON.parse(original)).toMatchObject({
+      entries: [[0, expect.any(Number), expect.any(String), expect.any(String)]],
+    });
+    for (const wrong of [
+      original.replaceAll(/\[0,/g, "[7,"),
+      "{not json",
+      JSON.stringify({ ...JSON.parse(original), entries: [] }),
+    ]) {
+      writeFileSync(file, wrong);
+      try {
+        const d = await getTaskDetail(t.db, ops, taskId, {}, archives);
+        expect(d?.task.archived).toMatchObject({ source: "files", unavailable: null });
+        expect(d?.timeline).toEqual(before?.timeline);
+      } finally {
+        writeFileSync(file, original);
+      }
+    }
+  });
+
   it("a window of the stream is read from the files too", async () => {
     const window = await getTaskDetail(t.db, ops, taskId, { from: 2 }, archives);
     expect(window?.timeline.entries.map((e) => e.seq)[0]).toBe(2);
