@@ -11,7 +11,8 @@ import { toJsonValue } from "../lib/domain/json";
 import { env } from "../lib/env";
 import { enqueue } from "../lib/sdk/enqueue";
 import { enqueueMany } from "../lib/sdk/enqueue-many";
-import { checkAgentInput, TASKS_CHANNEL } from "../lib/server/commands/enqueue-task";
+import { TASKS_CHANNEL } from "../lib/server/commands/insert-tasks";
+import { checkAgentInput } from "../lib/server/commands/task-input";
 import { appendLedger, taskStream } from "../lib/server/ledger/append-ledger";
 import { inProcessPost } from "./bench/api";
 

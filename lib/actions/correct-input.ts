@@ -7,7 +7,7 @@ import { type ActionResult, defineAction, fromCommand } from "../auth/guard";
 import { principalOf } from "../domain/access";
 import { invalid } from "../domain/command-result";
 import { correctInput } from "../server/commands/correct-input";
-import { checkAgentInput } from "../server/commands/enqueue-task";
+import { checkAgentInput } from "../server/commands/task-input";
 import { getPool } from "../server/db";
 import { previewCorrection } from "../server/queries/get-review-state";
 import type { CorrectionPreview } from "../server/review/correction";

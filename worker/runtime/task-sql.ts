@@ -4,7 +4,7 @@
 import type { SqlClient } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
 import type { DeadReason, StepKind } from "../../lib/domain/task-states";
-import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
+import { TASKS_CHANNEL } from "../../lib/server/commands/insert-tasks";
 import type { PolicyRow } from "./policy";
 
 export type ClaimedTask = {

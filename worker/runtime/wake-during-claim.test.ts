@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { defineAgent } from "../../lib/sdk/define";
-import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
+import { TASKS_CHANNEL } from "../../lib/server/commands/insert-tasks";
 import { runtimeTestKit } from "./test-support";
 import { startWorker } from "./worker";
 

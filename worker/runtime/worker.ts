@@ -20,7 +20,7 @@ import { errorFields, type Logger, logger } from "../../lib/log";
 import { isKeyed } from "../../lib/sdk/concurrency-key";
 import type { Agent } from "../../lib/sdk/define";
 import type { ModelClient } from "../../lib/sdk/model";
-import { TASKS_CHANNEL } from "../../lib/server/commands/enqueue-task";
+import { TASKS_CHANNEL } from "../../lib/server/commands/insert-tasks";
 import { publishCatalog } from "./catalog";
 import { type ClaimedAttempt, claimBatch, handBackUnknownClaims } from "./claim-batch";
 import { completionBatcher } from "./completion-batch";

@@ -13,9 +13,9 @@ import { stepOutOfRange } from "../../domain/replay-plan";
 import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { type CorrectionPreview, correctionPreview, requestNote } from "../review/correction";
 import { lastStepOf } from "../review/preview";
-import { checkAgentInput } from "./enqueue-task";
 import { reviewSpan } from "./review-span";
 import { lockTaskFor, notifyWorkers, requeueReviewed, taskTransaction, theRow } from "./task-guard";
+import { checkAgentInput } from "./task-input";
 import { type ReviewOutcome, twoPersonGate } from "./two-person";
 
 export type CorrectInput = {

@@ -10,7 +10,7 @@ import { scheduleSpecSchema } from "../../domain/schedules";
 import { describeIssues } from "../../domain/zod-issues";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
 import { SCHEDULE_COLUMNS, scheduleView } from "../schedules/schedule-row";
-import { checkAgentInput } from "./enqueue-tasks";
+import { checkAgentInput } from "./task-input";
 
 export const createScheduleSchema = scheduleSpecSchema.extend({
   agent: z.string().min(1, "name the agent"),

@@ -10,17 +10,10 @@ import {
   type EnqueueRequest,
   type EnqueueResult,
   enqueueTasks,
-  insertTasks,
 } from "./enqueue-tasks";
+import { insertTasks } from "./insert-tasks";
 
-export {
-  checkAgentInput,
-  type EnqueueRefusal,
-  type EnqueueRequest,
-  type EnqueueResult,
-  type InputCheck,
-  TASKS_CHANNEL,
-} from "./enqueue-tasks";
+export type { EnqueueRefusal, EnqueueRequest, EnqueueResult } from "./enqueue-tasks";
 
 export type EnqueueOutcome = { ok: true; value: EnqueueResult } | EnqueueRefusal;
 

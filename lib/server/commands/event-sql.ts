@@ -5,7 +5,7 @@
 import type { SqlClient } from "../../../db/client";
 import type { ReceivedEvent } from "../../domain/events";
 import type { JsonValue } from "../../domain/json";
-import { TASKS_CHANNEL } from "./enqueue-tasks";
+import { TASKS_CHANNEL } from "./insert-tasks";
 
 /** A wait with no timeout parks its task until then (a date every reader can hold). */
 export const NO_DEADLINE = new Date("9999-12-31T00:00:00Z");

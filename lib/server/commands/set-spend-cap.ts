@@ -17,7 +17,7 @@ import {
 } from "../../domain/spend-cap-form";
 import { describeIssues } from "../../domain/zod-issues";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
-import { TASKS_CHANNEL } from "./enqueue-task";
+import { TASKS_CHANNEL } from "./insert-tasks";
 import { saveVersionedSetting } from "./versioned-setting";
 
 type Row = {

@@ -10,7 +10,8 @@ import type { Principal } from "../../domain/access";
 import { type CommandResult, notFound, refuseWithout } from "../../domain/command-result";
 import { type JsonValue, toJsonValue } from "../../domain/json";
 import { appendLedger, SYSTEM_STREAM } from "../ledger/append-ledger";
-import { enqueueTasks, insertTasks } from "./enqueue-tasks";
+import { enqueueTasks } from "./enqueue-tasks";
+import { insertTasks } from "./insert-tasks";
 
 export type StageDemoRequest = {
   /** What is staged, as the entry names it. */

@@ -10,7 +10,7 @@ import { appliesTo, factNeeded, refusalOf, type TaskAction } from "../../domain/
 import type { TaskStatus } from "../../domain/task-states";
 import { taskStream } from "../ledger/append-ledger";
 import { readTaskFact } from "../review/task-facts";
-import { TASKS_CHANNEL } from "./enqueue-task";
+import { TASKS_CHANNEL } from "./insert-tasks";
 
 export type LockedTask = {
   id: string;
