@@ -7,7 +7,7 @@ import { SidebarNav } from "../../components/shell/sidebar-nav";
 import { UserMenu } from "../../components/shell/user-menu";
 import { pageViewer } from "../../lib/auth/page";
 import { pageReaders } from "../../lib/auth/read-your-writes";
-import { countInbox } from "../../lib/server/queries/list-inbox";
+import { countInbox } from "../../lib/server/queries/inbox-counts";
 
 export const dynamic = "force-dynamic";
 

@@ -13,7 +13,7 @@ import {
   useRef,
   useState,
 } from "react";
-import type { InboxCountsDto } from "../../lib/server/queries/list-inbox";
+import type { InboxCountsDto } from "../../lib/server/queries/inbox-counts";
 import { InboxCount } from "./inbox-count";
 
 export function CollapsibleSidebar({

@@ -5,7 +5,7 @@
 // the inbox list's own read feeds it (one count per screen), so it does not poll there. The
 // product's own undelivered alerts are not in it: they are the inbox's "Alert deliveries".
 import { usePathname } from "next/navigation";
-import type { InboxCountsDto } from "../../lib/server/queries/list-inbox";
+import type { InboxCountsDto } from "../../lib/server/queries/inbox-counts";
 import { LIVE_INTERVAL_MS, screenUrl, useLiveQuery } from "../live/use-live-query";
 
 const SCREEN = "inbox-counts";

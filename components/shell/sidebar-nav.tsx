@@ -3,7 +3,7 @@
 // inbox link carries its live count (InboxCount).
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import type { InboxCountsDto } from "../../lib/server/queries/list-inbox";
+import type { InboxCountsDto } from "../../lib/server/queries/inbox-counts";
 import { InboxCount } from "./inbox-count";
 import { isCurrent, visibleGroups } from "./nav-items";
 

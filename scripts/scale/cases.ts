@@ -14,15 +14,11 @@ import { getOverview } from "../../lib/server/queries/get-overview";
 import { getSpend } from "../../lib/server/queries/get-spend";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { getTaskScreen, taskScreenSearchSchema } from "../../lib/server/queries/get-task-screen";
+import { countInbox } from "../../lib/server/queries/inbox-counts";
 import { listAgents } from "../../lib/server/queries/list-agents";
 import { listApprovals } from "../../lib/server/queries/list-approvals";
 import { listDeadLetters } from "../../lib/server/queries/list-dead-letters";
-import {
-  countInbox,
-  INBOX_KINDS,
-  inboxSearchSchema,
-  listInbox,
-} from "../../lib/server/queries/list-inbox";
+import { INBOX_KINDS, inboxSearchSchema, listInbox } from "../../lib/server/queries/list-inbox";
 import {
   ledgerApiQuerySchema,
   ledgerSearchSchema,

@@ -15,7 +15,8 @@ import { principalOf } from "../../domain/access";
 import { deriveEffectKey, payloadFingerprint } from "../../domain/hash";
 import { addUser, dbNow, publishMoneyAgent, stageDead } from "../commands/bulk-fixtures";
 import { requestBulkAction } from "../commands/bulk-request";
-import { countInbox, inboxSearchSchema, listInbox } from "./list-inbox";
+import { countInbox } from "./inbox-counts";
+import { inboxSearchSchema, listInbox } from "./list-inbox";
 
 const t = await setUpTestDatabase("inbox");
 const alice = testViewer("reviewer", "alice@example.com");
