@@ -101,11 +101,12 @@ export const ledgerEntries = pgTable(
       t.id.desc().nullsFirst(),
     ),
     index("ledger_entries_at_idx").on(t.at.desc().nullsFirst(), t.id.desc().nullsFirst()),
-    index("ledger_entries_key_idx").on(t.key, t.id).where(sql`${t.key} is not null`),
     // Newest first by actor, and within one task: the ledger's actor and task filters walk
     // these instead of sorting every match (a long task has tens of thousands of entries). The
     // task one is also the only index led by task_id (a (task_id, id) one went in 0050: nothing
-    // read in id order within a task; the task's own reads go by stream and seq).
+    // read in id order within a task; the task's own reads go by stream and seq). Reads by
+    // effect key go by the key's task's stream on the (stream, seq) key (a (key, id) index went
+    // in 0056; lib/server/queries/ledger-by-key.ts).
     index("ledger_entries_actor_at_idx").on(
       t.actor,
       t.at.desc().nullsFirst(),

@@ -15,7 +15,7 @@ function record<T>(fn: () => Promise<T>): Promise<{ result: T; statements: State
     const text = typeof first === "string" ? first : first?.text;
     // drizzle passes ({ text, rowMode }, params); pg's own callers pass ({ text, values }).
     const values = (typeof first === "string" ? second : (first?.values ?? second)) ?? [];
-    if (typeof text === "string" && /^\s*(select|with)\b/i.test(text))
+    if (typeof text === "string" && /^[\s(]*(select|with)\b/i.test(text))
       statements.push({ text, values });
     return original.apply(this, args as Parameters<typeof original>);
   } as typeof original;

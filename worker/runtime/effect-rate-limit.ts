@@ -142,9 +142,10 @@ export async function providerRateLimited(
   const { rows } = await retryOnConnectionError(() =>
     run.pool.query<{ n: number }>({
       name: "runtime_count_rate_limited",
+      // The key's entries are on its task's stream: the (stream, seq) key finds them.
       text: `select count(*)::int as n from ledger_entries
-             where key = $1 and kind = 'effect.rate_limited' and data->>'source' = 'provider'`,
-      values: [key],
+             where stream = $2 and key = $1 and kind = 'effect.rate_limited' and data->>'source' = 'provider'`,
+      values: [key, taskStream(run.taskId)],
     }),
   );
   const seen = rows[0]?.n ?? 0;

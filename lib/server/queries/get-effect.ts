@@ -8,6 +8,7 @@ import { approvals, effects, ledgerEntries, steps, tasks } from "../../../db/sch
 import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { DEAD_REASONS, EFFECT_STATUSES, STEP_KINDS, TASK_STATUSES } from "../../domain/task-states";
+import { taskStream } from "../ledger/append-ledger";
 import { effectKeySchema, ledgerEntrySchema, toLedgerApiEntry } from "./list-ledger-entries";
 import { payload, seesPayloads } from "./payloads";
 
@@ -123,6 +124,7 @@ export async function loadEffects(
     })
     .from(effects)
     .where(inArray(effects.key, [...keys]));
+  if (rows.length === 0) return [];
   const recorded = new Map<string, JsonValue>();
   const results = await db
     .selectDistinctOn([ledgerEntries.key], {
@@ -132,6 +134,8 @@ export async function loadEffects(
     .from(ledgerEntries)
     .where(
       and(
+        // A key's entries are on its effect's task's stream (ledger-by-key.ts).
+        inArray(ledgerEntries.stream, [...new Set(rows.map((r) => taskStream(r.row.taskId)))]),
         inArray(ledgerEntries.key, [...keys]),
         inArray(ledgerEntries.kind, ["effect.succeeded", "outcome.resolved"]),
       ),
@@ -245,7 +249,12 @@ export async function getEffect(
         ? await tx
             .select()
             .from(ledgerEntries)
-            .where(eq(ledgerEntries.key, wanted))
+            .where(
+              and(
+                eq(ledgerEntries.stream, taskStream(effect.taskId)),
+                eq(ledgerEntries.key, wanted),
+              ),
+            )
             .orderBy(asc(ledgerEntries.id))
             .limit(EFFECT_LEDGER_LIMIT + 1)
         : [];

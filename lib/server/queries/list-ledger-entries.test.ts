@@ -276,6 +276,16 @@ describe("listLedgerPage", () => {
     await append(taskR1, "effect.started", "worker:w2", keyR1);
     await append(taskR1, "effect.succeeded", "worker:w2", keyR1);
     await append(taskR1, "outcome.resolved", "user:rita@example.com", keyR1);
+    // A bulk action's outcome for a member names the task from the bulk's own stream: the task
+    // filter and free text find it by its task id, not by the task's stream.
+    await withTransaction(t.pool, (c) =>
+      appendLedger(c, "bulk:5a0c8a52-3b1e-4a55-9d2f-0d8e1f6b7c90", {
+        kind: "bulk.member_finished",
+        actor: "user:rita@example.com",
+        taskId: taskA1,
+        data: { outcome: "done" },
+      }),
+    );
     await withTransaction(t.pool, (c) =>
       appendLedger(c, "system", {
         kind: "policy.changed",
@@ -304,6 +314,15 @@ describe("listLedgerPage", () => {
       [{ actor: "user:rita@example.com" }, (e) => e.actor === "user:rita@example.com"],
       [{ taskId: taskA1 }, (e) => e.taskId === taskA1],
       [{ key: keyR1 }, (e) => e.key === keyR1],
+      // A key whose effect never ran (only its approval names the task), free text by task id
+      // (with the bulk's entry about it) and by a key's prefix.
+      [{ key: keyR2 }, (e) => e.key === keyR2],
+      [{ q: taskA1 }, (e) => e.taskId === taskA1],
+      [{ q: keyR2.slice(0, 12) }, (e) => e.key === keyR2],
+      [
+        { taskId: taskA1, kind: ["bulk.member_finished"] },
+        (e) => e.taskId === taskA1 && e.kind === "bulk.member_finished",
+      ],
       [{ from: windowFrom, to: windowTo }, (e) => e.at >= windowFrom && e.at < windowTo],
       [
         { agent: "refund", kind: ["effect.started", "approval.requested"], actor: "worker:w2" },

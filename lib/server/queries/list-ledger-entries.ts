@@ -12,6 +12,7 @@ import type { JsonValue } from "../../domain/json";
 import { bulkStream } from "../ledger/append-ledger";
 import type { DbReader } from "./db-reader";
 import { taskIdSchema } from "./get-task-detail";
+import { entriesOfKey, keyedEntries } from "./ledger-by-key";
 import { readLedgerKinds } from "./list-ledger-kinds";
 import { payload, seesPayloads } from "./payloads";
 
@@ -299,16 +300,26 @@ function freeTextParts(q: string): SQL[] {
   const keyInMessageId = /^[0-9a-f]{64}$/.test(local) ? local : null;
   // A jsonpath string literal: JSON's escaping is jsonpath's.
   const intentValue = `$.* ? (@ == ${JSON.stringify(q)})`;
-  const keyed = sql`${e.key} in (
-    select key from effects
-     where lower(args ->> 'to') = ${lower} or lower(intent ->> 'to') = ${lower}
+  const keyed = keyedEntries(
+    sql`lower(args ->> 'to') = ${lower} or lower(intent ->> 'to') = ${lower}
         or result ->> 'messageId' in (${`<${bare}>`}, ${bare})
         or result ->> 'refundId' = ${q}
         or intent @? ${intentValue}::jsonpath
-     union all select ${keyInMessageId}::text)`;
+        or key = ${keyInMessageId}`,
+    sql`effect_key = ${keyInMessageId}`,
+  );
   const parts: SQL[] = [keyed];
-  // Keys are lower-case hex: a range on the key index, which a LIKE under a locale cannot use.
-  if (HEX_PREFIX.test(lower)) parts.push(sql`(${e.key} >= ${lower} and ${e.key} < ${`${lower}g`})`);
+  // Keys are lower-case hex: a range on the effects' and approvals' keys, which a LIKE under a
+  // locale cannot use.
+  if (HEX_PREFIX.test(lower)) {
+    const upTo = `${lower}g`;
+    parts.push(
+      keyedEntries(
+        sql`key >= ${lower} and key < ${upTo}`,
+        sql`effect_key >= ${lower} and effect_key < ${upTo}`,
+      ),
+    );
+  }
   // A UUID names a task or a bulk action: the bulk's own stream (requested with its members,
   // each member's outcome, its end), by the (stream, seq) index.
   if (UUID.test(lower)) parts.push(eq(e.taskId, lower), eq(e.stream, bulkStream(lower)));
@@ -393,7 +404,7 @@ async function readLedgerRows(
         ),
     search.actor === undefined ? undefined : eq(e.actor, search.actor),
     search.taskId === undefined ? undefined : eq(e.taskId, search.taskId),
-    search.key === undefined ? undefined : eq(e.key, search.key),
+    search.key === undefined ? undefined : entriesOfKey(search.key),
     search.from === undefined ? undefined : gte(e.at, search.from),
     search.to === undefined ? undefined : lt(e.at, search.to),
     // A row comparison, so the (at desc, id desc) indexes can start right after the cursor.

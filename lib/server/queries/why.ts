@@ -126,7 +126,13 @@ export async function explainWhy(
           : await tx
               .select()
               .from(ledgerEntries)
-              .where(inArray(ledgerEntries.key, keys))
+              // A key's entries are on its effect's task's stream (ledger-by-key.ts).
+              .where(
+                and(
+                  inArray(ledgerEntries.stream, taskIds.map(taskStream)),
+                  inArray(ledgerEntries.key, keys),
+                ),
+              )
               .orderBy(asc(ledgerEntries.id));
       keyed.push(...archivedKeyed(streams, keys));
       keyed.sort((a, b) => a.id - b.id);
@@ -306,7 +312,7 @@ async function loadDecisions(
                 ${sql.param(effects.map((e) => taskStream(e.taskId)))}::text[],
                 ${sql.param(effects.map((e) => e.stepSeq))}::int[]) as k(key, stream, step_seq)
     cross join lateral (
-      select min(seq) as seq from ledger_entries where key = k.key
+      select min(seq) as seq from ledger_entries where stream = k.stream and key = k.key
     ) first_claim
     cross join lateral (
       select id, seq, at, kind, actor, key, data from ledger_entries
