@@ -1,5 +1,5 @@
 // The agent code version: derived from what the worker publishes and run's source unless the
-// agent says its own; published in agent_catalog, recorded on each attempt.started, and read back
+// agent says its own; published in agent_catalog, recorded with each attempt's start, and read back
 // by the task page (which version ran each attempt, and where it changed) and the agents list.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -124,10 +124,14 @@ describe("versions on attempts", () => {
       await second.stop(1_000);
     }
 
-    const started = (await kit.entries(id)).filter((e) => e.kind === "attempt.started");
-    expect(started.map((e) => e.data)).toEqual([
-      { attempt: 1, agent: "versioned", version: derived },
-      { attempt: 2, agent: "versioned", version: "1.4.0" },
+    // Each start, on its attempt's first entry, records the version that ran it.
+    const started = (await kit.entries(id)).flatMap((e) => {
+      const data = e.data as { attemptStarted?: unknown } | null;
+      return data?.attemptStarted ? [data.attemptStarted] : [];
+    });
+    expect(started).toEqual([
+      { attempt: 1, agent: "versioned", version: derived, at: expect.any(String) },
+      { attempt: 2, agent: "versioned", version: "1.4.0", at: expect.any(String) },
     ]);
 
     const detail = await getTaskDetail(t.db, ops, id);
