@@ -168,4 +168,49 @@ describe("versions on attempts", () => {
       ["2.0.0", null],
     ]);
   });
+  it("reads attempts in both forms: attempt.started entries, and starts folded into a first entry", async () => {
+    const id = await kit.enqueue("older", {}, { held: true });
+    await withTransaction(t.pool, (c) =>
+      appendLedger(c, taskStream(id), [
+        { kind: "attempt.started", actor: "worker:old", taskId: id, data: { attempt: 1 } },
+        { kind: "attempt.failed", actor: "worker:old", taskId: id, data: { attempt: 1 } },
+        {
+          kind: "effect.started",
+          actor: "worker:new",
+          taskId: id,
+          data: {
+            attempt: 2,
+            attemptStarted: {
+              attempt: 2,
+              agent: "older",
+              version: "2.0.0",
+              at: "2026-12-01T10:00:00.000Z",
+            },
+          },
+        },
+        {
+          kind: "worker.lost",
+          actor: "worker:reaper",
+          taskId: id,
+          data: {
+            attempt: 3,
+            attemptStarted: {
+              attempt: 3,
+              agent: "older",
+              at: "2026-12-01T11:00:00.000Z",
+              actor: "worker:gone",
+            },
+          },
+        },
+      ]),
+    );
+    const detail = await getTaskDetail(t.db, ops, id);
+    expect(detail?.attempts.map((a) => [a.attempt, a.worker, a.version])).toEqual([
+      [1, "worker:old", null],
+      [2, "worker:new", "2.0.0"],
+      [3, "worker:gone", null],
+    ]);
+    // A folded start is dated by the claim, not by the entry it rides on.
+    expect(detail?.attempts[1]?.startedAt).toBe("2026-12-01T10:00:00.000Z");
+  });
 });
