@@ -61,7 +61,9 @@ export function claimedRowsSql(worker: string, leaseMs: string): string {
              update tasks t
              set status = 'running', attempts = t.attempts + 1, lease_owner = ${worker},
                  lease_expires_at = now() + ${leaseMs} * interval '1 millisecond',
-                 version = t.version + 1, updated_at = now(), status_changed_at = now()
+                 -- The statement's time, not the transaction's: a limited agent's claim may have
+                 -- waited for its claim lock first. The attempt's start records this time.
+                 version = t.version + 1, updated_at = now(), status_changed_at = statement_timestamp()
              from candidates c where t.id = c.id and t.status in ${CLAIMABLE}
              returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost, t.concurrency_key,
                        t.traceparent, t.status_changed_at as claimed_at
