@@ -111,11 +111,17 @@ async function claimAlone(
   leaseMs: number,
 ): Promise<ClaimedRow[]> {
   if (agents.length === 0) return [];
+  const client = await pool.connect();
+  let broken: Error | undefined;
   try {
-    return await claimTasks(pool, worker, agents, limit, leaseMs);
+    return await claimTasks(client, worker, agents, limit, leaseMs);
   } catch (err) {
-    if (isConnectionError(err)) throw new CommitInDoubtError(err);
-    throw err;
+    if (!isConnectionError(err)) throw err;
+    // A client whose connection died is discarded, not handed to the next caller.
+    broken = err instanceof Error ? err : new Error(String(err));
+    throw new CommitInDoubtError(err);
+  } finally {
+    client.release(broken);
   }
 }
 
