@@ -142,6 +142,8 @@ export async function handBackUnknownClaims(
       // Guarded like every lease write: a task reaped or finished meanwhile is left alone.
       if (!(await requeueTask(client, worker, id, null))) return false;
       await notifyRunnable(client, id);
+      // No attempt's start: the claim wrote none, and the requeue gives the attempt back
+      // (uncounted). An abandoned attempt that wrote entries carried its start on the first.
       await appendLedgerMany(client, [
         {
           stream: taskStream(id),
