@@ -75,6 +75,18 @@ export function createDb(pool: pg.Pool): Db {
  * lost during COMMIT throws CommitInDoubtError (it may have committed); lost before it, the
  * server rolled the transaction back and the plain error is thrown.
  */
+const rollbackHooks = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `undo` if the transaction `client` is in does not commit (or its COMMIT answer is lost):
+ * for in-memory state a write inside it claimed (e.g. an attempt's start, folded into an entry).
+ */
+export function onRollback(client: object, undo: () => void): void {
+  const hooks = rollbackHooks.get(client);
+  if (hooks) hooks.push(undo);
+  else rollbackHooks.set(client, [undo]);
+}
+
 export async function withTransaction<T>(
   pool: pg.Pool,
   fn: (client: pg.PoolClient) => Promise<T>,
@@ -94,6 +106,7 @@ export async function withTransaction<T>(
     }
     return result;
   } catch (err) {
+    for (const undo of rollbackHooks.get(client) ?? []) undo();
     if (isConnectionError(err)) {
       broken = err instanceof Error ? err : new Error(String(err));
     } else {
@@ -101,6 +114,7 @@ export async function withTransaction<T>(
     }
     throw err;
   } finally {
+    rollbackHooks.delete(client);
     // A client whose connection died is discarded, not handed to the next caller.
     client.release(broken);
   }

@@ -145,6 +145,8 @@ export const ledgerKindCounts = pgTable(
     /** The appending backend's pid; 0 for what the migration counted. */
     backend: integer("backend").notNull(),
     entries: bigint("entries", { mode: "number" }).notNull(),
+    /** Of these entries, those that carry an attempt's start (data.attemptStarted, 0057). */
+    attempts: bigint("attempts", { mode: "number" }).notNull().default(0),
   },
   (t) => [
     primaryKey({ name: "ledger_kind_counts_pkey", columns: [t.kind, t.backend] }),

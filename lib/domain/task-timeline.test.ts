@@ -352,3 +352,81 @@ describe("formatSpan", () => {
     expect(formatSpan(-5)).toBe("0 ms");
   });
 });
+
+describe("buildTaskTimeline over folded starts", () => {
+  /** The same stream as today's runtime writes it: each attempt.started folded into the next entry. */
+  const fold = (entries: TimelineEntry[]): TimelineEntry[] => {
+    const out: TimelineEntry[] = [];
+    let start: { attempt: JsonValue; agent: string; at: string } | null = null;
+    for (const e of entries) {
+      if (e.kind === "attempt.started") {
+        const d = e.data as { attempt: JsonValue };
+        start = { attempt: d.attempt, agent: "a", at: e.at };
+        continue;
+      }
+      const data = start ? { ...(e.data as object), attemptStarted: start } : e.data;
+      start = null;
+      out.push({ ...e, seq: out.length + 1, data: data as JsonValue });
+    }
+    return out;
+  };
+  const streams: [string, TimelineEntry[]][] = [
+    [
+      "a run with a tool call",
+      stream(
+        [0, "task.enqueued"],
+        [2, "attempt.started", { attempt: 1 }],
+        [3, "effect.started", { tool: "send_email", step: 1, attempt: 1 }, "k1"],
+        [4.5, "effect.succeeded", { tool: "send_email", step: 1, attempt: 1 }, "k1"],
+        [8, "task.succeeded", { attempt: 1 }],
+      ),
+    ],
+    [
+      "a failure, a retry, a success that is the attempt's only entry",
+      stream(
+        [0, "task.enqueued"],
+        [1, "attempt.started", { attempt: 1 }],
+        [3, "attempt.failed", { attempt: 1 }],
+        [3, "retry.scheduled", { attempt: 1, runAt: t(10) }],
+        [11, "attempt.started", { attempt: 2 }],
+        [12, "task.succeeded", { attempt: 2 }],
+      ),
+    ],
+    [
+      "a crash before the attempt's first entry, closed by the reaper",
+      stream(
+        [0, "task.enqueued"],
+        [1, "attempt.started", { attempt: 1 }],
+        [40, "worker.lost", { attempt: 1, worker: "w1" }],
+        [40, "retry.scheduled", { attempt: 1, runAt: t(45) }],
+        [46, "attempt.started", { attempt: 2 }],
+        [50, "task.succeeded", { attempt: 2 }],
+      ),
+    ],
+    [
+      "a running attempt",
+      stream([0, "task.enqueued"], [5, "attempt.started", { attempt: 1 }], [9, "model.called", {}]),
+    ],
+  ];
+  for (const [name, entries] of streams) {
+    it(`reads the folded form as the separate one: ${name}`, () => {
+      const folded = fold(entries);
+      expect(folded.some((e) => e.kind === "attempt.started")).toBe(false);
+      expect(buildTaskTimeline(folded, t(100))).toEqual(buildTaskTimeline(entries, t(100)));
+    });
+  }
+
+  it("a start carried twice (two parallel first appends) is one attempt", () => {
+    const start = { attempt: 1, agent: "a", at: t(2) };
+    const entries = stream(
+      [0, "task.enqueued"],
+      [3, "effect.started", { tool: "x", step: 1, attempt: 1, attemptStarted: start }, "k1"],
+      [3, "effect.started", { tool: "y", step: 2, attempt: 1, attemptStarted: start }, "k2"],
+      [5, "task.succeeded", { attempt: 1 }],
+    );
+    expect(shape(entries)).toEqual([
+      ["queued", 1, 2],
+      ["running", 1, 3],
+    ]);
+  });
+});

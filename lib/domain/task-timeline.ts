@@ -2,6 +2,7 @@
 // attempt's run with its tool and model calls, the waits between (retry, rate limit, sleep, an
 // approval, a person, an event, its children) and how it ended. Pure: the caller reads the entries
 // and says what "now" is, so a task still running or waiting shows its open segment up to then.
+import { ATTEMPT_STARTED_KIND, attemptStartOf } from "./attempt-start";
 import { type DurationUnits, twoLargestUnits } from "./duration-units";
 import type { JsonValue } from "./json";
 
@@ -193,8 +194,45 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
   };
   const attemptOf = (d: Rec) => num(d.attempt) ?? lastAttempt;
 
+  // An attempt's start, from its attempt.started entry or folded into its first entry
+  // (attempt-start.ts); a start carried twice (two parallel first appends) counts once.
+  let lastStart: string | null = null;
+  const startAttempt = (at: string, recorded: number | null) => {
+    if (lastStart === `${recorded}@${at}`) return;
+    lastStart = `${recorded}@${at}`;
+    const current = open as Open | null;
+    const attempt = recorded ?? lastAttempt + 1;
+    if (current?.kind === "running") {
+      const last = segments.at(-1);
+      // A join re-checked its children and parked again without spending an attempt (one
+      // children.waiting entry per join, not per check): still the same wait.
+      if (
+        last?.kind === "waiting_for_children" &&
+        last.end === current.start &&
+        current.attempt === attempt &&
+        current.children.length === 0
+      ) {
+        segments.pop();
+        open = { ...last, children: [] };
+        lastEnd = null;
+      } else {
+        close(at, { lost: true, note: "no end recorded: its worker stopped or was lost" });
+      }
+    } else if (current?.kind === "queued" || current?.kind === "sleeping") {
+      current.attempt = attempt;
+    } else if (current?.dead) {
+      // Resumed from the dead letters by a path that left no review entry in view.
+      close(at, { kind: "waiting_for_human" });
+    }
+    begin("running", at, attempt);
+    lastAttempt = attempt;
+  };
+
   for (const e of sorted) {
     const d = rec(e.data);
+    const started = attemptStartOf(e);
+    if (started) startAttempt(started.at, started.attempt);
+    if (e.kind === ATTEMPT_STARTED_KIND) continue;
     const current = open as Open | null;
     switch (e.kind) {
       case "task.enqueued":
@@ -202,34 +240,6 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
           open = { kind: "queued", attempt: 1, start: e.at, lost: false, note: null, children: [] };
         }
         break;
-      case "attempt.started": {
-        const attempt = num(d.attempt) ?? lastAttempt + 1;
-        if (current?.kind === "running") {
-          const last = segments.at(-1);
-          // A join re-checked its children and parked again without spending an attempt (one
-          // children.waiting entry per join, not per check): still the same wait.
-          if (
-            last?.kind === "waiting_for_children" &&
-            last.end === current.start &&
-            current.attempt === attempt &&
-            current.children.length === 0
-          ) {
-            segments.pop();
-            open = { ...last, children: [] };
-            lastEnd = null;
-          } else {
-            close(e.at, { lost: true, note: "no end recorded: its worker stopped or was lost" });
-          }
-        } else if (current?.kind === "queued" || current?.kind === "sleeping") {
-          current.attempt = attempt;
-        } else if (current?.dead) {
-          // Resumed from the dead letters by a path that left no review entry in view.
-          close(e.at, { kind: "waiting_for_human" });
-        }
-        begin("running", e.at, attempt);
-        lastAttempt = attempt;
-        break;
-      }
       case "effect.started":
         if (current?.kind === "running") {
           current.rateLimited = false;

@@ -232,7 +232,14 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
   let taskResult: JsonValue | null = null;
   const entries: LoadedEntry[] = [];
   let prev = GENESIS_HASH;
-  const push = (kind: string, actor: string, data: JsonValue, withKey = false) => {
+  // An attempt's start rides on its first entry, as the runtime writes it (attempt-start.ts).
+  let started: JsonObject | null = null;
+  const startAttempt = (n: number) => {
+    started = { attempt: n, agent: shape.agent, at: new Date(ms + 1).toISOString() };
+  };
+  const push = (kind: string, actor: string, raw: JsonValue, withKey = false) => {
+    const data: JsonValue = started ? { ...(raw as JsonObject), attemptStarted: started } : raw;
+    started = null;
     ms += 7 + (entries.length % 13) * 11;
     const e = {
       stream,
@@ -266,12 +273,12 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
     cost: MODEL_CALL_COST,
   });
 
-  // Failed attempts before the last one, as many as the budget leaves room for (5 entries each).
-  const base = status === "dead" ? 9 : 8;
-  const retries = Math.min(MAX_RETRIES, Math.max(0, Math.floor((entryBudget - base) / 5)));
+  // Failed attempts before the last one, as many as the budget leaves room for (4 entries each).
+  const base = status === "dead" ? 8 : 7;
+  const retries = Math.min(MAX_RETRIES, Math.max(0, Math.floor((entryBudget - base) / 4)));
   for (let r = 0; r < retries; r++) {
     attempt++;
-    push("attempt.started", worker, { attempt, agent: shape.agent });
+    startAttempt(attempt);
     push("model.called", worker, modelData(1, attempt));
     const error = { name: "ProviderError", message: `upstream 503 (attempt ${attempt})` };
     push("attempt.failed", worker, { attempt, error, retryable: true });
@@ -282,7 +289,7 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
     push("note.added", reviewer, { note: `watching retries of ${shape.tool} for task ${i}` });
   }
   attempt++;
-  push("attempt.started", worker, { attempt, agent: shape.agent });
+  startAttempt(attempt);
   push("model.called", worker, modelData(1, attempt));
   push("step.completed", worker, { step: 1, kind: "model", name: "decide", result: null });
   effectStartedAt = new Date(ms).toISOString();

@@ -1,5 +1,5 @@
 // The agent code version: derived from what the worker publishes and run's source unless the
-// agent says its own; published in agent_catalog, recorded on each attempt.started, and read back
+// agent says its own; published in agent_catalog, recorded with each attempt's start, and read back
 // by the task page (which version ran each attempt, and where it changed) and the agents list.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -124,10 +124,14 @@ describe("versions on attempts", () => {
       await second.stop(1_000);
     }
 
-    const started = (await kit.entries(id)).filter((e) => e.kind === "attempt.started");
-    expect(started.map((e) => e.data)).toEqual([
-      { attempt: 1, agent: "versioned", version: derived },
-      { attempt: 2, agent: "versioned", version: "1.4.0" },
+    // Each start, on its attempt's first entry, records the version that ran it.
+    const started = (await kit.entries(id)).flatMap((e) => {
+      const data = e.data as { attemptStarted?: unknown } | null;
+      return data?.attemptStarted ? [data.attemptStarted] : [];
+    });
+    expect(started).toEqual([
+      { attempt: 1, agent: "versioned", version: derived, at: expect.any(String) },
+      { attempt: 2, agent: "versioned", version: "1.4.0", at: expect.any(String) },
     ]);
 
     const detail = await getTaskDetail(t.db, ops, id);
@@ -163,5 +167,50 @@ describe("versions on attempts", () => {
       [null, null],
       ["2.0.0", null],
     ]);
+  });
+  it("reads attempts in both forms: attempt.started entries, and starts folded into a first entry", async () => {
+    const id = await kit.enqueue("older", {}, { held: true });
+    await withTransaction(t.pool, (c) =>
+      appendLedger(c, taskStream(id), [
+        { kind: "attempt.started", actor: "worker:old", taskId: id, data: { attempt: 1 } },
+        { kind: "attempt.failed", actor: "worker:old", taskId: id, data: { attempt: 1 } },
+        {
+          kind: "effect.started",
+          actor: "worker:new",
+          taskId: id,
+          data: {
+            attempt: 2,
+            attemptStarted: {
+              attempt: 2,
+              agent: "older",
+              version: "2.0.0",
+              at: "2026-12-01T10:00:00.000Z",
+            },
+          },
+        },
+        {
+          kind: "worker.lost",
+          actor: "worker:reaper",
+          taskId: id,
+          data: {
+            attempt: 3,
+            attemptStarted: {
+              attempt: 3,
+              agent: "older",
+              at: "2026-12-01T11:00:00.000Z",
+              actor: "worker:gone",
+            },
+          },
+        },
+      ]),
+    );
+    const detail = await getTaskDetail(t.db, ops, id);
+    expect(detail?.attempts.map((a) => [a.attempt, a.worker, a.version])).toEqual([
+      [1, "worker:old", null],
+      [2, "worker:new", "2.0.0"],
+      [3, "worker:gone", null],
+    ]);
+    // A folded start is dated by the claim, not by the entry it rides on.
+    expect(detail?.attempts[1]?.startedAt).toBe("2026-12-01T10:00:00.000Z");
   });
 });

@@ -52,8 +52,11 @@ describe("completionBatcher", () => {
       expect((await kit.task(c.task.id)).status).toBe("succeeded");
       expect((await kit.entries(c.task.id)).map((e) => e.kind)).toEqual([
         "task.enqueued",
-        "attempt.started",
         "task.succeeded",
+      ]);
+      // The success was the attempt's first entry: it carries the start.
+      expect(await kit.starts(c.task.id)).toEqual([
+        { on: "task.succeeded", attempt: 1, actor: "worker:w-batch" },
       ]);
     }
     expect((await verifyLedger(t.pool)).problems).toEqual([]);
@@ -84,10 +87,11 @@ describe("completionBatcher", () => {
     expect((await kit.entries(stolen.task.id)).map((e) => e.kind)).not.toContain("task.succeeded");
     expect((await kit.entries(moved.task.id)).map((e) => e.kind)).toEqual([
       "task.enqueued",
-      "attempt.started",
       "test.note",
       "task.succeeded",
     ]);
+    // Refused in the batch, it went alone on the moved head and still carries the start.
+    expect((await kit.starts(moved.task.id)).map((s) => s.on)).toEqual(["task.succeeded"]);
     expect((await verifyLedger(t.pool)).problems).toEqual([]);
   });
 });

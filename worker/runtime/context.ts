@@ -240,6 +240,7 @@ export function createContext(
         startWait(scope.pool, {
           worker: scope.worker,
           taskId: scope.taskId,
+          head: scope.head,
           attempt: scope.attempt,
           seq: n,
           name,
@@ -271,6 +272,7 @@ export function createContext(
         const result = await startJoin(scope.pool, {
           worker: scope.worker,
           taskId: scope.taskId,
+          head: scope.head,
           attempt: scope.attempt,
           seq: n,
           children: joined,

@@ -93,7 +93,6 @@ describe("an effect's result rides the task's next statement", () => {
     expect(names.filter((n) => n === "runtime_complete_task")).toHaveLength(1);
     expect(await kit.kinds(id)).toEqual([
       "task.enqueued",
-      "attempt.started",
       "effect.started",
       "effect.succeeded",
       "task.succeeded",
@@ -117,7 +116,6 @@ describe("an effect's result rides the task's next statement", () => {
     expect(names.filter((n) => n === "runtime_record_effect")).toHaveLength(1);
     expect(await kit.kinds(id)).toEqual([
       "task.enqueued",
-      "attempt.started",
       "effect.started",
       "effect.succeeded",
       "effect.started",
@@ -132,7 +130,6 @@ describe("an effect's result rides the task's next statement", () => {
     expect((await kit.runOneAttempt("w-def", [throws]))?.outcome).toBe("dead");
     expect(await kit.kinds(id)).toEqual([
       "task.enqueued",
-      "attempt.started",
       "effect.started",
       "effect.succeeded",
       "attempt.failed",

@@ -98,10 +98,10 @@ describe("effectBatchers", () => {
       expect((await kit.effects(c.task.id)).map((e) => e.status)).toEqual(["succeeded"]);
       expect((await kit.entries(c.task.id)).map((e) => e.kind)).toEqual([
         "task.enqueued",
-        "attempt.started",
         "effect.started",
         "effect.succeeded",
       ]);
+      expect((await kit.starts(c.task.id)).map((s) => s.on)).toEqual(["effect.started"]);
       const { rows } = await t.pool.query(
         "select seq, kind, status from steps where task_id = $1",
         [c.task.id],
@@ -109,14 +109,8 @@ describe("effectBatchers", () => {
       expect(rows).toEqual([{ seq: 1, kind: "tool", status: "completed" }]);
     }
     // Nothing was written for the task whose lease was gone, nor a second claim of the old key.
-    expect((await kit.entries(stolen.task.id)).map((e) => e.kind)).toEqual([
-      "task.enqueued",
-      "attempt.started",
-    ]);
-    expect((await kit.entries(before.task.id)).map((e) => e.kind)).toEqual([
-      "task.enqueued",
-      "attempt.started",
-    ]);
+    expect((await kit.entries(stolen.task.id)).map((e) => e.kind)).toEqual(["task.enqueued"]);
+    expect((await kit.entries(before.task.id)).map((e) => e.kind)).toEqual(["task.enqueued"]);
     expect((await verifyLedger(t.pool)).problems).toEqual([]);
   });
 });

@@ -17,12 +17,8 @@ import {
 } from "../../lib/domain/rate-limit";
 import type { Tool } from "../../lib/sdk/define";
 import { NonRetryableError, type RateLimitedError } from "../../lib/sdk/errors";
-import type { HeadRef } from "../../lib/server/ledger/append-known-head";
-import {
-  appendLedger,
-  type NewLedgerEntry,
-  taskStream,
-} from "../../lib/server/ledger/append-ledger";
+import { appendThrough, type HeadRef } from "../../lib/server/ledger/append-known-head";
+import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
 import { LeaseLostError, type SerializedError, SuspendError, serializeError } from "./errors";
 import { type SlotAnswer, takeRateLimitSlot } from "./rate-limit";
 
@@ -184,7 +180,7 @@ async function releaseNotPerformed(
       values: [key, run.worker, JSON.stringify(why)],
     });
     if (rowCount === 0) return false;
-    await appendLedger(client, taskStream(run.taskId), ledgerEntry);
+    await appendThrough(client, run.head, ledgerEntry);
     return true;
   });
   // That append moved the stream's head past what this attempt knows: read it afresh next time.

@@ -18,8 +18,7 @@ import { holdsRedacted, redact } from "../../lib/domain/redact";
 import type { ReconcileOutcome, Tool } from "../../lib/sdk/define";
 import { EffectNotPerformedError, NonRetryableError, RateLimitedError } from "../../lib/sdk/errors";
 import { faultPoint } from "../../lib/server/fault-points";
-import type { HeadRef } from "../../lib/server/ledger/append-known-head";
-import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import { appendThrough, type HeadRef } from "../../lib/server/ledger/append-known-head";
 import {
   CLAIM_EFFECT_SELECT,
   CLAIM_EFFECTS_CTES,
@@ -142,7 +141,6 @@ export async function performEffect(
   }
   const redacted = redact(plain, sensitive);
   const fingerprint = payloadFingerprint(redacted);
-  const stream = taskStream(run.taskId);
   const entry = (kind: string, data: Record<string, JsonValue>) => ({
     kind,
     actor: `worker:${run.worker}`,
@@ -190,10 +188,14 @@ export async function performEffect(
     });
     const row = rows[0];
     if (claimed({ leased: (row?.leased ?? 0) > 0, inserted: (row?.inserted ?? 0) > 0 })) {
-      await appendLedger(client, stream, entry("effect.started", { args: redacted, fingerprint }));
+      await appendThrough(
+        client,
+        run.head,
+        entry("effect.started", { args: redacted, fingerprint }),
+      );
       return { action: "execute" };
     }
-    return resolveExisting(client, run, tool, key, redacted, fingerprint, stream, entry);
+    return resolveExisting(client, run, tool, key, redacted, fingerprint, entry);
   });
   // Whatever that transaction appended moved the head past what we know: read it afresh next
   // time rather than be refused (a batch would be refused as a whole).
@@ -301,7 +303,6 @@ async function resolveExisting(
   key: string,
   redacted: JsonValue,
   fingerprint: string,
-  stream: string,
   entry: EntryFn,
 ): Promise<Claim> {
   const { rows } = await client.query<EffectRow>({
@@ -331,9 +332,9 @@ async function resolveExisting(
   );
 
   if (mismatch) {
-    await appendLedger(
+    await appendThrough(
       client,
-      stream,
+      run.head,
       entry("effect.payload_mismatch", {
         first: { fingerprint: existing.fingerprint, args: existing.args },
         second: { fingerprint, args: redacted },
@@ -351,13 +352,13 @@ async function resolveExisting(
         ),
       };
     case "deduplicate":
-      await appendLedger(client, stream, entry("effect.deduplicated", { fingerprint }));
+      await appendThrough(client, run.head, entry("effect.deduplicated", { fingerprint }));
       return { action: "return", result: existing.result };
     case "act-again":
       await takeOverEffect(client, run, key);
-      await appendLedger(
+      await appendThrough(
         client,
-        stream,
+        run.head,
         entry("effect.started", { args: redacted, fingerprint, retry: true }),
       );
       return { action: "execute" };
@@ -367,9 +368,9 @@ async function resolveExisting(
         `effect ${key.slice(0, 12)}… is in flight on ${existing.lease_owner ?? "another worker"}`,
       );
     case "outcome-unknown":
-      await appendLedger(
+      await appendThrough(
         client,
-        stream,
+        run.head,
         entry("effect.outcome_unknown", {
           action: next.action,
           ageMs: Number(existing.age_ms),
@@ -419,7 +420,7 @@ async function releaseUnknown(
              where key = $1 and status = 'started' and lease_owner = $2`,
       values: [key, run.worker],
     });
-    await appendLedger(client, taskStream(run.taskId), ledgerEntry);
+    await appendThrough(client, run.head, ledgerEntry);
   });
 }
 
@@ -464,9 +465,9 @@ async function execute(
         });
         // Zero rows: an earlier try committed (its answer was lost) or the claim moved on.
         if (ended.rowCount === 0) return;
-        await appendLedger(
+        await appendThrough(
           client,
-          taskStream(run.taskId),
+          run.head,
           entry("effect.failed", { performed, error: serializeError(err) }),
         );
       }),

@@ -14,17 +14,15 @@ import {
   toReceived,
 } from "../../lib/server/commands/event-sql";
 import { faultPoint } from "../../lib/server/fault-points";
-import {
-  type AppendedEntry,
-  appendLedger,
-  type NewLedgerEntry,
-  taskStream,
-} from "../../lib/server/ledger/append-ledger";
+import { appendThrough, type HeadRef } from "../../lib/server/ledger/append-known-head";
+import type { AppendedEntry, NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
 import { journalStep } from "./journal";
 
 export type WaitRequest = {
   worker: string;
   taskId: string;
+  /** The attempt's head: its entries go through it (its start on the first). */
+  head: HeadRef;
   attempt: number;
   seq: number;
   name: string;
@@ -62,7 +60,7 @@ export async function startWait(pool: pg.Pool, req: WaitRequest): Promise<WaitOu
       if (!(await journalStep(client, req.worker, req.taskId, req.attempt, step))) {
         return { kind: "lost" };
       }
-      const appended = await appendLedger(client, taskStream(req.taskId), entries);
+      const appended = await appendThrough(client, req.head, entries);
       faultPoint("event.taken");
       return { kind: "done", result, appended };
     };
@@ -123,9 +121,9 @@ export async function startWait(pool: pg.Pool, req: WaitRequest): Promise<WaitOu
       values: [req.taskId, req.worker, deadline ?? NO_DEADLINE],
     });
     if (parked.rowCount !== 1) return { kind: "lost" };
-    await appendLedger(
+    await appendThrough(
       client,
-      taskStream(req.taskId),
+      req.head,
       entry("event.waiting", {
         match: req.match,
         deadline: deadline ? deadline.toISOString() : null,

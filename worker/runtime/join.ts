@@ -11,12 +11,8 @@ import { type TaskStatus, TERMINAL_STATUSES } from "../../lib/domain/task-states
 import type { JoinedChild, JoinResult } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import { NO_DEADLINE } from "../../lib/server/commands/event-sql";
-import {
-  type AppendedEntry,
-  appendLedger,
-  type NewLedgerEntry,
-  taskStream,
-} from "../../lib/server/ledger/append-ledger";
+import { appendThrough, type HeadRef } from "../../lib/server/ledger/append-known-head";
+import type { AppendedEntry, NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
 import { journalStep } from "./journal";
 
 /** A parked join looks at its children again at least this often, whatever woke it or did not. */
@@ -28,6 +24,8 @@ export const JOIN_MAX_CHILDREN = 1_000;
 export type JoinRequest = {
   worker: string;
   taskId: string;
+  /** The attempt's head: its entries go through it (its start on the first). */
+  head: HeadRef;
   attempt: number;
   seq: number;
   children: readonly string[];
@@ -120,7 +118,7 @@ export async function startJoin(pool: pg.Pool, req: JoinRequest): Promise<JoinOu
       }
       const tally: Record<string, number> = {};
       for (const c of children) tally[c.status] = (tally[c.status] ?? 0) + 1;
-      const appended = await appendLedger(client, taskStream(req.taskId), [
+      const appended = await appendThrough(client, req.head, [
         entry(open === 0 ? "children.joined" : "children.timed_out", {
           children: children.length,
           statuses: tally,
@@ -155,9 +153,9 @@ export async function startJoin(pool: pg.Pool, req: JoinRequest): Promise<JoinOu
     if (parked.rowCount !== 1) return { kind: "lost" };
     // One entry per join, not one per recheck.
     if (first) {
-      await appendLedger(
+      await appendThrough(
         client,
-        taskStream(req.taskId),
+        req.head,
         entry("children.waiting", {
           children: children.length,
           open,

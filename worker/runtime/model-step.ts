@@ -9,8 +9,8 @@ import type { Agent } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelRequest, ModelResponse } from "../../lib/sdk/model";
 import { faultPoint } from "../../lib/server/fault-points";
-import { noteAppended } from "../../lib/server/ledger/append-known-head";
-import { appendLedger, databaseNow, taskStream } from "../../lib/server/ledger/append-ledger";
+import { appendThrough, noteAppended } from "../../lib/server/ledger/append-known-head";
+import { databaseNow } from "../../lib/server/ledger/append-ledger";
 import type { Span } from "../../lib/server/tracing";
 import type { AttemptScope } from "./context";
 import { DeadLetterError, LeaseLostError } from "./errors";
@@ -90,7 +90,7 @@ async function callModelIn(
       values: [scope.taskId, response.cost],
     });
     await recordSpend(client, { agent: agent.name, response, keyValue });
-    return appendLedger(client, taskStream(scope.taskId), {
+    return appendThrough(client, scope.head, {
       kind: "model.called",
       actor,
       taskId: scope.taskId,

@@ -4,7 +4,14 @@
 import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
+import { attemptStartOf } from "../../lib/domain/attempt-start";
+import type { JsonValue } from "../../lib/domain/json";
+import { buildTaskTimeline } from "../../lib/domain/task-timeline";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
+import { appendThrough } from "../../lib/server/ledger/append-known-head";
+import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
+import { attemptsOf } from "../../lib/server/queries/task-attempts";
+import { claimBatch } from "./claim-batch";
 import { reapExpiredLeases } from "./reaper";
 
 const t = await setUpTestDatabase("reaper");
@@ -37,5 +44,88 @@ describe("reapExpiredLeases", () => {
     expect(await status(theirs)).toBe("running");
     expect(await reapExpiredLeases(t.pool, "reaper-2", new Map([["other-agent", {}]]))).toBe(1);
     expect(await status(theirs)).toBe("retry_wait");
+  });
+});
+
+describe("an attempt that crashed before its first entry", () => {
+  // The claim writes no entry (the start rides on the attempt's first one): the entry the
+  // reaper writes carries the start, so the attempt still shows in the ledger.
+  const claimOne = async (agent: string) => {
+    const { taskId } = await withTransaction(t.pool, (c) =>
+      insertTask(c, { agent, input: {}, actor: "test" }),
+    );
+    const [claimed] = await claimBatch(t.pool, "crasher", [agent], 1, 60_000);
+    expect(claimed?.task.id).toBe(taskId);
+    await t.pool.query(
+      "update tasks set lease_expires_at = now() - interval '1 second' where id = $1",
+      [taskId],
+    );
+    return claimed as NonNullable<typeof claimed>;
+  };
+  const entriesOf = async (id: string) =>
+    (
+      await t.pool.query<{ kind: string; actor: string; at: Date; data: unknown }>(
+        "select kind, actor, at, data from ledger_entries where task_id = $1 order by seq",
+        [id],
+      )
+    ).rows;
+
+  it("is closed by a worker.lost that carries its start", async () => {
+    const claimed = await claimOne("crashy-agent");
+    const id = claimed.task.id;
+    expect((await entriesOf(id)).map((e) => e.kind)).toEqual(["task.enqueued"]);
+    expect(await reapExpiredLeases(t.pool, "reaper-3", new Map([["crashy-agent", {}]]))).toBe(1);
+    const entries = await entriesOf(id);
+    expect(entries.map((e) => e.kind)).toEqual(["task.enqueued", "worker.lost", "retry.scheduled"]);
+    const lost = entries[1] as (typeof entries)[number];
+    expect(lost.actor).toBe("worker:reaper-3");
+    expect(attemptStartOf(lost)).toEqual({
+      attempt: 1,
+      agent: "crashy-agent",
+      version: null,
+      at: claimed.head.start?.at,
+      actor: "worker:crasher",
+    });
+    // The attempts list and the timeline show it, lost.
+    expect(attemptsOf([...entries].reverse())).toEqual([
+      expect.objectContaining({ attempt: 1, worker: "worker:crasher" }),
+    ]);
+    const timeline = buildTaskTimeline(
+      entries.map((e, i) => ({
+        seq: i + 1,
+        at: e.at.toISOString(),
+        kind: e.kind,
+        key: null,
+        data: e.data as JsonValue,
+      })),
+      new Date().toISOString(),
+    );
+    expect(timeline.segments.find((s) => s.kind === "running")).toMatchObject({
+      attempt: 1,
+      start: claimed.head.start?.at,
+    });
+    expect((await verifyLedger(t.pool)).problems).toEqual([]);
+  });
+
+  it("is not started twice when its first entry was written", async () => {
+    const claimed = await claimOne("crashy-agent-2");
+    const id = claimed.task.id;
+    await withTransaction(t.pool, (c) =>
+      appendThrough(c, claimed.head, {
+        kind: "step.completed",
+        actor: "worker:crasher",
+        taskId: id,
+        data: { attempt: 1, step: 1 },
+      }),
+    );
+    expect(claimed.head.start).toBeUndefined();
+    expect(await reapExpiredLeases(t.pool, "reaper-4", new Map([["crashy-agent-2", {}]]))).toBe(1);
+    const entries = await entriesOf(id);
+    expect(entries.map((e) => [e.kind, attemptStartOf(e) !== null])).toEqual([
+      ["task.enqueued", false],
+      ["step.completed", true],
+      ["worker.lost", false],
+      ["retry.scheduled", false],
+    ]);
   });
 });

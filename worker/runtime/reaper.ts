@@ -2,7 +2,7 @@
 // attempt (worker.lost) and goes to retry or, past the limit, to the dead letters.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
-import type { JsonValue } from "../../lib/domain/json";
+import { attemptStartData, withAttemptStart } from "../../lib/domain/attempt-start";
 import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
 import { decideFailure, loadPolicy } from "./policy";
 import { failExpired, lockExpiredLeases } from "./task-sql";
@@ -38,11 +38,24 @@ export async function reapExpiredLeases(
       );
       await failExpired(client, task, decision.outcome, error);
       const base = { kind: "", actor: `worker:${reaper}`, taskId: task.id };
-      const entries: { kind: string; actor: string; taskId: string; data: JsonValue }[] = [
+      const lost = { attempt: task.attempts, worker: task.lease_owner };
+      const entries: { kind: string; actor: string; taskId: string; data: unknown }[] = [
         {
           ...base,
           kind: "worker.lost",
-          data: { attempt: task.attempts, worker: task.lease_owner },
+          // An attempt that wrote nothing (its start rides on its first entry) still shows:
+          // the entry that closes it says it started, on whose worker and when.
+          data: task.start_written
+            ? lost
+            : withAttemptStart(
+                lost,
+                attemptStartData({
+                  attempt: task.attempts,
+                  agent: task.agent,
+                  at: task.started_at,
+                  actor: `worker:${task.lease_owner}`,
+                }),
+              ),
         },
       ];
       entries.push(

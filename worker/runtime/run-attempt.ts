@@ -12,7 +12,7 @@ import { concurrencyKeyOf, FAILED_CONCURRENCY_KEY } from "../../lib/sdk/concurre
 import type { Agent } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import type { ModelClient } from "../../lib/sdk/model";
-import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import { appendThrough } from "../../lib/server/ledger/append-known-head";
 import type { Context } from "../../lib/server/tracing";
 import type { ClaimedAttempt } from "./claim-batch";
 import type { Complete } from "./completion-batch";
@@ -68,9 +68,7 @@ export type AttemptOutcome =
 
 /** One attempt, in its span (tracing.ts). */
 export function runAttempt(deps: AttemptDeps, claimed: ClaimedAttempt): Promise<AttemptOutcome> {
-  return attemptSpan(claimed.task, claimed.startedEntryId, (trace) =>
-    runTracedAttempt(deps, claimed, trace),
-  );
+  return attemptSpan(claimed.task, (trace) => runTracedAttempt(deps, claimed, trace));
 }
 
 async function runTracedAttempt(
@@ -167,7 +165,13 @@ async function runTracedAttempt(
   return retryOnConnectionError(
     async ({ inDoubt }) => {
       if (inDoubt) {
-        const recorded = await recordedOutcome(deps.pool, task.id, task.attempts, actor);
+        const recorded = await recordedOutcome(
+          deps.pool,
+          task.id,
+          task.attempts,
+          actor,
+          task.claimed_at,
+        );
         if (recorded) return recorded;
       }
       return recordOutcome(deps, claimed, policy, outcome, carried);
@@ -192,7 +196,6 @@ async function recordOutcome(
 ): Promise<AttemptOutcome> {
   const { task } = claimed;
   const actor = `worker:${deps.worker}`;
-  const stream = taskStream(task.id);
   const entry = (kind: string, data: Record<string, JsonValue>) => ({
     kind,
     actor,
@@ -215,7 +218,7 @@ async function recordOutcome(
     const err = outcome.error;
     if (err instanceof ApprovalNeededError) {
       if (!(await parkForApproval(client, deps.worker, task.id, err.approval))) return "lost";
-      await appendLedger(client, stream, {
+      await appendThrough(client, claimed.head, {
         ...entry("approval.requested", {
           tool: err.approval.tool,
           step: err.approval.step,
@@ -229,9 +232,9 @@ async function recordOutcome(
     if (err instanceof SuspendError) {
       if (!(await requeueTask(client, deps.worker, task.id, err.until))) return "lost";
       if (err.until.getTime() <= Date.now()) await notifyRunnable(client, task.id);
-      await appendLedger(
+      await appendThrough(
         client,
-        stream,
+        claimed.head,
         entry("task.requeued", { until: err.until.toISOString(), why: err.why, ...err.data }),
       );
       return "requeued";
@@ -256,7 +259,7 @@ async function recordOutcome(
     } else {
       entries.push(entry("task.dead_lettered", { reason: decision.outcome.reason, error }));
     }
-    await appendLedger(client, stream, entries);
+    await appendThrough(client, claimed.head, entries);
     return decision.outcome.status;
   });
 }

@@ -175,11 +175,21 @@ describe("worker runtime", () => {
     expect(count("email:inv-1")).toBe(1);
     expect(await kinds(id)).toEqual([
       "task.enqueued",
-      "attempt.started",
       "step.completed",
       "effect.started",
       "effect.succeeded",
       "task.succeeded",
+    ]);
+    // The claim wrote no entry: the attempt's start rides on its first one.
+    const { rows: started } = await t.pool.query(
+      "select kind, data->'attemptStarted' as start from ledger_entries where task_id = $1 and data ? 'attemptStarted'",
+      [id],
+    );
+    expect(started).toEqual([
+      {
+        kind: "step.completed",
+        start: expect.objectContaining({ attempt: 1, agent: "notifier", at: expect.any(String) }),
+      },
     ]);
     const { rows } = await t.pool.query(
       "select data from ledger_entries where task_id = $1 and kind = 'effect.started'",
@@ -284,7 +294,12 @@ describe("worker runtime", () => {
     expect(await settle(id)).toMatchObject({ status: "succeeded", attempts: 1 });
     const k = await kinds(id);
     expect(k).toContain("task.requeued");
-    expect(k.filter((x) => x === "attempt.started")).toHaveLength(2);
+    // Two claims, two starts, each on its attempt's first entry.
+    const { rows: started } = await t.pool.query(
+      "select data->'attemptStarted'->'attempt' as attempt from ledger_entries where task_id = $1 and data ? 'attemptStarted'",
+      [id],
+    );
+    expect(started).toHaveLength(2);
     expect(count("email:inv-7")).toBe(1);
   });
 

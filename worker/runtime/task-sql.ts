@@ -21,6 +21,8 @@ export type ClaimedTask = {
   concurrency_key: string | null;
   /** The enqueuer's W3C traceparent: the parent of the attempt's span (tracing.ts). */
   traceparent?: string | null;
+  /** When the claim took it: the attempt's start, as its first entry will record it. */
+  claimed_at: Date;
 };
 
 export type ClaimedRow = ClaimedTask & {
@@ -36,6 +38,10 @@ export type ClaimedRow = ClaimedTask & {
   policies: PolicyRow[];
   /** Admins' tool rate limits (tool_rate_limits), the same on every row. */
   tool_limits: ToolLimitRow[];
+  /** The task stream's head as the claim read it: the attempt appends on it (null: no stream). */
+  head_seq: string | null;
+  head_hash: string | null;
+  head_at: Date | null;
 };
 
 /** An admin's rate limit for one tool, as the claim reads it. */
@@ -55,10 +61,12 @@ export function claimedRowsSql(worker: string, leaseMs: string): string {
              update tasks t
              set status = 'running', attempts = t.attempts + 1, lease_owner = ${worker},
                  lease_expires_at = now() + ${leaseMs} * interval '1 millisecond',
-                 version = t.version + 1, updated_at = now(), status_changed_at = now()
+                 -- The statement's time, not the transaction's: a limited agent's claim may have
+                 -- waited for its claim lock first. The attempt's start records this time.
+                 version = t.version + 1, updated_at = now(), status_changed_at = statement_timestamp()
              from candidates c where t.id = c.id and t.status in ${CLAIMABLE}
              returning t.id, t.agent, t.input, t.attempts, t.attempt_base, t.policy, t.cost, t.concurrency_key,
-                       t.traceparent
+                       t.traceparent, t.status_changed_at as claimed_at
            ), policies as (
              select coalesce(json_agg(p), '[]') as policies from (
                select scope, max_attempts, backoff_initial_ms, backoff_factor, backoff_max_ms,
@@ -77,8 +85,9 @@ export function claimedRowsSql(worker: string, leaseMs: string): string {
                                             order by s.seq)
                             from steps s where s.task_id = c.id and s.status = 'completed'), '[]') as journal,
                   (select policies from policies) as policies,
-                  (select tool_limits from tool_limits) as tool_limits
-           from claimed c`;
+                  (select tool_limits from tool_limits) as tool_limits,
+                  h.head_seq, h.head_hash, h.updated_at as head_at
+           from claimed c left join ledger_streams h on h.stream = 'task:' || c.id`;
 }
 
 /**
@@ -213,6 +222,8 @@ export type ExpiredLease = {
   traceparent: string | null;
   /** When the crashed attempt claimed the task (its status changed to running then). */
   started_at: Date;
+  /** Whether the attempt wrote its start (on its first entry, or as an older attempt.started). */
+  start_written: boolean;
 };
 
 /**
@@ -227,7 +238,15 @@ export async function lockExpiredLeases(
   const { rows } = await client.query<ExpiredLease>({
     name: "runtime_lock_expired",
     text: `select id, agent, attempts, attempt_base, policy, lease_owner, traceparent,
-                  status_changed_at as started_at from tasks
+                  status_changed_at as started_at,
+                  exists (select 1 from ledger_entries e
+                           where e.stream = 'task:' || t.id and e.at >= t.status_changed_at - interval '1 minute'
+                             and ((e.data->'attemptStarted'->>'attempt')::int = t.attempts
+                                  and abs(extract(epoch from (e.data->'attemptStarted'->>'at')::timestamptz
+                                                             - t.status_changed_at)) < 0.002
+                                  or e.kind = 'attempt.started' and (e.data->>'attempt')::int = t.attempts
+                                     and e.actor = 'worker:' || t.lease_owner)) as start_written
+           from tasks t
            where status = 'running' and lease_expires_at < now() and agent = any($1)
            order by lease_expires_at
            limit $2
@@ -306,17 +325,22 @@ export async function recordedOutcome(
   taskId: string,
   attempt: number,
   actor: string,
+  /** The claim's time: the start this attempt's first entry carries (attempt-start.ts). */
+  claimedAt: Date,
 ): Promise<RecordedOutcome | undefined> {
   const { rows } = await client.query<{ kind: string }>({
     name: "runtime_recorded_outcome",
     text: `select kind from ledger_entries
            where task_id = $1 and actor = $3 and (data->>'attempt')::int = $2
-             -- A hand-back reuses the attempt number: only what followed our latest start counts.
-             and seq > (select coalesce(max(seq), 0) from ledger_entries
-                        where task_id = $1 and actor = $3 and kind = 'attempt.started')
+             -- A hand-back reuses the attempt number: only what followed our start counts, the
+             -- entry that carries it included (an outcome can be the attempt's first entry).
+             and seq >= (select coalesce(max(seq), 0) from ledger_entries
+                         where task_id = $1 and actor = $3
+                           and (kind = 'attempt.started'
+                                or abs(extract(epoch from (data->'attemptStarted'->>'at')::timestamptz - $4::timestamptz)) < 0.002))
              and kind in ('task.succeeded', 'retry.scheduled', 'task.dead_lettered', 'task.requeued', 'approval.requested')
            order by seq desc limit 1`,
-    values: [taskId, attempt, actor],
+    values: [taskId, attempt, actor, claimedAt.toISOString()],
   });
   const kind = rows[0]?.kind;
   const outcomes: Record<string, RecordedOutcome> = {

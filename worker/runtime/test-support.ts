@@ -1,9 +1,11 @@
 // What the runtime's test files share: enqueue (optionally held back), wait for a task to reach a
 // state, read its ledger and effects, and run one attempt by hand as a named worker that has no
 // heartbeat and no reaper, so a test can stage a second, stale or slow worker precisely.
+
 import type pg from "pg";
 import { z } from "zod";
 import { withTransaction } from "../../db/client";
+import { attemptStartOf } from "../../lib/domain/attempt-start";
 import type { CallbackSigning } from "../../lib/domain/callback-token";
 import type { JsonValue } from "../../lib/domain/json";
 import type { RateLimitSpec } from "../../lib/domain/rate-limit";
@@ -77,6 +79,13 @@ export function runtimeTestKit(pool: pg.Pool) {
   }
 
   const kinds = async (id: string) => (await entries(id)).map((e) => e.kind);
+  /** Each attempt's start (either form: attempt-start.ts), with the kind of the entry it rides on. */
+  const starts = async (id: string) =>
+    (await entries(id)).flatMap((e) => {
+      // The time is not read here (it is the claim's, or the entry's for the older form).
+      const start = attemptStartOf({ ...e, at: new Date(0) });
+      return start ? [{ on: e.kind, attempt: start.attempt, actor: start.actor }] : [];
+    });
 
   async function effects(id: string): Promise<EffectRow[]> {
     const { rows } = await pool.query<EffectRow>(
@@ -155,6 +164,7 @@ export function runtimeTestKit(pool: pg.Pool) {
     task,
     entries,
     kinds,
+    starts,
     effects,
     waitFor,
     settle,

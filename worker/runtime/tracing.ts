@@ -63,11 +63,9 @@ function attemptOptions(task: TracedTask, startTime?: Date) {
 /** Runs one attempt in its span; `fn` gets the span's context, the parent of its steps' spans. */
 export function attemptSpan<T extends string>(
   task: TracedTask,
-  startedEntryId: number | undefined,
   fn: (trace: Context) => Promise<T>,
 ): Promise<T> {
   return inSpan("agent-ledger.attempt", attemptOptions(task), async (span, ctx) => {
-    if (startedEntryId !== undefined) span.setAttribute(ATTR.ledgerEntryId, startedEntryId);
     const outcome = await fn(ctx);
     span.setAttribute(ATTR.outcome, outcome);
     if (outcome === "retry_wait" || outcome === "dead" || outcome === "lost") {

@@ -170,7 +170,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     },
   );
 
-  // Each attempt.started records the code version that runs it.
+  // Each attempt's start (on its first entry) records the code version that runs it.
   const versions = new Map(published.map((e) => [e.name, e.version]));
 
   // Reviewers' "check with the provider" requests, answered beside the task loop. A request

@@ -8,11 +8,13 @@
 // (stream, seq) key.) After three refusals it takes the head's lock like any appender. The
 // chain cannot fork and a change cannot commit without its entries.
 import type pg from "pg";
-import { type SqlClient, withTransaction } from "../../../db/client";
+import { onRollback, type SqlClient, withTransaction } from "../../../db/client";
 import { CommitInDoubtError, isConnectionError } from "../../../db/retry";
+import { type AttemptStartData, withAttemptStart } from "../../domain/attempt-start";
 import { faultPoint } from "../fault-points";
 import {
   type AppendedEntry,
+  appendLedgerMany,
   databaseNow,
   entryColumns,
   type NewLedgerEntry,
@@ -21,13 +23,61 @@ import {
 
 export type StreamHead = { seq: number; hash: string; at: Date };
 
-/** What a writer knows of one stream's head; `current` is undefined until it has read or written it. */
-export type HeadRef = { stream: string; current?: StreamHead };
+/**
+ * What a writer knows of one stream's head; `current` is undefined until it has read or written
+ * it. An attempt's ref also holds its `start` until an entry carrying it is written: the claim
+ * writes no attempt.started, the attempt's first entry (whatever its kind) says it started.
+ */
+export type HeadRef = { stream: string; current?: StreamHead; start?: AttemptStartData };
 
 /** The head after entries appended to `ref`'s stream by any path. */
 export function noteAppended(ref: HeadRef, appended: readonly AppendedEntry[]): void {
   const last = appended.filter((e) => e.stream === ref.stream).at(-1);
   if (last) ref.current = { seq: last.seq, hash: last.hash, at: last.at };
+}
+
+/**
+ * The one place an attempt's start joins its first entry: takes the start off `ref` (so a
+ * parallel append of the same attempt does not carry it twice) and folds it into the first of
+ * `entries`; `giveBack` returns it when those entries were not written.
+ */
+export function takeStart(
+  ref: HeadRef,
+  entries: readonly NewLedgerEntry[],
+): { entries: readonly NewLedgerEntry[]; giveBack: () => void } {
+  const start = ref.start;
+  const [first, ...rest] = entries;
+  if (!start || !first) return { entries, giveBack: () => {} };
+  ref.start = undefined;
+  return {
+    entries: [{ ...first, data: withAttemptStart(first.data, start) }, ...rest],
+    giveBack: () => {
+      ref.start ??= start;
+    },
+  };
+}
+
+/**
+ * An attempt's entries on its stream inside the caller's transaction (the locked path), its
+ * start folded into the first while not written yet; given back if the transaction rolls back.
+ */
+export async function appendThrough(
+  client: SqlClient,
+  ref: HeadRef,
+  entries: NewLedgerEntry | readonly NewLedgerEntry[],
+): Promise<AppendedEntry[]> {
+  const list = Array.isArray(entries) ? entries : [entries as NewLedgerEntry];
+  const taken = takeStart(ref, list);
+  onRollback(client, taken.giveBack);
+  try {
+    return await appendLedgerMany(
+      client,
+      taken.entries.map((e) => ({ ...e, stream: ref.stream })),
+    );
+  } catch (err) {
+    taken.giveBack();
+    throw err;
+  }
 }
 
 export type KnownHeadStatement = {
@@ -149,28 +199,34 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
     prevHash: [] as string[],
   };
   const next = new Map<string, StreamHead>();
-  items.forEach((item, i) => {
-    const head = heads[i] as StreamHead;
-    const prepared = prepareEntries(item.entries.map((e) => ({ ...e, stream: item.ref.stream })));
-    let prev = head.hash;
-    let seq = head.seq;
-    for (const e of prepared) {
-      seq += 1;
-      const hash = cols.push(e, seq, prev, atIso);
-      prev = hash;
-    }
-    moved.stream.push(item.ref.stream);
-    moved.seq.push(seq);
-    moved.hash.push(prev);
-    moved.prevSeq.push(head.seq);
-    moved.prevHash.push(head.hash);
-    next.set(item.ref.stream, { seq, hash: prev, at });
-  });
+  let row: R & { appended_streams: string[] };
+  const taken = items.map((item) => takeStart(item.ref, item.entries));
+  // Under lock the statement runs in the caller's transaction: its COMMIT decides.
+  if (lock) for (const t of taken) onRollback(db, t.giveBack);
+  try {
+    items.forEach((item, i) => {
+      const head = heads[i] as StreamHead;
+      const entries = taken[i]?.entries ?? item.entries;
+      const prepared = prepareEntries(entries.map((e) => ({ ...e, stream: item.ref.stream })));
+      let prev = head.hash;
+      let seq = head.seq;
+      for (const e of prepared) {
+        seq += 1;
+        const hash = cols.push(e, seq, prev, atIso);
+        prev = hash;
+      }
+      moved.stream.push(item.ref.stream);
+      moved.seq.push(seq);
+      moved.hash.push(prev);
+      moved.prevSeq.push(head.seq);
+      moved.prevHash.push(head.hash);
+      next.set(item.ref.stream, { seq, hash: prev, at });
+    });
 
-  const n = statement.values.length;
-  const p = (i: number) => `$${n + i}`;
-  // $n+1, the heads' streams, is also what the single form's `acted` names.
-  const text = `with ${statement.ctes},
+    const n = statement.values.length;
+    const p = (i: number) => `$${n + i}`;
+    // $n+1, the heads' streams, is also what the single form's `acted` names.
+    const text = `with ${statement.ctes},
     head_moved as (
       update ledger_streams h set head_seq = m.seq, head_hash = m.hash, updated_at = ${p(6)}::timestamptz
       from unnest(${p(1)}::text[], ${p(2)}::bigint[], ${p(3)}::text[], ${p(4)}::bigint[], ${p(5)}::text[])
@@ -194,25 +250,30 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
       returning stream
     )
     select ${statement.select}, array(select distinct stream from appended) as appended_streams`;
-  faultPoint("ledger.append");
-  const values = [
-    ...statement.values,
-    moved.stream,
-    moved.seq,
-    moved.hash,
-    moved.prevSeq,
-    moved.prevHash,
-    atIso,
-    ...cols.arrays(),
-  ];
-  const { rows } = await db.query<R & { appended_streams: string[] }>({
-    name: statement.name,
-    text,
-    values,
-  });
-  const row = rows[0] as R & { appended_streams: string[] };
+    faultPoint("ledger.append");
+    const values = [
+      ...statement.values,
+      moved.stream,
+      moved.seq,
+      moved.hash,
+      moved.prevSeq,
+      moved.prevHash,
+      atIso,
+      ...cols.arrays(),
+    ];
+    const { rows } = await db.query<R & { appended_streams: string[] }>({
+      name: statement.name,
+      text,
+      values,
+    });
+    row = rows[0] as R & { appended_streams: string[] };
+  } catch (err) {
+    for (const t of taken) t.giveBack();
+    throw err;
+  }
   const appendedStreams = new Set(row.appended_streams);
   items.forEach((item, i) => {
+    if (!appendedStreams.has(item.ref.stream)) taken[i]?.giveBack();
     item.ref.current = appendedStreams.has(item.ref.stream)
       ? next.get(item.ref.stream)
       : (heads[i] as StreamHead);

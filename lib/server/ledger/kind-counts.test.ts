@@ -48,6 +48,37 @@ describe("ledger_kind_counts", () => {
     expect(await counted()).toEqual(await actual());
   });
 
+  it("counts the entries that carry an attempt's start, whatever their kind (0057)", async () => {
+    const start = (attempt: number) => ({
+      attemptStarted: { attempt, agent: "a", at: "2026-12-07T08:00:00.000Z" },
+    });
+    const before = await t.pool.query<{ n: number }>(
+      "select coalesce(sum(attempts), 0)::int as n from ledger_kind_counts",
+    );
+    await withTransaction(t.pool, (c) =>
+      appendLedger(c, "system", [
+        { kind: "effect.started", actor: "test", data: start(1) },
+        { kind: "effect.succeeded", actor: "test", data: {} },
+        { kind: "worker.lost", actor: "test", data: start(2) },
+      ]),
+    );
+    await expect(
+      withTransaction(t.pool, async (c) => {
+        await appendLedger(c, "system", { kind: "task.succeeded", actor: "test", data: start(3) });
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    const { rows } = await t.pool.query<{ kind: string; n: number }>(
+      "select kind, sum(attempts)::int as n from ledger_kind_counts where attempts > 0 group by kind order by kind",
+    );
+    expect(rows).toEqual([
+      { kind: "effect.started", n: 1 },
+      { kind: "worker.lost", n: 1 },
+    ]);
+    expect(rows.reduce((n, r) => n + r.n, 0)).toBe((before.rows[0]?.n ?? 0) + 2);
+    expect(await counted()).toEqual(await actual());
+  });
+
   it("lets two open transactions count the same kind without waiting for each other", async () => {
     const first = new pg.Client({ connectionString: t.appUrl });
     const second = new pg.Client({ connectionString: t.appUrl });

@@ -117,6 +117,21 @@ async function claimedAfter(taskId: string, waitSeconds: number): Promise<void> 
   );
 }
 
+/** The same, the claim's start folded into the attempt's first entry (as the runtime writes it now). */
+async function claimedAfterFolded(taskId: string, waitSeconds: number): Promise<void> {
+  const at = new Date(Date.now() - 500).toISOString();
+  await append(taskId, [
+    {
+      kind: "effect.started",
+      data: { attempt: 1, attemptStarted: { attempt: 1, agent: "a", at } },
+    },
+  ]);
+  await t.pool.query(
+    "update tasks set run_at = $2::timestamptz - $3 * interval '1 second' where id = $1",
+    [taskId, at, waitSeconds],
+  );
+}
+
 let staged: MetricsDto;
 let ledgerEntries = 0;
 
@@ -233,10 +248,11 @@ describe("getMetrics", () => {
 
     // Claims 1, 2, 3 and 10 s after run_at. "retried" was claimed and failed, and its run_at
     // was then moved past that claim (as a retry does): that claim's wait is gone, left out.
+    // Two of them in the older form (attempt.started), two folded into a first entry.
     await claimedAfter(id("w1"), 1);
-    await claimedAfter(id("w2"), 2);
+    await claimedAfterFolded(id("w2"), 2);
     await claimedAfter(id("w3"), 3);
-    await claimedAfter(id("w4"), 10);
+    await claimedAfterFolded(id("w4"), 10);
     await append(id("retried"), [
       { kind: "attempt.started", data: { attempt: 1 } },
       { kind: "attempt.failed", data: { attempt: 1 } },

@@ -55,7 +55,10 @@ export type MetricsDto = {
     /** Seconds per CLAIM_LATENCY_QUANTILES entry; null when the window holds no claim. */
     quantiles: { quantile: number; seconds: number | null }[];
   };
-  /** attempt.started entries: every claim, ever. The ledger is append-only, so these only grow. */
+  /**
+   * Attempts started: every claim, ever (attempt.started entries, and entries carrying an
+   * attempt's start: attempt-start.ts). The ledger is append-only, so these only grow.
+   */
   attemptsStarted: number;
   /** attempt.failed (the agent threw) and worker.lost (the lease ran out) entries. */
   attemptFailures: { error: number; workerLost: number };
@@ -135,16 +138,24 @@ export async function getMetrics(
                 from priorities p where p.priority is not null))::float8 as oldest_age`,
     );
 
-    // Wait = the claim's attempt.started time minus the run_at it was claimed at. A later
+    // Wait = the claim's time (an attempt.started entry's, or the attemptStarted.at folded into
+    // an attempt's first entry) minus the run_at it was claimed at. A later
     // retry, requeue or review rewrites run_at to a time after that claim, so an entry whose
     // task's run_at is now later than the entry belongs to an earlier claim whose run_at is
     // gone: it is left out (the 1 ms allows for `at` being rounded to milliseconds).
     const latency = await client.query<{ claims: number; quantiles: number[] | null }>({
       text: `with recent as (
-               select e.at, e.task_id from ledger_entries e
-                where e.kind = 'attempt.started' and e.at > now() - $1 * interval '1 second'
-                order by e.at desc
-                limit $2
+               select at, task_id from (
+                 (select e.at, e.task_id from ledger_entries e
+                   where e.kind = 'attempt.started' and e.at > now() - $1 * interval '1 second'
+                   order by e.at desc limit $2)
+                 union all
+                 (select (e.data->'attemptStarted'->>'at')::timestamptz, e.task_id from ledger_entries e
+                   where e.data ? 'attemptStarted' and e.at > now() - $1 * interval '1 second'
+                   order by e.at desc limit $2)
+               ) claims
+               order by at desc
+               limit $2
              )
              select count(*)::int as claims,
                     percentile_cont($3::float8[]) within group (
@@ -157,9 +168,13 @@ export async function getMetrics(
 
     // Kept per kind by a trigger in the appending transactions (ledger_kind_counts): counting
     // the entries instead read every attempt.started ever (139k at 1M entries, 60-120 ms).
+    // Attempts started: the attempt.started entries of older ledgers, and the entries of any kind
+    // carrying an attempt's start (ledger_kind_counts.attempts, migration 0057).
     const kindRows = await client.query<{ kind: string; n: number }>({
       text: `select kind, sum(entries)::float8 as n from ledger_kind_counts
-              where kind = any($1::text[]) group by kind`,
+              where kind = any($1::text[]) group by kind
+             union all
+             select '+attempts', coalesce(sum(attempts), 0)::float8 from ledger_kind_counts`,
       values: [[...COUNTED_KINDS]],
     });
 
@@ -242,7 +257,7 @@ export async function getMetrics(
           seconds: latencyRow?.quantiles?.[i] ?? null,
         })),
       },
-      attemptsStarted: kinds.get("attempt.started") ?? 0,
+      attemptsStarted: (kinds.get("attempt.started") ?? 0) + (kinds.get("+attempts") ?? 0),
       attemptFailures: {
         error: kinds.get("attempt.failed") ?? 0,
         workerLost: kinds.get("worker.lost") ?? 0,

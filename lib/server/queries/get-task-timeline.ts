@@ -1,9 +1,10 @@
 // The task page's Timeline card: where the task's time went, built from its ledger stream. Only
 // the kinds the timeline reads, and of their data only the few fields it needs (attempt, tool,
 // step, why…), so no payload leaves the database and a long stream stays a small read.
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import { ledgerEntries, ledgerStreams, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
+import { attemptStartOf } from "../../domain/attempt-start";
 import type { JsonValue } from "../../domain/json";
 import {
   buildTaskTimeline,
@@ -12,6 +13,7 @@ import {
   type TimelineEntry,
 } from "../../domain/task-timeline";
 import { taskStream } from "../ledger/append-ledger";
+import { carriesAttemptStart } from "../ledger/attempt-start-sql";
 import { type ArchiveConfig, archiveConfig, archivedStream } from "./archived-entries";
 import type { DbReader } from "./db-reader";
 
@@ -45,6 +47,7 @@ const DATA_FIELDS = [
   "resumed",
   "from",
   "startedAt",
+  "attemptStarted",
 ] as const;
 
 const slimData = sql<JsonValue>`jsonb_strip_nulls(jsonb_build_object(${sql.raw(
@@ -87,7 +90,10 @@ export async function getTaskTimeline(
   const { files } = await archivedStream(db, stream, task, archives);
   const rows = files
     ? files
-        .filter((e) => (TIMELINE_KINDS as readonly string[]).includes(e.kind))
+        .filter(
+          (e) =>
+            (TIMELINE_KINDS as readonly string[]).includes(e.kind) || attemptStartOf(e) !== null,
+        )
         .slice(0, TIMELINE_MAX_ENTRIES + 1)
         .map((e) => ({ seq: e.seq, at: e.at, kind: e.kind, key: e.key, data: slim(e.data) }))
     : await db
@@ -100,7 +106,10 @@ export async function getTaskTimeline(
         })
         .from(ledgerEntries)
         .where(
-          and(eq(ledgerEntries.stream, stream), inArray(ledgerEntries.kind, [...TIMELINE_KINDS])),
+          and(
+            eq(ledgerEntries.stream, stream),
+            or(inArray(ledgerEntries.kind, [...TIMELINE_KINDS]), carriesAttemptStart),
+          ),
         )
         .orderBy(asc(ledgerEntries.seq))
         .limit(TIMELINE_MAX_ENTRIES + 1);

@@ -1,10 +1,11 @@
-// The task page's Attempts section: each attempt as its attempt.started entry recorded it (when,
+// The task page's Attempts section: each attempt as its start recorded it (when,
 // on which worker, and which version of the agent's code ran it), with a mark where the version
 // differs from the attempt before: "the retry ran other code" is often the answer to "why did it
 // behave differently the second time?".
 import { and, desc, eq } from "drizzle-orm";
-import { z } from "zod";
 import { ledgerEntries } from "../../../db/schema";
+import { type AttemptStart, attemptStartOf } from "../../domain/attempt-start";
+import { startsAttempt } from "../ledger/attempt-start-sql";
 import type { DbReader } from "./db-reader";
 
 export type AttemptDto = {
@@ -22,39 +23,47 @@ export type AttemptDto = {
 /** The latest attempts listed; a task retried more often than this shows its last ones. */
 export const ATTEMPTS_SHOWN = 100;
 
-const startedSchema = z.looseObject({
-  attempt: z.number().int().catch(0),
-  version: z.string().optional().catch(undefined),
-});
-
 /** Read inside the task screen's snapshot, oldest first. */
 export async function readAttempts(db: DbReader, stream: string): Promise<AttemptDto[]> {
   const rows = await db
-    .select({ at: ledgerEntries.at, actor: ledgerEntries.actor, data: ledgerEntries.data })
+    .select({
+      kind: ledgerEntries.kind,
+      at: ledgerEntries.at,
+      actor: ledgerEntries.actor,
+      data: ledgerEntries.data,
+    })
     .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.stream, stream), eq(ledgerEntries.kind, "attempt.started")))
+    .where(and(eq(ledgerEntries.stream, stream), startsAttempt))
     .orderBy(desc(ledgerEntries.seq))
     .limit(ATTEMPTS_SHOWN);
   return attemptsOf(rows);
 }
 
-/** The attempts from the stream's latest attempt.started entries, newest first (at most ATTEMPTS_SHOWN). */
+/**
+ * The attempts from the stream's latest entries that start one (an attempt.started entry, or
+ * the attempt's first entry with its start folded in), newest first (at most ATTEMPTS_SHOWN).
+ */
 export function attemptsOf(
-  rows: readonly { at: Date; actor: string; data: unknown }[],
+  rows: readonly { kind: string; at: Date; actor: string; data: unknown }[],
 ): AttemptDto[] {
   let before: string | null = null;
-  return [...rows].reverse().map((r) => {
-    const data = startedSchema.safeParse(r.data);
-    const version = data.success ? (data.data.version ?? null) : null;
+  let last: AttemptStart | null = null;
+  const out: AttemptDto[] = [];
+  for (const r of [...rows].reverse()) {
+    const start = attemptStartOf(r);
+    // A start carried twice (two parallel first appends of one attempt) is one attempt.
+    if (!start || (last && last.attempt === start.attempt && last.at === start.at)) continue;
+    last = start;
+    const version = start.version;
     const changed = version !== null && before !== null && version !== before;
-    const dto: AttemptDto = {
-      attempt: data.success ? data.data.attempt : 0,
-      startedAt: r.at.toISOString(),
-      worker: r.actor,
+    out.push({
+      attempt: start.attempt ?? 0,
+      startedAt: new Date(start.at).toISOString(),
+      worker: start.actor,
       version,
       versionChangedFrom: changed ? before : null,
-    };
+    });
     if (version !== null) before = version;
-    return dto;
-  });
+  }
+  return out;
 }

@@ -6,6 +6,7 @@ import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { ledgerEntries } from "../../../db/schema";
+import { attemptStartOf } from "../../domain/attempt-start";
 import type { JsonValue } from "../../domain/json";
 import { type DiffRow, diffJson } from "../../domain/json-diff";
 import type { EntryRow } from "../ledger/chain-check";
@@ -171,6 +172,8 @@ export function taskLedgerOf(
   return {
     ...build(results, rejected, mismatches, visible),
     inputHistory: inputHistoryOf(inputRows, input, visible),
-    attempts: attemptsOf(of(["attempt.started"], newestFirst).slice(0, ATTEMPTS_SHOWN)),
+    attempts: attemptsOf(
+      newestFirst.filter((e) => attemptStartOf(e) !== null).slice(0, ATTEMPTS_SHOWN),
+    ),
   };
 }

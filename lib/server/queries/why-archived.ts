@@ -2,7 +2,9 @@
 // the archive's files (archived-entries.ts), and what why.ts reads from ledger_entries — the
 // effect's recorded result, the entries carrying its key, the task's attempt and review entries,
 // the model decision before the first claim — taken from those entries the same way.
+
 import type { LedgerEntryRow } from "../../../db/schema";
+import { attemptStartOf } from "../../domain/attempt-start";
 import type { JsonValue } from "../../domain/json";
 import { taskStream } from "../ledger/append-ledger";
 import type { EntryRow } from "../ledger/chain-check";
@@ -110,7 +112,7 @@ export function addArchivedEvents(
 ): void {
   for (const [taskId, s] of streams) {
     if (!s.files) continue;
-    const matching = s.files.filter((e) => kinds.includes(e.kind));
+    const matching = s.files.filter((e) => kinds.includes(e.kind) || attemptStartOf(e) !== null);
     if (matching.length === 0) continue;
     events.set(taskId, {
       rows: matching.slice(-WHY_TASK_EVENTS_LIMIT).map(toEvent),

@@ -1,6 +1,7 @@
 // "Why?"'s story told from the entries read for it: the model decision that chose an effect,
 // the task's attempts, and who reviewed it, as the answer's DTOs.
 import { z } from "zod";
+import { ATTEMPT_STARTED_KIND, attemptStartOf } from "../../domain/attempt-start";
 import { canonicalJson, type JsonValue } from "../../domain/json";
 import { type BulkRefDto, bulkIdOf } from "./bulk-refs";
 import { payload } from "./payloads";
@@ -99,11 +100,17 @@ export function toAttempts(rows: readonly EventRow[]): WhyEffect["attempts"] {
   };
   for (const e of rows) {
     const d = asRecord(e.data);
-    if (e.kind === "attempt.started") {
+    // Its own attempt.started entry, or folded into the attempt's first entry (attempt-start.ts).
+    const start = attemptStartOf(e);
+    const last = attempts.at(-1);
+    if (
+      start &&
+      !(last?.attempt === start.attempt && last?.startedAt === iso(new Date(start.at)))
+    ) {
       attempts.push({
-        attempt: numberOr(d.attempt) ?? attempts.length + 1,
-        worker: e.actor,
-        startedAt: iso(e.at),
+        attempt: start.attempt ?? attempts.length + 1,
+        worker: start.actor,
+        startedAt: iso(new Date(start.at)),
         endedAt: null,
         outcome: "running",
         error: null,
@@ -111,8 +118,8 @@ export function toAttempts(rows: readonly EventRow[]): WhyEffect["attempts"] {
         retryAt: null,
         deadReason: null,
       });
-      continue;
     }
+    if (e.kind === ATTEMPT_STARTED_KIND) continue;
     const open = attempts.findLast((a) => a.outcome === "running");
     // A budget wait is a requeue that names the budget (worker/runtime/spend-cap.ts).
     const outcome =
@@ -122,14 +129,14 @@ export function toAttempts(rows: readonly EventRow[]): WhyEffect["attempts"] {
       open.endedAt = iso(e.at);
       open.error = d.error ?? null;
     }
-    const last = attempts.at(-1);
-    if (e.kind === "retry.scheduled" && last) {
-      last.followedBy = "retry";
-      last.retryAt = stringOr(d.runAt);
+    const latest = attempts.at(-1);
+    if (e.kind === "retry.scheduled" && latest) {
+      latest.followedBy = "retry";
+      latest.retryAt = stringOr(d.runAt);
     }
-    if (e.kind === "task.dead_lettered" && last) {
-      last.followedBy = "dead";
-      last.deadReason = stringOr(d.reason);
+    if (e.kind === "task.dead_lettered" && latest) {
+      latest.followedBy = "dead";
+      latest.deadReason = stringOr(d.reason);
     }
   }
   return attempts;

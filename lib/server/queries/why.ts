@@ -53,6 +53,7 @@ export {
   whyQuerySchema,
 } from "./why-schema";
 
+import { startsAttemptText } from "../ledger/attempt-start-sql";
 import { WHY_TASK_EVENTS_LIMIT, type WhyAnswer, type WhyEffect, type WhyQuery } from "./why-schema";
 
 const FAILURE_KINDS = [
@@ -282,7 +283,8 @@ async function loadTaskEvents(
              count(*) over (partition by task_id) as total
       from ledger_entries
       where task_id = any(${sql.param([...taskIds])}::uuid[])
-        and kind = any(${sql.param([...ATTEMPT_KINDS, ...REVIEW_KINDS])}::text[])
+        and (kind = any(${sql.param([...ATTEMPT_KINDS, ...REVIEW_KINDS])}::text[])
+             or ${sql.raw(startsAttemptText())})
     ) latest
     where rn <= ${WHY_TASK_EVENTS_LIMIT}
     order by task_id, seq`);
