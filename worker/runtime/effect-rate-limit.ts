@@ -18,7 +18,7 @@ import {
 import type { Tool } from "../../lib/sdk/define";
 import { NonRetryableError, type RateLimitedError } from "../../lib/sdk/errors";
 import { appendThrough, type HeadRef } from "../../lib/server/ledger/append-known-head";
-import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
+import { type NewLedgerEntry, taskStream } from "../../lib/server/ledger/append-ledger";
 import { LeaseLostError, type SerializedError, SuspendError, serializeError } from "./errors";
 import { type SlotAnswer, takeRateLimitSlot } from "./rate-limit";
 
