@@ -68,7 +68,11 @@ export type AttemptOutcome =
 
 /** One attempt, in its span (tracing.ts). */
 export function runAttempt(deps: AttemptDeps, claimed: ClaimedAttempt): Promise<AttemptOutcome> {
-  return attemptSpan(claimed.task, (trace) => runTracedAttempt(deps, claimed, trace));
+  return attemptSpan(
+    claimed.task,
+    (trace) => runTracedAttempt(deps, claimed, trace),
+    () => claimed.head.startEntryId,
+  );
 }
 
 async function runTracedAttempt(

@@ -171,8 +171,11 @@ describe("OpenTelemetry traces", () => {
       kind: string;
       key: string | null;
       attempt: number | null;
+      started: number | null;
     }>(
-      "select id, kind, key, (data->>'attempt')::int as attempt from ledger_entries where task_id = $1 order by id",
+      `select id, kind, key, (data->>'attempt')::int as attempt,
+              (data->'attemptStarted'->>'attempt')::int as started
+         from ledger_entries where task_id = $1 order by id`,
       [taskId],
     );
     const entry = (kind: string, attempt?: number) =>
@@ -226,6 +229,10 @@ describe("OpenTelemetry traces", () => {
     expect(attr(lost, "agent_ledger.outcome")).toBe("worker_lost");
     expect(lost.status?.code).toBe(2);
     expect(attr(retry, "agent_ledger.outcome")).toBe("succeeded");
+    // The entry that carried attempt 2's start (its first entry, whatever its kind).
+    const carrier = entries.filter((e) => e.started === 2);
+    expect(carrier).toHaveLength(1);
+    expect(attr(retry, "agent_ledger.ledger_entry_id")).toBe(carrier[0]?.id);
 
     // The model and tool calls of attempt 2, and the provider's span under the tool call.
     const model = one("agent-ledger.model");

@@ -64,10 +64,14 @@ function attemptOptions(task: TracedTask, startTime?: Date) {
 export function attemptSpan<T extends string>(
   task: TracedTask,
   fn: (trace: Context) => Promise<T>,
+  /** The id of the entry that carried the attempt's start, once it is written. */
+  startEntryId: () => number | undefined = () => undefined,
 ): Promise<T> {
   return inSpan("agent-ledger.attempt", attemptOptions(task), async (span, ctx) => {
     const outcome = await fn(ctx);
     span.setAttribute(ATTR.outcome, outcome);
+    const entryId = startEntryId();
+    if (entryId !== undefined) span.setAttribute(ATTR.ledgerEntryId, entryId);
     if (outcome === "retry_wait" || outcome === "dead" || outcome === "lost") {
       failSpan(span, new Error(`attempt ${task.attempts}: ${outcome}`));
     }

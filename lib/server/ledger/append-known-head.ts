@@ -28,7 +28,13 @@ export type StreamHead = { seq: number; hash: string; at: Date };
  * it. An attempt's ref also holds its `start` until an entry carrying it is written: the claim
  * writes no attempt.started, the attempt's first entry (whatever its kind) says it started.
  */
-export type HeadRef = { stream: string; current?: StreamHead; start?: AttemptStartData };
+export type HeadRef = {
+  stream: string;
+  current?: StreamHead;
+  start?: AttemptStartData;
+  /** The id of the entry that carried the start, once written (the attempt span names it). */
+  startEntryId?: number;
+};
 
 /** The head after entries appended to `ref`'s stream by any path. */
 export function noteAppended(ref: HeadRef, appended: readonly AppendedEntry[]): void {
@@ -44,12 +50,13 @@ export function noteAppended(ref: HeadRef, appended: readonly AppendedEntry[]): 
 export function takeStart(
   ref: HeadRef,
   entries: readonly NewLedgerEntry[],
-): { entries: readonly NewLedgerEntry[]; giveBack: () => void } {
+): { entries: readonly NewLedgerEntry[]; giveBack: () => void; carries: boolean } {
   const start = ref.start;
   const [first, ...rest] = entries;
-  if (!start || !first) return { entries, giveBack: () => {} };
+  if (!start || !first) return { entries, giveBack: () => {}, carries: false };
   ref.start = undefined;
   return {
+    carries: true,
     entries: [{ ...first, data: withAttemptStart(first.data, start) }, ...rest],
     giveBack: () => {
       ref.start ??= start;
@@ -70,10 +77,12 @@ export async function appendThrough(
   const taken = takeStart(ref, list);
   onRollback(client, taken.giveBack);
   try {
-    return await appendLedgerMany(
+    const appended = await appendLedgerMany(
       client,
       taken.entries.map((e) => ({ ...e, stream: ref.stream })),
     );
+    if (taken.carries) ref.startEntryId = appended.find((e) => e.stream === ref.stream)?.id;
+    return appended;
   } catch (err) {
     taken.giveBack();
     throw err;
@@ -173,6 +182,8 @@ export class HeadMovedError extends Error {
   }
 }
 
+type Appended = { appended_streams: string[]; first_ids: Record<string, string> | null };
+
 /**
  * The statement itself, on the heads the refs hold (read when unknown; read under lock when
  * `lock`, then it cannot be refused). Moves each ref whose entries were written.
@@ -199,7 +210,7 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
     prevHash: [] as string[],
   };
   const next = new Map<string, StreamHead>();
-  let row: R & { appended_streams: string[] };
+  let row: R & Appended;
   const taken = items.map((item) => takeStart(item.ref, item.entries));
   // Under lock the statement runs in the caller's transaction: its COMMIT decides.
   if (lock) for (const t of taken) onRollback(db, t.giveBack);
@@ -247,9 +258,12 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
         as s(stream, seq, kind, actor, task_id, key, data, prev_hash, hash)
         left join head_moved hm on hm.stream = s.stream
       where s.stream in (select stream from acted)
-      returning stream
+      returning stream, seq, id
     )
-    select ${statement.select}, array(select distinct stream from appended) as appended_streams`;
+    select ${statement.select}, array(select distinct stream from appended) as appended_streams,
+      -- Each stream's first entry written: an attempt's start rides on it.
+      (select jsonb_object_agg(f.stream, f.id) from (select distinct on (stream) stream, id
+         from appended order by stream, seq) f) as first_ids`;
     faultPoint("ledger.append");
     const values = [
       ...statement.values,
@@ -261,12 +275,12 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
       atIso,
       ...cols.arrays(),
     ];
-    const { rows } = await db.query<R & { appended_streams: string[] }>({
+    const { rows } = await db.query<R & Appended>({
       name: statement.name,
       text,
       values,
     });
-    row = rows[0] as R & { appended_streams: string[] };
+    row = rows[0] as R & Appended;
   } catch (err) {
     for (const t of taken) t.giveBack();
     throw err;
@@ -274,6 +288,7 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
   const appendedStreams = new Set(row.appended_streams);
   items.forEach((item, i) => {
     if (!appendedStreams.has(item.ref.stream)) taken[i]?.giveBack();
+    else if (taken[i]?.carries) item.ref.startEntryId = Number(row.first_ids?.[item.ref.stream]);
     item.ref.current = appendedStreams.has(item.ref.stream)
       ? next.get(item.ref.stream)
       : (heads[i] as StreamHead);
