@@ -119,10 +119,9 @@ const LEDGER_FILTERS: [string, (s: Samples) => Raw][] = [
   ["actor (busy worker)", (s) => ({ actor: s.busyActor })],
   ["actor (rare admin)", (s) => ({ actor: s.rareActor })],
   ["taskId", (s) => ({ taskId: s.taskId })],
-  // A long task's page. ledger_entries_task_at_idx can walk it newest first (by the task's
-  // stream every entry is read and sorted); at 1M the planner walks ledger_entries_at_idx
-  // instead, filtering 247k entries of the month (about 220 ms): its estimate of the task's
-  // share (7 %) does not know the task's entries are the month's oldest.
+  // A long task's page: ledger_entries_task_at_idx walks it newest first (by the task's stream
+  // every entry would be read and sorted). Watch its plan: with stale statistics the planner
+  // may walk ledger_entries_at_idx instead, through every newer entry of the task's month.
   ["taskId (20k entries)", (s) => ({ taskId: s.bigTaskId })],
   ["key", (s) => ({ key: s.key })],
   ["from-to (1 h)", (s) => ({ from: s.windowFrom, to: s.windowTo })],
