@@ -32,7 +32,8 @@ import {
 import { databaseNow } from "../../lib/server/ledger/append-ledger";
 import type { Context } from "../../lib/server/tracing";
 import type { EffectBatchers } from "./effect-batch";
-import { type DeferredResults, performEffect, recordDeferred } from "./effects";
+import { type DeferredResults, recordDeferred } from "./effect-runner";
+import { performEffect } from "./effects";
 import { LeaseLostError, ParkedError, SuspendError } from "./errors";
 import { startWait } from "./event-wait";
 import { runGenerateText } from "./generate-text";
