@@ -72,7 +72,7 @@ export type AttemptScope = {
   head: HeadRef;
   /** The worker's group commit of effect claims and results. */
   effects: EffectBatchers;
-  /** Effect results not recorded yet (effects.ts): recorded before the next step starts. */
+  /** Effect results not recorded yet (effect-runner.ts): recorded before the next step starts. */
   deferred: DeferredResults;
   /** Admins' tool rate limits by tool, read with the claim; they win over the code's. */
   toolLimits?: ReadonlyMap<string, RateLimitSpec>;
