@@ -7,7 +7,8 @@ import { z } from "zod";
 import { createPool } from "../db/client";
 import { defineAgent, defineTool } from "../lib/sdk/define";
 import { stageUnknownOutcome } from "../worker/runtime/stage-unknown-outcome";
-import { type RunningWorker, startWorker } from "../worker/runtime/worker";
+import { startWorker } from "../worker/runtime/worker";
+import type { RunningWorker } from "../worker/runtime/worker-config";
 import { asRole, expect, randomWord, test } from "./fixtures";
 import { readE2eDatabase } from "./settings";
 

@@ -2,7 +2,7 @@
 // An entry's data, expanded: pretty or raw JSON as text (React escapes it; ledger data is
 // written by agents, providers and API callers and is never markup), with copy and download.
 import { useState } from "react";
-import type { LedgerEntryDto } from "../../lib/server/queries/list-ledger-entries";
+import type { LedgerEntryDto } from "../../lib/server/queries/ledger-entry-dto";
 import { downloadBlob } from "./download";
 
 const buttonClass =

@@ -8,7 +8,7 @@ import { useRef, useState } from "react";
 import { csvRow } from "../../lib/domain/csv";
 import type { JsonValue } from "../../lib/domain/json";
 import { summarizeEntry } from "../../lib/domain/ledger-summary";
-import type { LedgerApiEntry, LedgerApiPage } from "../../lib/server/queries/list-ledger-entries";
+import type { LedgerApiEntry, LedgerApiPage } from "../../lib/server/queries/ledger-entry-dto";
 import { downloadBlob } from "./download";
 
 type Format = "jsonl" | "csv";

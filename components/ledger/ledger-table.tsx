@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { Fragment, useState } from "react";
 import { summarizeEntry } from "../../lib/domain/ledger-summary";
-import type { LedgerEntryDto } from "../../lib/server/queries/list-ledger-entries";
+import type { LedgerEntryDto } from "../../lib/server/queries/ledger-entry-dto";
 import { taskHref } from "../tasks/task-link";
 import { Table, Td, Th } from "../ui/table";
 import { Timestamp } from "../ui/timestamp";

@@ -2,7 +2,7 @@
 // The ledger's first page, live: seeded from the server render, re-read while the tab is
 // visible, so new entries appear on top. Rows keep their keys (entry ids), so an expanded row
 // stays expanded. Older pages are a fixed window of history and are not polled.
-import type { LedgerPageDto } from "../../lib/server/queries/list-ledger-entries";
+import type { LedgerPageDto } from "../../lib/server/queries/ledger-entry-dto";
 import { LiveStatus } from "../live/live-status";
 import { useLiveQuery } from "../live/use-live-query";
 import { EmptyState } from "../ui/empty-state";

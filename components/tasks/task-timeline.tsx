@@ -2,13 +2,13 @@
 // waits) in proportion to their durations, a legend, and the same segments as a table with
 // attempt, start and duration, so nothing depends on hovering or telling colours apart.
 import { Fragment } from "react";
+import { formatSpan } from "../../lib/domain/task-timeline";
 import {
-  formatSpan,
   SEGMENT_LABELS,
   type Segment,
   type SegmentKind,
   type SubSegment,
-} from "../../lib/domain/task-timeline";
+} from "../../lib/domain/task-timeline-vocabulary";
 import type { TaskTimelineViewDto } from "../../lib/server/queries/get-task-timeline";
 import { Badge } from "../ui/badge";
 import { EmptyState } from "../ui/empty-state";

@@ -115,7 +115,7 @@ export const ledgerEntries = pgTable(
     index("ledger_entries_task_at_idx")
       .on(t.taskId, t.at.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.taskId} is not null`),
-    // The ledger's tool filter (list-ledger-entries.ts toolParts): a tool is not a column, but
+    // The ledger's tool filter (ledger-filter-parts.ts toolParts): a tool is not a column, but
     // every effect and approval entry names it in its data; the few keyed entries that do not
     // (outcome.resolved) have an index of their own, matched by their key's effect.
     index("ledger_entries_tool_at_idx")

@@ -1,6 +1,6 @@
 // What to do when an effect's key was claimed before (by an earlier attempt, a replay or another
 // worker): the design's table (DESIGN.md, "Effect") as one pure function. The runtime reads the
-// effect's row under lock, asks this, and writes what it says (effects.ts).
+// effect's row under lock, asks this, and writes what it says (effect-claim.ts).
 
 export type ExistingEffect = {
   fingerprint: string;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "./json";
-import { buildTaskTimeline, formatSpan, type TimelineEntry } from "./task-timeline";
+import { buildTaskTimeline, formatSpan } from "./task-timeline";
+import type { TimelineEntry } from "./task-timeline-vocabulary";
 
 const T0 = Date.parse("2026-12-03T09:00:00Z");
 /** An instant `s` seconds after T0. */

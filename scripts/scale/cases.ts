@@ -15,16 +15,12 @@ import { getSpend } from "../../lib/server/queries/get-spend";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { getTaskScreen, taskScreenSearchSchema } from "../../lib/server/queries/get-task-screen";
 import { countInbox } from "../../lib/server/queries/inbox-counts";
+import { ledgerApiQuerySchema, ledgerSearchSchema } from "../../lib/server/queries/ledger-search";
 import { listAgents } from "../../lib/server/queries/list-agents";
 import { listApprovals } from "../../lib/server/queries/list-approvals";
 import { listDeadLetters } from "../../lib/server/queries/list-dead-letters";
 import { INBOX_KINDS, inboxSearchSchema, listInbox } from "../../lib/server/queries/list-inbox";
-import {
-  ledgerApiQuerySchema,
-  ledgerSearchSchema,
-  listLedgerEntries,
-  listLedgerPage,
-} from "../../lib/server/queries/list-ledger-entries";
+import { listLedgerEntries, listLedgerPage } from "../../lib/server/queries/list-ledger-entries";
 import { listLedgerKinds } from "../../lib/server/queries/list-ledger-kinds";
 import {
   listTaskTimeline,

@@ -20,7 +20,8 @@ import { getAlertDestination } from "../../lib/server/queries/get-alert-destinat
 import { alertDeliveryAgent } from "../agents/alert-delivery";
 import { startWebhookSink, type WebhookSink } from "../demo/webhook-sink";
 import { runtimeTestKit } from "../runtime/test-support";
-import { type RunningWorker, startWorker } from "../runtime/worker";
+import { startWorker } from "../runtime/worker";
+import type { RunningWorker } from "../runtime/worker-config";
 import { startAlertEvaluator } from "./evaluator";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

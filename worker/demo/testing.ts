@@ -8,7 +8,8 @@ import { parseEnv } from "../../lib/env";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { createAgents, createModel } from "../agents";
 import { lookUpInvoice } from "../agents/invoice-reminder";
-import { type RunningWorker, startWorker } from "../runtime/worker";
+import { startWorker } from "../runtime/worker";
+import type { RunningWorker } from "../runtime/worker-config";
 import { type DemoReceivers, startDemoReceivers } from "./receivers";
 
 export type DemoTask = {

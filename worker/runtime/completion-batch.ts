@@ -4,7 +4,7 @@
 // streams) goes again one by one.
 //
 // A success carries the result of the attempt's last effect when that result was not recorded
-// yet (effects.ts defers it to the task's next statement): the effect's result, its journaled
+// yet (effect-result.ts defers it to the task's next statement): the effect's result, its journaled
 // step and effect.succeeded then commit with the task's end, all under our lease or none of it.
 // Without the lease nothing is written here, and the result is recorded on its own (it is a
 // fact whoever holds the task now) before the attempt is answered "lost".

@@ -21,7 +21,8 @@ import { setPolicy } from "../../lib/server/commands/set-policy";
 import { getAgentsScreen } from "../../lib/server/queries/get-agents-screen";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { runtimeTestKit } from "./test-support";
-import { type RunningWorker, startWorker } from "./worker";
+import { startWorker } from "./worker";
+import type { RunningWorker } from "./worker-config";
 
 const t = await setUpTestDatabase("concurrency");
 const kit = runtimeTestKit(t.pool);

@@ -32,7 +32,8 @@ import {
 import { databaseNow } from "../../lib/server/ledger/append-ledger";
 import type { Context } from "../../lib/server/tracing";
 import type { EffectBatchers } from "./effect-batch";
-import { type DeferredResults, performEffect, recordDeferred } from "./effects";
+import { type DeferredResults, recordDeferred } from "./effect-runner";
+import { performEffect } from "./effects";
 import { LeaseLostError, ParkedError, SuspendError } from "./errors";
 import { startWait } from "./event-wait";
 import { runGenerateText } from "./generate-text";
@@ -71,7 +72,7 @@ export type AttemptScope = {
   head: HeadRef;
   /** The worker's group commit of effect claims and results. */
   effects: EffectBatchers;
-  /** Effect results not recorded yet (effects.ts): recorded before the next step starts. */
+  /** Effect results not recorded yet (effect-runner.ts): recorded before the next step starts. */
   deferred: DeferredResults;
   /** Admins' tool rate limits by tool, read with the claim; they win over the code's. */
   toolLimits?: ReadonlyMap<string, RateLimitSpec>;

@@ -14,7 +14,8 @@ import {
 } from "../../db/testing/restartable-cluster";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { runtimeTestKit, setGlobalPolicy } from "./test-support";
-import { type RunningWorker, startWorker } from "./worker";
+import { startWorker } from "./worker";
+import type { RunningWorker } from "./worker-config";
 
 const cluster: RestartableCluster = await startRestartableCluster();
 const pools: pg.Pool[] = [];

@@ -12,7 +12,8 @@ import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
 import { replayTask } from "../../lib/server/commands/replay-task";
 import { gate, runtimeTestKit, setGlobalPolicy } from "./test-support";
-import { type RunningWorker, startWorker } from "./worker";
+import { startWorker } from "./worker";
+import type { RunningWorker } from "./worker-config";
 
 const t = await setUpTestDatabase("effects_edge");
 const kit = runtimeTestKit(t.pool);

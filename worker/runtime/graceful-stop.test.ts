@@ -6,7 +6,8 @@ import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
 import { runtimeTestKit, setGlobalPolicy } from "./test-support";
-import { type RunningWorker, startWorker } from "./worker";
+import { startWorker } from "./worker";
+import type { RunningWorker } from "./worker-config";
 
 const t = await setUpTestDatabase("graceful_stop");
 const kit = runtimeTestKit(t.pool);

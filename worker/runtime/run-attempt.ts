@@ -18,7 +18,7 @@ import type { ClaimedAttempt } from "./claim-batch";
 import type { Complete } from "./completion-batch";
 import { createContext } from "./context";
 import type { EffectBatchers, EffectResult } from "./effect-batch";
-import { type DeferredResults, recordDeferred } from "./effects";
+import { type DeferredResults, recordDeferred } from "./effect-runner";
 import {
   ApprovalNeededError,
   AttemptTimeoutError,

@@ -9,7 +9,8 @@ import { type Agent, defineAgent, defineTool } from "../../lib/sdk/define";
 import { EffectNotPerformedError, NonRetryableError } from "../../lib/sdk/errors";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
-import { type RunningWorker, startWorker } from "./worker";
+import { startWorker } from "./worker";
+import type { RunningWorker } from "./worker-config";
 
 const t = await setUpTestDatabase("runtime");
 

@@ -3,7 +3,8 @@
 import type pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { setGlobalPolicy } from "./test-support";
-import { type RunningWorker, startWorker, type WorkerConfig } from "./worker";
+import { startWorker } from "./worker";
+import type { RunningWorker, WorkerConfig } from "./worker-config";
 
 /**
  * The worker a test file runs its tasks on: started before the file's tests (after inserting

@@ -5,90 +5,32 @@
 // once the leases can no longer be proven the in-flight attempts are abandoned until it is back.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type pg from "pg";
-import pino from "pino";
-import {
-  backoffDelay,
-  CommitInDoubtError,
-  isConnectionError,
-  retryOnConnectionError,
-} from "../../db/retry";
-import type { WorkerRole } from "../../db/schema/workers";
+import { retryOnConnectionError } from "../../db/retry";
 import { assertSchemaCurrent } from "../../db/schema-version";
-import type { CallbackSigning } from "../../lib/domain/callback-token";
-import { errorFields, type Logger, logger } from "../../lib/log";
+import { errorFields, logger } from "../../lib/log";
 import { isKeyed } from "../../lib/sdk/concurrency-key";
-import type { Agent } from "../../lib/sdk/define";
-import type { ModelClient } from "../../lib/sdk/model";
 import { TASKS_CHANNEL } from "../../lib/server/commands/insert-tasks";
 import { publishCatalog } from "./catalog";
 import { type ClaimedAttempt, claimBatch, handBackUnknownClaims } from "./claim-batch";
 import { completionBatcher } from "./completion-batch";
 import { claimPlanner, fillConcurrencyKeys } from "./concurrency";
 import { effectBatchers } from "./effect-batch";
-import { LeaseLostError, SuspendError } from "./errors";
+import { SuspendError } from "./errors";
 import { HOUSEKEEPING_MS, startHousekeeping } from "./housekeeping";
 import { startListener } from "./listener";
 import { startPeriodic } from "./periodic";
-import { markWorkerStopped, registerWorker, touchWorker } from "./presence";
+import { markWorkerStopped, registerWorker } from "./presence";
 import { reapExpiredLeases } from "./reaper";
 import { startCheckRunner } from "./reconcile-checks";
-import { type AttemptOutcome, runAttempt } from "./run-attempt";
+import { runAttempt } from "./run-attempt";
 import { publishSchedules, SCHEDULE_TICK_MS, tickSchedules } from "./schedules";
-import { extendEffectLeases, heartbeat } from "./task-sql";
-
-export type WorkerConfig = {
-  pool: pg.Pool;
-  agents: readonly Agent[];
-  concurrency: number;
-  model?: ModelClient;
-  /** Signs ctx.callbackUrl links (start-worker.ts). */
-  callbacks?: CallbackSigning;
-  /** Task lease; renewed every third of it. A crashed worker's tasks return after this long. */
-  leaseMs?: number;
-  pollMs?: number;
-  /** How often the worker deletes expired events and idle rate-limit buckets (housekeeping.ts). */
-  housekeepingMs?: number;
-  id?: string;
-  /**
-   * `alerts`: the web server's alert-delivery worker, which the no_live_worker rule does not
-   * count (it is there precisely when the fleet is not). Default `worker`.
-   */
-  role?: WorkerRole;
-  /** Where log lines go; default lib/log's "worker" logger with the worker id. */
-  logger?: Logger;
-  /** Receives each log line's message instead (tests pass () => {} to keep quiet). */
-  log?: (message: string) => void;
-  /** Called after every attempt (tests and the chaos harness count outcomes). */
-  onAttempt?: (taskId: string, outcome: AttemptOutcome | "error") => void;
-};
-
-export type RunningWorker = {
-  id: string;
-  /** Stops claiming, waits up to `graceMs` for in-flight attempts, then hands the rest back. */
-  stop: (graceMs?: number) => Promise<void>;
-  /** Tasks running right now. */
-  active: () => number;
-  /** False while the database has been unreachable longer than the lease: nothing is acted on. */
-  acting: () => boolean;
-};
+import { callbackLogger, type RunningWorker, type WorkerConfig } from "./worker-config";
+import { dbHealth, startHeartbeat } from "./worker-leases";
 
 /** Reviewers' provider checks arrive by notification: polled for at most this often. */
 const CHECK_POLL_MS = 5_000;
 /** Admins' concurrency overrides for agents without a limit in code: re-read at most this often. */
 const PLAN_REFRESH_MS = 1_000;
-
-function callbackLogger(fn: (message: string) => void): Logger {
-  return pino(
-    { level: "debug", base: undefined, timestamp: false },
-    {
-      write: (line: string) => {
-        const parsed = JSON.parse(line) as { msg?: unknown };
-        fn(String(parsed.msg ?? ""));
-      },
-    },
-  );
-}
 
 export async function startWorker(config: WorkerConfig): Promise<RunningWorker> {
   const id = config.id ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
@@ -114,36 +56,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   let wake: () => void = remember;
 
   // One view of "can we reach the database", so an outage is logged once, not by every loop.
-  let downSince: number | undefined;
-  let acting = true;
-  /** Set by a claim whose COMMIT answer was lost, or by attempts abandoned in an outage. */
-  let unknownClaims = false;
-  const dbFailed = (what: string, err: unknown) => {
-    if (!isConnectionError(err)) {
-      log.error({ ...errorFields(err), what }, `${what} failed`);
-      return;
-    }
-    if (err instanceof CommitInDoubtError && what === "claim") unknownClaims = true;
-    if (downSince === undefined) {
-      downSince = Date.now();
-      log.warn(
-        { ...errorFields(err), what },
-        "database unreachable; retrying with backoff (polling meanwhile)",
-      );
-    } else {
-      log.debug({ ...errorFields(err), what }, `${what} failed: database still unreachable`);
-    }
-  };
-  const dbAnswered = () => {
-    if (downSince === undefined && acting) return;
-    const downMs = downSince === undefined ? 0 : Date.now() - downSince;
-    downSince = undefined;
-    log.info(
-      { downMs },
-      acting ? "database answers again" : "database answers again; claiming resumes",
-    );
-    acting = true;
-  };
+  const { health, dbFailed, dbAnswered } = dbHealth(log);
 
   // What this worker runs, for the web app (agent list, input forms, the two-person rule).
   // A worker started while the database restarts (a supervisor bringing it back) waits for it.
@@ -287,9 +200,9 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       let claimed = 0;
       if (free > 0 && agentNames.length > 0) {
         try {
-          if (unknownClaims) {
+          if (health.unknownClaims) {
             const handed = await handBackUnknownClaims(config.pool, id, new Set(active.keys()));
-            unknownClaims = false;
+            health.unknownClaims = false;
             if (handed.length > 0) {
               log.info({ tasks: handed }, "handed back tasks held without a running attempt");
             }
@@ -331,90 +244,17 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     }
   })();
 
-  // Past this, another worker's reaper may already have our tasks: stop before it can.
-  const margin = Math.min(1_000, Math.floor(leaseMs / 10));
-  let beatSentAt: number | undefined;
-  const abandonUnproven = () => {
-    const now = Date.now();
-    // Only an outage counts (errors from the server, or a heartbeat with no answer for a whole
-    // lease): a slow but answering database renews late, and a lease it let expire is reported
-    // as lost by the heartbeat itself.
-    const unreachable =
-      downSince !== undefined || (beatSentAt !== undefined && now - beatSentAt > leaseMs);
-    if (!unreachable) return;
-    const unproven = [...active.entries()].filter(
-      ([taskId]) => now >= (provenUntil.get(taskId) ?? 0) - margin,
-    );
-    if (unproven.length === 0) return;
-    if (acting) {
-      acting = false;
-      log.error(
-        { tasks: unproven.map(([taskId]) => taskId), leaseMs, downMs: now - (downSince ?? now) },
-        "database unreachable longer than the lease: abandoning in-flight attempts, acting on nothing until it answers",
-      );
-    }
-    for (const [taskId, controller] of unproven) {
-      controller.abort(
-        new LeaseLostError(`could not renew the lease on task ${taskId}: database unreachable`),
-      );
-    }
-    // Those tasks are still ours in the database; hand them back once it answers.
-    unknownClaims = true;
-  };
-
-  // The heartbeat already logs an outage; a presence write is only ever retried by the next tick.
-  let presence: Promise<void> | undefined;
-  const presenceFailed = (err: unknown) => {
-    if (!isConnectionError(err)) log.warn(errorFields(err), "could not record worker presence");
-  };
-
-  let beatTimer: NodeJS.Timeout | undefined;
-  let beatFailures = 0;
-  let beatStopped = false;
-  const beatEvery = Math.max(50, Math.floor(leaseMs / 3));
-  const beat = async () => {
-    try {
-      const ids = [...active.keys()];
-      const sentAt = Date.now();
-      beatSentAt = sentAt;
-      const lost = await heartbeat(config.pool, id, ids, leaseMs);
-      const lostSet = new Set(lost);
-      for (const taskId of ids) {
-        if (!lostSet.has(taskId) && active.has(taskId)) provenUntil.set(taskId, sentAt + leaseMs);
-      }
-      for (const taskId of lost) {
-        log.warn({ task: taskId }, "lost the lease on the task; abandoning its attempt");
-        active.get(taskId)?.abort(new Error("lease lost"));
-      }
-      await extendEffectLeases(config.pool, id, leaseMs);
-      dbAnswered();
-      beatFailures = 0;
-    } catch (err) {
-      dbFailed("heartbeat", err);
-      beatFailures++;
-    }
-    beatSentAt = undefined;
-    abandonUnproven();
-    // Presence after the leases, only when they were renewed (in an outage it would fail too),
-    // and not awaited: a presence write stuck on a dying connection must not hold the next beat.
-    if (beatFailures === 0 && presence === undefined) {
-      presence = touchWorker(config.pool, id)
-        .catch(presenceFailed)
-        .finally(() => {
-          presence = undefined;
-        });
-    }
-    if (beatStopped) return;
-    // After a failure, try again soon: the lease must be renewed as soon as the server is back.
-    const next =
-      beatFailures === 0
-        ? beatEvery
-        : Math.min(beatEvery, backoffDelay(beatFailures - 1, { initialMs: 50, maxMs: 1_000 }));
-    beatTimer = setTimeout(() => void beat(), next);
-  };
-  beatTimer = setTimeout(() => void beat(), beatEvery);
-  // Leases run out on the clock whether or not a heartbeat is stuck waiting for a server.
-  const guard = setInterval(abandonUnproven, Math.max(25, Math.floor(margin / 2)));
+  const beats = startHeartbeat({
+    pool: config.pool,
+    id,
+    leaseMs,
+    active,
+    provenUntil,
+    log,
+    health,
+    dbFailed,
+    dbAnswered,
+  });
 
   const reapNow = () =>
     reapExpiredLeases(config.pool, id, agents).then(
@@ -446,13 +286,11 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       controller.abort(new SuspendError(new Date(), "the worker is shutting down"));
     }
     await Promise.all(running);
-    beatStopped = true;
-    clearTimeout(beatTimer);
-    clearInterval(guard);
+    beats.halt();
     clearInterval(reap);
     await listener.stop();
-    await presence;
-    await markWorkerStopped(config.pool, id).catch(presenceFailed);
+    await beats.presence();
+    await markWorkerStopped(config.pool, id).catch(beats.presenceFailed);
   };
 
   log.info(
@@ -461,5 +299,5 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       ? `ready: agents ${agentNames.join(", ")}; concurrency ${config.concurrency}`
       : "ready, but no agents are registered: nothing to run",
   );
-  return { id, stop, active: () => active.size, acting: () => acting };
+  return { id, stop, active: () => active.size, acting: () => health.acting };
 }

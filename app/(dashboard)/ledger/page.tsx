@@ -16,8 +16,8 @@ import {
   LEDGER_PAGE_SIZE,
   ledgerSearchFields,
   ledgerSearchSchema,
-  listLedgerEntries,
-} from "../../../lib/server/queries/list-ledger-entries";
+} from "../../../lib/server/queries/ledger-search";
+import { listLedgerEntries } from "../../../lib/server/queries/list-ledger-entries";
 import { listLedgerKinds } from "../../../lib/server/queries/list-ledger-kinds";
 import {
   parseSearchParams,

@@ -3,11 +3,9 @@
 import { z } from "zod";
 import { getDb, screenReaders, wroteRecently } from "../../server/db";
 import { effectDetailSchema, getEffect } from "../../server/queries/get-effect";
-import {
-  ledgerApiPageSchema,
-  ledgerApiQuerySchema,
-  listLedgerPage,
-} from "../../server/queries/list-ledger-entries";
+import { ledgerApiPageSchema } from "../../server/queries/ledger-entry-dto";
+import { ledgerApiQuerySchema } from "../../server/queries/ledger-search";
+import { listLedgerPage } from "../../server/queries/list-ledger-entries";
 import { explainWhy, whyAnswerSchema, whyQuerySchema } from "../../server/queries/why";
 import { defineEndpoint } from "../endpoint";
 import { ApiProblem } from "../problems";

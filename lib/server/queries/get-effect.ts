@@ -9,7 +9,8 @@ import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { DEAD_REASONS, EFFECT_STATUSES, STEP_KINDS, TASK_STATUSES } from "../../domain/task-states";
 import { taskStream } from "../ledger/append-ledger";
-import { effectKeySchema, ledgerEntrySchema, toLedgerApiEntry } from "./list-ledger-entries";
+import { ledgerEntrySchema, toLedgerApiEntry } from "./ledger-entry-dto";
+import { effectKeySchema } from "./ledger-search";
 import { payload, seesPayloads } from "./payloads";
 
 /** Reads that also need DISTINCT ON: the pool-backed database or a transaction in it. */

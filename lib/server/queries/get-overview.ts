@@ -24,7 +24,8 @@ import {
 } from "../../domain/task-states";
 import { readOldestWaiting, type WaitingDto } from "./get-oldest-waiting";
 import { type OverviewSeriesDto, readOverviewSeries } from "./get-overview-series";
-import { type LedgerEntryDto, listLedgerEntries } from "./list-ledger-entries";
+import type { LedgerEntryDto } from "./ledger-entry-dto";
+import { listLedgerEntries } from "./list-ledger-entries";
 import {
   type Counted,
   countEffects,

@@ -6,12 +6,12 @@ import { ledgerEntries, ledgerStreams, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import { attemptStartOf } from "../../domain/attempt-start";
 import type { JsonValue } from "../../domain/json";
+import { buildTaskTimeline } from "../../domain/task-timeline";
 import {
-  buildTaskTimeline,
   type TaskTimeline,
   TIMELINE_KINDS,
   type TimelineEntry,
-} from "../../domain/task-timeline";
+} from "../../domain/task-timeline-vocabulary";
 import { taskStream } from "../ledger/append-ledger";
 import { carriesAttemptStart } from "../ledger/attempt-start-sql";
 import { type ArchiveConfig, archiveConfig, archivedStream } from "./archived-entries";

@@ -8,6 +8,7 @@ import { AuthError } from "../../domain/access";
 import { sha256Hex } from "../../domain/hash";
 import { insertTask } from "../commands/enqueue-task";
 import { appendLedger } from "../ledger/append-ledger";
+import { ledgerApiPageSchema } from "./ledger-entry-dto";
 import {
   decodeLedgerCursor,
   encodeLedgerCursor,
@@ -16,13 +17,11 @@ import {
   LEDGER_API_PAGE_SIZE,
   LedgerCursorError,
   type LedgerFilter,
-  ledgerApiPageSchema,
   ledgerApiQuerySchema,
   ledgerSearchSchema,
-  listLedgerEntries,
-  listLedgerPage,
   SCREEN_MAX_DATA_BYTES,
-} from "./list-ledger-entries";
+} from "./ledger-search";
+import { listLedgerEntries, listLedgerPage } from "./list-ledger-entries";
 import { listLedgerKinds } from "./list-ledger-kinds";
 import { HIDDEN_PAYLOAD } from "./payloads";
 

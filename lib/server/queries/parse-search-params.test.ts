@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ledgerSearchSchema } from "./list-ledger-entries";
+import { ledgerSearchSchema } from "./ledger-search";
 import { taskSearchSchema } from "./list-tasks";
 import { parseSearchParams } from "./parse-search-params";
 

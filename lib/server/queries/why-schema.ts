@@ -5,7 +5,8 @@ import { DEAD_REASONS, TASK_STATUSES } from "../../domain/task-states";
 import { bulkRefSchema } from "./bulk-refs";
 import { effectApprovalSchema, effectSchema, effectStepSchema } from "./get-effect";
 import { taskIdSchema } from "./get-task-detail";
-import { effectKeySchema, ledgerEntrySchema } from "./list-ledger-entries";
+import { ledgerEntrySchema } from "./ledger-entry-dto";
+import { effectKeySchema } from "./ledger-search";
 
 export const WHY_DEFAULT_LIMIT = 20;
 export const WHY_MAX_LIMIT = 100;

@@ -18,7 +18,7 @@ import { type ArchiveConfig, archiveConfig } from "./archived-entries";
 import { loadBulkRefs } from "./bulk-refs";
 import type { DbReader } from "./db-reader";
 import { EFFECT_LEDGER_LIMIT, loadEffectApprovals, loadEffects } from "./get-effect";
-import { toLedgerApiEntry } from "./list-ledger-entries";
+import { toLedgerApiEntry } from "./ledger-entry-dto";
 import { payload, seesPayloads } from "./payloads";
 import {
   addArchivedDecisions,

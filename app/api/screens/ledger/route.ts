@@ -1,8 +1,6 @@
 import { screenRoute } from "../../../../lib/api/screen-route";
-import {
-  ledgerSearchSchema,
-  listLedgerEntries,
-} from "../../../../lib/server/queries/list-ledger-entries";
+import { ledgerSearchSchema } from "../../../../lib/server/queries/ledger-search";
+import { listLedgerEntries } from "../../../../lib/server/queries/list-ledger-entries";
 
 export const dynamic = "force-dynamic";
 

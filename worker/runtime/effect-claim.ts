@@ -1,0 +1,160 @@
+// The claim transaction's reads for an effect that cannot simply be claimed: a gated tool's
+// approval, and a key claimed before (deduplicate, act again, wait, outcome unknown, payload
+// mismatch), decided by lib/domain/effect-decision.ts and written to the ledger here.
+import type { SqlClient } from "../../db/client";
+import { decideExistingEffect } from "../../lib/domain/effect-decision";
+import type { JsonValue } from "../../lib/domain/json";
+import type { Tool } from "../../lib/sdk/define";
+import { appendThrough } from "../../lib/server/ledger/append-known-head";
+import type { EffectRunner, EntryFn } from "./effect-runner";
+import { DeadLetterError, SuspendError } from "./errors";
+
+type EffectRow = {
+  key: string;
+  fingerprint: string;
+  args: JsonValue;
+  status: "started" | "succeeded" | "failed";
+  result: JsonValue;
+  lease_owner: string | null;
+  lease_live: boolean;
+  age_ms: number;
+};
+
+export type Claim =
+  | { action: "execute" }
+  | { action: "return"; result: JsonValue }
+  | { action: "reconcile" }
+  // Decided inside the claim transaction, thrown after it commits, so the ledger keeps why.
+  | { action: "dead"; error: DeadLetterError }
+  | { action: "park" };
+
+/**
+ * A gated effect may act when a reviewer approved this key with this exact payload, or when it
+ * already happened (then it is only deduplicated). The first use is stamped on the approval.
+ */
+export async function approvedOrDone(
+  client: SqlClient,
+  key: string,
+  fingerprint: string,
+): Promise<boolean> {
+  const { rows } = await client.query<{ ok: boolean }>({
+    name: "runtime_check_approval",
+    text: `with used as (
+             update approvals set used_at = coalesce(used_at, now())
+             where effect_key = $1 and fingerprint = $2 and status = 'approved'
+             returning 1
+           )
+           select exists (select 1 from used)
+               or exists (select 1 from effects where key = $1 and status = 'succeeded') as ok`,
+    values: [key, fingerprint],
+  });
+  return rows[0]?.ok === true;
+}
+
+/** The key was claimed before: by an earlier attempt, a replay, or another worker. */
+export async function resolveExisting(
+  client: SqlClient,
+  run: EffectRunner,
+  tool: Tool,
+  key: string,
+  redacted: JsonValue,
+  fingerprint: string,
+  entry: EntryFn,
+): Promise<Claim> {
+  const { rows } = await client.query<EffectRow>({
+    name: "runtime_lock_effect",
+    text: `select key, fingerprint, args, status, result, lease_owner,
+                  coalesce(lease_expires_at > now(), false) as lease_live,
+                  (extract(epoch from now() - created_at) * 1000)::bigint as age_ms
+           from effects where key = $1 for update`,
+    values: [key],
+  });
+  const existing = rows[0];
+  if (!existing) throw new Error(`effect ${key} vanished while claiming it`);
+  const { mismatch, next } = decideExistingEffect(
+    {
+      fingerprint: existing.fingerprint,
+      status: existing.status,
+      leaseLive: existing.lease_live,
+      ageMs: Number(existing.age_ms),
+    },
+    fingerprint,
+    {
+      onPayloadMismatch: tool.onPayloadMismatch,
+      hasReconcile: tool.reconcile !== undefined,
+      providerIdempotent: tool.providerIdempotent === true,
+      dedupWindowMs: tool.dedupWindowMs,
+    },
+  );
+
+  if (mismatch) {
+    await appendThrough(
+      client,
+      run.head,
+      entry("effect.payload_mismatch", {
+        first: { fingerprint: existing.fingerprint, args: existing.args },
+        second: { fingerprint, args: redacted },
+        policy: mismatch,
+      }),
+    );
+  }
+  switch (next.do) {
+    case "dead-letter":
+      return {
+        action: "dead",
+        error: new DeadLetterError(
+          "payload_mismatch",
+          `${tool.name}: the same intent was performed with different arguments (fingerprint ${existing.fingerprint.slice(0, 12)}… now ${fingerprint.slice(0, 12)}…)`,
+        ),
+      };
+    case "deduplicate":
+      await appendThrough(client, run.head, entry("effect.deduplicated", { fingerprint }));
+      return { action: "return", result: existing.result };
+    case "act-again":
+      await takeOverEffect(client, run, key);
+      await appendThrough(
+        client,
+        run.head,
+        entry("effect.started", { args: redacted, fingerprint, retry: true }),
+      );
+      return { action: "execute" };
+    case "wait":
+      throw new SuspendError(
+        new Date(Date.now() + Math.min(run.effectLeaseMs, 5_000)),
+        `effect ${key.slice(0, 12)}… is in flight on ${existing.lease_owner ?? "another worker"}`,
+      );
+    case "outcome-unknown":
+      await appendThrough(
+        client,
+        run.head,
+        entry("effect.outcome_unknown", {
+          action: next.action,
+          ageMs: Number(existing.age_ms),
+          ...(tool.providerIdempotent && next.pastDedupWindow
+            ? { why: "past the provider's dedup window" }
+            : {}),
+        }),
+      );
+      if (next.action === "dead-letter") {
+        return {
+          action: "dead",
+          error: new DeadLetterError(
+            "outcome_unknown",
+            `${tool.name}: an earlier attempt started this effect and never recorded a result; a reviewer must confirm whether it happened`,
+          ),
+        };
+      }
+      await takeOverEffect(client, run, key);
+      return next.action === "reconcile" ? { action: "reconcile" } : { action: "execute" };
+  }
+}
+
+async function takeOverEffect(client: SqlClient, run: EffectRunner, key: string): Promise<void> {
+  await client.query({
+    name: "runtime_take_over_effect",
+    text: `update effects set status = 'started', lease_owner = $2, error = null,
+             lease_expires_at = now() + $3 * interval '1 millisecond', attempts = attempts + 1, updated_at = now()
+           where key = $1`,
+    values: [key, run.worker, run.effectLeaseMs],
+  });
+}
