@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { connectClient } from "./client";
 import { migrateDatabase } from "./migrate";
@@ -6,6 +7,20 @@ import { createDatabase, dropDatabase, OWNER_ROLE, withCredentials } from "./pro
 const cluster = inject("testCluster");
 const name = `t_migrate_${process.pid}`;
 afterAll(() => dropDatabase(cluster.superUrl, name));
+
+describe("the migrations' journal", () => {
+  it("dates every migration after the one before it: the migrator skips one dated at or before the last applied", () => {
+    const journal = JSON.parse(
+      readFileSync(new URL("./migrations/meta/_journal.json", import.meta.url), "utf8"),
+    ) as { entries: { idx: number; when: number; tag: string }[] };
+    const late = journal.entries.filter((e, i) => {
+      const before = journal.entries[i - 1];
+      return before !== undefined && e.when <= before.when;
+    });
+    expect(late.map((e) => e.tag)).toEqual([]);
+    expect(journal.entries.map((e) => e.idx)).toEqual(journal.entries.map((_, i) => i));
+  });
+});
 
 describe("migrateDatabase", () => {
   it("serializes concurrent migrations of an empty database: each migration applies once", async () => {

@@ -124,6 +124,11 @@ export const ledgerEntries = pgTable(
     index("ledger_entries_untooled_at_idx")
       .on(t.at.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.key} is not null and (${t.data} ->> 'tool') is null`),
+    // An effect's recorded result, one entry per effect (ledger-by-key.ts RESULT_KINDS): the task
+    // page and GET /effects/{key} find it by key, not by walking the task's whole stream.
+    index("ledger_entries_result_key_idx")
+      .on(t.key)
+      .where(sql`${t.kind} in ('effect.succeeded', 'outcome.resolved')`),
   ],
 );
 

@@ -9,6 +9,7 @@ import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { DEAD_REASONS, EFFECT_STATUSES, STEP_KINDS, TASK_STATUSES } from "../../domain/task-states";
 import { taskStream } from "../ledger/append-ledger";
+import { RESULT_KINDS } from "./ledger-by-key";
 import { ledgerEntrySchema, toLedgerApiEntry } from "./ledger-entry-dto";
 import { effectKeySchema } from "./ledger-search";
 import { payload, seesPayloads } from "./payloads";
@@ -135,10 +136,11 @@ export async function loadEffects(
     .from(ledgerEntries)
     .where(
       and(
-        // A key's entries are on its effect's task's stream (ledger-by-key.ts).
+        // A key's entries are on its effect's task's stream; its result entries are also
+        // by key (ledger_entries_result_key_idx): see ledger-by-key.ts.
         inArray(ledgerEntries.stream, [...new Set(rows.map((r) => taskStream(r.row.taskId)))]),
         inArray(ledgerEntries.key, [...keys]),
-        inArray(ledgerEntries.kind, ["effect.succeeded", "outcome.resolved"]),
+        inArray(ledgerEntries.kind, RESULT_KINDS),
       ),
     )
     .orderBy(ledgerEntries.key, sql`${ledgerEntries.id} desc`);

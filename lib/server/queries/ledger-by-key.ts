@@ -9,6 +9,13 @@ import { ledgerEntries } from "../../../db/schema";
 const e = ledgerEntries;
 
 /**
+ * The entries that record an effect's result: ledger_entries_result_key_idx (migration 0058)
+ * holds exactly these, by key, so a reader asking for them with `kind in RESULT_KINDS` and a
+ * key finds them without walking the task's stream.
+ */
+export const RESULT_KINDS = ["effect.succeeded", "outcome.resolved"];
+
+/**
  * The entries carrying the key of an effect where `onEffects` holds, or of an approval where
  * `onApprovals` does (each a condition on its own table's columns): those on the stream of the
  * key's task, by the (stream, seq) key. An effect's approvals are of its task: `onApprovals`

@@ -19,6 +19,7 @@ import {
   inputHistoryOf,
   readInputHistory,
 } from "./input-history";
+import { RESULT_KINDS } from "./ledger-by-key";
 import { payload } from "./payloads";
 import { ATTEMPTS_SHOWN, type AttemptDto, attemptsOf, readAttempts } from "./task-attempts";
 
@@ -45,7 +46,6 @@ export type TaskLedgerDto = {
   attempts: AttemptDto[];
 };
 
-const RESULT_KINDS = ["effect.succeeded", "outcome.resolved"];
 const MISMATCHES_SHOWN = 5;
 
 const rejectionSchema = z.looseObject({
