@@ -39,9 +39,7 @@ export const REVIEW_ROWS: readonly MatrixRow[] = [
     does: "rejects a parked effect",
     call: {
       kind: "action",
-      args: async (ctx) => [
-        { ...(await ctx.awaitingApprovalTask()), from: "awaiting_approval", reason: "not ours" },
-      ],
+      args: async (ctx) => [{ ...(await ctx.awaitingApprovalTask()), reason: "not ours" }],
     },
     scope: "approvals:decide",
   },
@@ -50,7 +48,7 @@ export const REVIEW_ROWS: readonly MatrixRow[] = [
     does: "rejects a dead task",
     call: {
       kind: "action",
-      args: async (ctx) => [{ ...(await ctx.deadTask()), from: "dead", reason: "not ours" }],
+      args: async (ctx) => [{ ...(await ctx.deadTask()), reason: "not ours" }],
     },
     scope: "approvals:decide",
     alsoNeeds: "deadLetters:review",
