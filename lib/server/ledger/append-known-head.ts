@@ -14,7 +14,7 @@ import { type AttemptStartData, withAttemptStart } from "../../domain/attempt-st
 import { faultPoint } from "../fault-points";
 import {
   type AppendedEntry,
-  appendLedgerMany,
+  appendLedger,
   databaseNow,
   entryColumns,
   type NewLedgerEntry,
@@ -73,15 +73,11 @@ export async function appendThrough(
   ref: HeadRef,
   entries: NewLedgerEntry | readonly NewLedgerEntry[],
 ): Promise<AppendedEntry[]> {
-  const list = Array.isArray(entries) ? entries : [entries as NewLedgerEntry];
-  const taken = takeStart(ref, list);
+  const taken = takeStart(ref, Array.isArray(entries) ? entries : [entries as NewLedgerEntry]);
   onRollback(client, taken.giveBack);
   try {
-    const appended = await appendLedgerMany(
-      client,
-      taken.entries.map((e) => ({ ...e, stream: ref.stream })),
-    );
-    if (taken.carries) ref.startEntryId = appended.find((e) => e.stream === ref.stream)?.id;
+    const appended = await appendLedger(client, ref.stream, taken.entries);
+    if (taken.carries) ref.startEntryId = appended[0]?.id;
     return appended;
   } catch (err) {
     taken.giveBack();
