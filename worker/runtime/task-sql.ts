@@ -5,6 +5,7 @@ import type { SqlClient } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
 import type { DeadReason, StepKind } from "../../lib/domain/task-states";
 import { TASKS_CHANNEL } from "../../lib/server/commands/insert-tasks";
+import { carriesStartClaimedAtText } from "../../lib/server/ledger/attempt-start-sql";
 import type { PolicyRow } from "./policy";
 
 export type ClaimedTask = {
@@ -242,8 +243,7 @@ export async function lockExpiredLeases(
                   exists (select 1 from ledger_entries e
                            where e.stream = 'task:' || t.id and e.at >= t.status_changed_at - interval '1 minute'
                              and ((e.data->'attemptStarted'->>'attempt')::int = t.attempts
-                                  and abs(extract(epoch from (e.data->'attemptStarted'->>'at')::timestamptz
-                                                             - t.status_changed_at)) < 0.002
+                                  and ${carriesStartClaimedAtText("e.", "t.status_changed_at")}
                                   or e.kind = 'attempt.started' and (e.data->>'attempt')::int = t.attempts
                                      and e.actor = 'worker:' || t.lease_owner)) as start_written
            from tasks t
@@ -337,7 +337,7 @@ export async function recordedOutcome(
              and seq >= (select coalesce(max(seq), 0) from ledger_entries
                          where task_id = $1 and actor = $3
                            and (kind = 'attempt.started'
-                                or abs(extract(epoch from (data->'attemptStarted'->>'at')::timestamptz - $4::timestamptz)) < 0.002))
+                                or ${carriesStartClaimedAtText("", "$4::timestamptz")}))
              and kind in ('task.succeeded', 'retry.scheduled', 'task.dead_lettered', 'task.requeued', 'approval.requested')
            order by seq desc limit 1`,
     values: [taskId, attempt, actor, claimedAt.toISOString()],
