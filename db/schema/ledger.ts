@@ -95,34 +95,29 @@ export const ledgerEntries = pgTable(
     check("ledger_entries_kind_check", sql`${t.kind} ~ '^[a-z][a-z_]*(\\.[a-z][a-z_]*)*$'`),
     check("ledger_entries_hash_check", sql`${t.hash} ~ '^[0-9a-f]{64}$'`),
     check("ledger_entries_prev_hash_check", sql`${t.prevHash} ~ '^[0-9a-f]{64}$'`),
-    index("ledger_entries_kind_at_idx").on(
-      t.kind,
-      t.at.desc().nullsFirst(),
-      t.id.desc().nullsFirst(),
-    ),
-    index("ledger_entries_at_idx").on(t.at.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    // The time-ordered indexes are ascending and read backwards for newest first: a new entry
+    // lands at the right end of its range, where a split leaves the left page full (declared
+    // descending, each went to the left end and split pages in half; migration 0059).
+    index("ledger_entries_kind_at_idx").on(t.kind, t.at, t.id),
+    index("ledger_entries_at_idx").on(t.at, t.id),
     // Newest first by actor, and within one task: the ledger's actor and task filters walk
     // these instead of sorting every match (a long task has tens of thousands of entries). The
     // task one is also the only index led by task_id (a (task_id, id) one went in 0050: nothing
     // read in id order within a task; the task's own reads go by stream and seq). Reads by
     // effect key go by the key's task's stream on the (stream, seq) key (a (key, id) index went
     // in 0056; lib/server/queries/ledger-by-key.ts).
-    index("ledger_entries_actor_at_idx").on(
-      t.actor,
-      t.at.desc().nullsFirst(),
-      t.id.desc().nullsFirst(),
-    ),
+    index("ledger_entries_actor_at_idx").on(t.actor, t.at, t.id),
     index("ledger_entries_task_at_idx")
-      .on(t.taskId, t.at.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .on(t.taskId, t.at, t.id)
       .where(sql`${t.taskId} is not null`),
     // The ledger's tool filter (ledger-filter-parts.ts toolParts): a tool is not a column, but
     // every effect and approval entry names it in its data; the few keyed entries that do not
     // (outcome.resolved) have an index of their own, matched by their key's effect.
     index("ledger_entries_tool_at_idx")
-      .on(sql`(${t.data} ->> 'tool')`, t.at.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .on(sql`(${t.data} ->> 'tool')`, t.at, t.id)
       .where(sql`${t.key} is not null`),
     index("ledger_entries_untooled_at_idx")
-      .on(t.at.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .on(t.at, t.id)
       .where(sql`${t.key} is not null and (${t.data} ->> 'tool') is null`),
     // An effect's recorded result, one entry per effect (ledger-by-key.ts RESULT_KINDS): the task
     // page and GET /effects/{key} find it by key, not by walking the task's whole stream.
