@@ -167,14 +167,10 @@ export const tasks = pgTable(
     // walks tasks_created_idx and finds a page within a few rows, and a task's move to succeeded
     // writes one index entry fewer (every status change is a non-HOT update).
     index("tasks_status_created_idx")
-      .on(t.status, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .on(t.status, t.createdAt, t.id)
       .where(sql`${t.status} <> 'succeeded'`),
-    index("tasks_agent_created_idx").on(
-      t.agent,
-      t.createdAt.desc().nullsFirst(),
-      t.id.desc().nullsFirst(),
-    ),
-    index("tasks_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index("tasks_agent_created_idx").on(t.agent, t.createdAt, t.id),
+    index("tasks_created_idx").on(t.createdAt, t.id),
     // The spend screen's most expensive tasks: walked from the costliest, filtered by window and
     // agent. Only tasks that spent anything are in it, and only a model call changes it.
     index("tasks_cost_idx").on(t.cost.desc(), t.id.desc()).where(sql`${t.cost} > 0`),
