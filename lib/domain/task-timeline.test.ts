@@ -71,6 +71,40 @@ describe("buildTaskTimeline", () => {
     ]);
   });
 
+  it("a tool call whose claim rides on its result: from the claim to the result", () => {
+    const entries = stream(
+      [0, "task.enqueued"],
+      [
+        4.5,
+        "effect.succeeded",
+        {
+          tool: "send_email",
+          step: 1,
+          attempt: 1,
+          attemptStarted: { attempt: 1, agent: "mailer", at: t(2) },
+          effectStarted: { at: t(3), args: {}, fingerprint: "f" },
+        },
+        "k1",
+      ],
+      [5, "task.succeeded", { attempt: 1 }],
+    );
+    expect(shape(entries)).toEqual([
+      ["queued", 1, 2],
+      ["running", 1, 3],
+    ]);
+    expect(buildTaskTimeline(entries, t(1000)).segments[1]?.children).toEqual([
+      {
+        kind: "tool",
+        name: "send_email",
+        step: 1,
+        start: t(3),
+        end: t(4.5),
+        durationMs: 1500,
+        outcome: "succeeded",
+      },
+    ]);
+  });
+
   it("a failed attempt, its retry wait, and the next claim", () => {
     const entries = stream(
       [0, "task.enqueued"],

@@ -4,6 +4,7 @@
 // and says what "now" is, so a task still running or waiting shows its open segment up to then.
 import { ATTEMPT_STARTED_KIND, attemptStartOf } from "./attempt-start";
 import { type DurationUnits, twoLargestUnits } from "./duration-units";
+import { effectStartOf } from "./effect-start";
 import type { JsonValue } from "./json";
 import type {
   Segment,
@@ -124,24 +125,26 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
     if (started) startAttempt(started.at, started.attempt);
     if (e.kind === ATTEMPT_STARTED_KIND) continue;
     const current = open as Open | null;
+    // A claim to act opens the tool's call: an effect.started entry, or the claim carried by the
+    // entry that ended it (which then closes it below). A lapsed claim, found by a later
+    // attempt, belongs to the attempt that died with it.
+    const claim = effectStartOf(e);
+    if (claim && !claim.lapsed && current?.kind === "running") {
+      current.rateLimited = false;
+      current.children.push({
+        kind: "tool",
+        name: str(d.tool) ?? "tool",
+        step: num(d.step),
+        start: startedAt(claim.at, current.start, e.at) ?? e.at,
+        end: null,
+        durationMs: null,
+        outcome: "in_flight",
+      });
+    }
     switch (e.kind) {
       case "task.enqueued":
         if (!current && segments.length === 0) {
           open = { kind: "queued", attempt: 1, start: e.at, lost: false, note: null, children: [] };
-        }
-        break;
-      case "effect.started":
-        if (current?.kind === "running") {
-          current.rateLimited = false;
-          current.children.push({
-            kind: "tool",
-            name: str(d.tool) ?? "tool",
-            step: num(d.step),
-            start: e.at,
-            end: null,
-            durationMs: null,
-            outcome: "in_flight",
-          });
         }
         break;
       case "effect.succeeded":

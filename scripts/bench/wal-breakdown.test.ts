@@ -1,6 +1,6 @@
 // The WAL breakdown at a few hundred jobs: it must find the records the job writes in the
 // relations that hold them (a breakdown that attributed nothing, or another database's records,
-// would show up here), and the ledger's share must be its five entries per job.
+// would show up here), and the ledger's share must be its three entries per job.
 import { describe, expect, inject, it } from "vitest";
 import { walBreakdown } from "./wal-breakdown";
 
@@ -11,9 +11,9 @@ describe("bench WAL breakdown", () => {
   it("attributes a one-effect job's WAL to the relations it writes", async () => {
     const w = await walBreakdown(cluster, JOBS, 8);
     const rel = (name: string) => w.byRelation.find((r) => r.relation === name);
-    // task.enqueued, effect.started (carrying the attempt's start), effect.succeeded,
-    // task.succeeded: the claim writes no entry of its own.
-    expect(rel("ledger_entries")?.recordsPerJob).toBeCloseTo(4, 0);
+    // task.enqueued, effect.succeeded (carrying the attempt's start and the effect's claim),
+    // task.succeeded: neither claim writes an entry of its own.
+    expect(rel("ledger_entries")?.recordsPerJob).toBeCloseTo(3, 0);
     // The tool's own row, once per job.
     expect(rel("bench_sink")?.recordsPerJob).toBeCloseTo(1, 0);
     for (const name of [

@@ -26,14 +26,6 @@ function claimOf(c: ClaimedAttempt): EffectClaim {
     args: intent,
     fingerprint: "a".repeat(64),
     leaseMs: 30_000,
-    head: c.head,
-    entry: {
-      kind: "effect.started",
-      actor: `worker:${WORKER}`,
-      taskId: c.task.id,
-      key,
-      data: { tool: "notify", step: 1 },
-    },
   };
 }
 
@@ -60,13 +52,19 @@ describe("effectBatchers", () => {
       claimed.map((c) => ({
         leased: c !== stolen,
         inserted: c !== stolen && c !== before,
+        at: expect.any(Date),
       })),
     );
-    // The eight claims made in one turn of the event loop went as one statement.
-    expect(sent.counts(["runtime_claim_effect_new", "runtime_claim_effects"])).toEqual({
-      runtime_claim_effect_new: 0,
+    // The eight claims made in one turn of the event loop went as one statement, at one time.
+    expect(sent.counts(["runtime_claim_effect", "runtime_claim_effects"])).toEqual({
+      runtime_claim_effect: 0,
       runtime_claim_effects: 1,
     });
+    expect(new Set(answers.map((a) => a.at.getTime())).size).toBe(1);
+    // A claim writes no entry: the entry that ends it carries it.
+    for (const c of claimed) {
+      expect((await kit.entries(c.task.id)).map((e) => e.kind)).toEqual(["task.enqueued"]);
+    }
 
     const acting = claimed.filter((c) => c !== stolen && c !== before);
     const recorded = await Promise.all(
@@ -98,10 +96,9 @@ describe("effectBatchers", () => {
       expect((await kit.effects(c.task.id)).map((e) => e.status)).toEqual(["succeeded"]);
       expect((await kit.entries(c.task.id)).map((e) => e.kind)).toEqual([
         "task.enqueued",
-        "effect.started",
         "effect.succeeded",
       ]);
-      expect((await kit.starts(c.task.id)).map((s) => s.on)).toEqual(["effect.started"]);
+      expect((await kit.starts(c.task.id)).map((s) => s.on)).toEqual(["effect.succeeded"]);
       const { rows } = await t.pool.query(
         "select seq, kind, status from steps where task_id = $1",
         [c.task.id],

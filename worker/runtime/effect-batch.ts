@@ -1,7 +1,7 @@
-// Group commit (group-commit.ts) of the two commits every effect needs: the key's claim with its
-// effect.started entry, before acting, and the result with effect.succeeded and the journaled
-// step, after. The attempts of one worker that reach the same commit together share one
-// statement; every claim and every result is still durable before its caller goes on.
+// Group commit (group-commit.ts) of the two commits every effect needs: the key's claim, before
+// acting, and the result with effect.succeeded (carrying the claim, lib/domain/effect-start.ts)
+// and the journaled step, after. The attempts of one worker that reach the same commit together
+// share one statement; every claim and every result is still durable before its caller goes on.
 import type pg from "pg";
 import type { JsonValue } from "../../lib/domain/json";
 import { type GroupCommit, groupCommit } from "../../lib/server/group-commit";
@@ -23,12 +23,12 @@ export type EffectClaim = {
   args: JsonValue;
   fingerprint: string;
   leaseMs: number;
-  head: HeadRef;
-  /** effect.started */
-  entry: NewLedgerEntry;
 };
-/** `leased` false: the task's lease is gone. `inserted` false: the key was claimed before. */
-export type ClaimAnswer = { leased: boolean; inserted: boolean };
+/**
+ * `leased` false: the task's lease is gone. `inserted` false: the key was claimed before. `at`:
+ * the claim's time, which the entry ending the claim carries (no entry is written with it).
+ */
+export type ClaimAnswer = { leased: boolean; inserted: boolean; at: Date };
 
 export type EffectResult = {
   key: string;
@@ -60,14 +60,11 @@ export const CLAIM_EFFECTS_CTES = `input as (
     on conflict (key) do nothing
     returning key, task_id
   )`;
-/** For one claim: whether its task is still ours, and whether the key was claimed now. */
+/** For one claim: whether its task is still ours, whether the key was claimed now, and when. */
 export const CLAIM_EFFECT_SELECT =
-  "(select count(*) from lease)::int as leased, (select count(*) from ins)::int as inserted";
+  "(select count(*) from lease)::int as leased, (select count(*) from ins)::int as inserted, now() as at";
 
-export function claimValues(
-  batch: readonly Omit<EffectClaim, "head" | "entry">[],
-  worker: string,
-): unknown[] {
+export function claimValues(batch: readonly EffectClaim[], worker: string): unknown[] {
   return [
     batch.map((c) => c.key),
     batch.map((c) => c.taskId),
@@ -133,39 +130,36 @@ export type EffectBatchers = {
 };
 
 export function effectBatchers(pool: pg.Pool, worker: string): EffectBatchers {
+  // A claim writes no entry and moves no head: one plain statement, alone or for a batch.
   const claim = groupCommit<EffectClaim, ClaimAnswer>({
     one: async (c) => {
-      const { row } = await appendOnKnownHead<{ leased: number; inserted: number }>(
-        pool,
-        c.head,
-        [c.entry],
-        {
-          name: "runtime_claim_effect_new",
-          ctes: CLAIM_EFFECTS_CTES,
-          values: claimValues([c], worker),
-          when: "exists (select 1 from ins)",
-          select: CLAIM_EFFECT_SELECT,
-        },
-      );
-      return { leased: row.leased > 0, inserted: row.inserted > 0 };
+      const { rows } = await pool.query<{ leased: number; inserted: number; at: Date }>({
+        name: "runtime_claim_effect",
+        text: `with ${CLAIM_EFFECTS_CTES} select ${CLAIM_EFFECT_SELECT}`,
+        values: claimValues([c], worker),
+      });
+      const row = rows[0];
+      return {
+        leased: (row?.leased ?? 0) > 0,
+        inserted: (row?.inserted ?? 0) > 0,
+        at: row?.at ?? new Date(),
+      };
     },
     many: async (batch) => {
-      const { row } = await appendOnKnownHeads<{ leased: string[]; inserted: string[] }>(
-        pool,
-        batch.map((c) => ({ ref: c.head, entries: [c.entry] })),
-        {
-          name: "runtime_claim_effects",
-          ctes: `${CLAIM_EFFECTS_CTES}, acted as (select 'task:' || task_id::text as stream from ins)`,
-          values: claimValues(batch, worker),
-          select:
-            "array(select id::text from lease) as leased, array(select key from ins) as inserted",
-        },
-      );
-      const leased = new Set(row.leased);
-      const inserted = new Set(row.inserted);
+      const { rows } = await pool.query<{ leased: string[]; inserted: string[]; at: Date }>({
+        name: "runtime_claim_effects",
+        text: `with ${CLAIM_EFFECTS_CTES}
+               select array(select id::text from lease) as leased, array(select key from ins) as inserted, now() as at`,
+        values: claimValues(batch, worker),
+      });
+      const row = rows[0];
+      const leased = new Set(row?.leased ?? []);
+      const inserted = new Set(row?.inserted ?? []);
+      const at = row?.at ?? new Date();
       return batch.map((c) => ({
         leased: leased.has(c.taskId.toLowerCase()),
         inserted: inserted.has(c.key),
+        at,
       }));
     },
   });

@@ -3,11 +3,14 @@
 // mismatch), decided by lib/domain/effect-decision.ts and written to the ledger here.
 import type { SqlClient } from "../../db/client";
 import { decideExistingEffect } from "../../lib/domain/effect-decision";
+import { EFFECT_START_KEY, effectStartData } from "../../lib/domain/effect-start";
 import type { JsonValue } from "../../lib/domain/json";
 import type { Tool } from "../../lib/sdk/define";
 import { appendThrough } from "../../lib/server/ledger/append-known-head";
 import type { EffectRunner, EntryFn } from "./effect-runner";
 import { DeadLetterError, SuspendError } from "./errors";
+
+export type TakenOver = { at: Date; after: "retry" | "resend" };
 
 type EffectRow = {
   key: string;
@@ -18,12 +21,18 @@ type EffectRow = {
   lease_owner: string | null;
   lease_live: boolean;
   age_ms: number;
+  /** When the current claim was made (insert or take-over; the heartbeat leaves it). */
+  updated_at: Date;
 };
 
 export type Claim =
-  | { action: "execute" }
+  /**
+   * `takenOver`: the key was claimed before and is claimed again now (at), to act again after
+   * the provider said it had not (`retry`) or after an unknown outcome (`resend`).
+   */
+  | { action: "execute"; takenOver?: TakenOver }
   | { action: "return"; result: JsonValue }
-  | { action: "reconcile" }
+  | { action: "reconcile"; takenOver: TakenOver }
   // Decided inside the claim transaction, thrown after it commits, so the ledger keeps why.
   | { action: "dead"; error: DeadLetterError }
   | { action: "park" };
@@ -65,7 +74,7 @@ export async function resolveExisting(
     name: "runtime_lock_effect",
     text: `select key, fingerprint, args, status, result, lease_owner,
                   coalesce(lease_expires_at > now(), false) as lease_live,
-                  (extract(epoch from now() - created_at) * 1000)::bigint as age_ms
+                  (extract(epoch from now() - created_at) * 1000)::bigint as age_ms, updated_at
            from effects where key = $1 for update`,
     values: [key],
   });
@@ -111,13 +120,10 @@ export async function resolveExisting(
       await appendThrough(client, run.head, entry("effect.deduplicated", { fingerprint }));
       return { action: "return", result: existing.result };
     case "act-again":
-      await takeOverEffect(client, run, key);
-      await appendThrough(
-        client,
-        run.head,
-        entry("effect.started", { args: redacted, fingerprint, retry: true }),
-      );
-      return { action: "execute" };
+      return {
+        action: "execute",
+        takenOver: { at: await takeOverEffect(client, run, key), after: "retry" },
+      };
     case "wait":
       throw new SuspendError(
         new Date(Date.now() + Math.min(run.effectLeaseMs, 5_000)),
@@ -133,9 +139,30 @@ export async function resolveExisting(
           ...(tool.providerIdempotent && next.pastDedupWindow
             ? { why: "past the provider's dedup window" }
             : {}),
+          // Its claimer died holding it: nothing recorded that claim yet, this entry does. (A
+          // claim released as outcome unknown has no owner: its release recorded it.)
+          ...(existing.lease_owner
+            ? {
+                [EFFECT_START_KEY]: effectStartData({
+                  at: existing.updated_at,
+                  args: existing.args,
+                  fingerprint: existing.fingerprint,
+                  lapsed: { actor: `worker:${existing.lease_owner}` },
+                }),
+              }
+            : {}),
         }),
       );
       if (next.action === "dead-letter") {
+        // The lapsed claim is recorded now: ended as its release would have, so whoever meets
+        // the effect next (a reviewer's retry) does not record it again.
+        if (existing.lease_owner) {
+          await client.query({
+            name: "runtime_effect_lapse_recorded",
+            text: "update effects set lease_owner = null where key = $1 and status = 'started'",
+            values: [key],
+          });
+        }
         return {
           action: "dead",
           error: new DeadLetterError(
@@ -144,17 +171,27 @@ export async function resolveExisting(
           ),
         };
       }
-      await takeOverEffect(client, run, key);
-      return next.action === "reconcile" ? { action: "reconcile" } : { action: "execute" };
+      {
+        const takenOver: TakenOver = {
+          at: await takeOverEffect(client, run, key),
+          after: "resend",
+        };
+        return next.action === "reconcile"
+          ? { action: "reconcile", takenOver }
+          : { action: "execute", takenOver };
+      }
   }
 }
 
-async function takeOverEffect(client: SqlClient, run: EffectRunner, key: string): Promise<void> {
-  await client.query({
+/** Claims the locked key for this attempt; returns the claim's time. */
+async function takeOverEffect(client: SqlClient, run: EffectRunner, key: string): Promise<Date> {
+  const { rows } = await client.query<{ at: Date }>({
     name: "runtime_take_over_effect",
     text: `update effects set status = 'started', lease_owner = $2, error = null,
              lease_expires_at = now() + $3 * interval '1 millisecond', attempts = attempts + 1, updated_at = now()
-           where key = $1`,
+           where key = $1
+           returning now() as at`,
     values: [key, run.worker, run.effectLeaseMs],
   });
+  return rows[0]?.at ?? new Date();
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { operator } from "../../lib/domain/access";
+import { effectStartOf } from "../../lib/domain/effect-start";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import type { JsonValue } from "../../lib/domain/json";
 import { defineAgent, defineTool } from "../../lib/sdk/define";
@@ -153,8 +154,7 @@ describe("a key another live attempt is executing", () => {
     const id = await kit.enqueue("racer", { id: "s1" });
     // Worker A claims with a task lease it never renews, and starts the slow send.
     const a = kit.runOneAttempt("A", [racer], { leaseMs: 800, effectLeaseMs: 30_000 });
-    await kit.waitFor(id, (_, e) => e.some((x) => x.kind === "effect.started"));
-    expect(count("slow:s1")).toBe(1);
+    await kit.waitFor(id, () => count("slow:s1") === 1);
 
     // Worker B reaps A's expired task lease, retries, finds the effect in flight and waits.
     const b = await startWorker({
@@ -190,12 +190,13 @@ describe("a key another live attempt is executing", () => {
 
     expect(count("slow:s1")).toBe(1);
     const all = await kit.entries(id);
-    expect(all.filter((e) => e.kind === "effect.started").map((e) => e.actor)).toEqual([
-      "worker:A",
-    ]);
-    expect(all.filter((e) => e.kind === "effect.succeeded").map((e) => e.actor)).toEqual([
-      "worker:A",
-    ]);
+    // One claim, recorded once: by A's result, which carries it.
+    expect(all.filter((e) => e.kind === "effect.started")).toEqual([]);
+    expect(
+      all
+        .filter((e) => e.kind === "effect.succeeded")
+        .map((e) => [e.actor, (e.data as { effectStarted?: unknown }).effectStarted !== undefined]),
+    ).toEqual([["worker:A", true]]);
     expect(all.filter((e) => e.kind === "effect.deduplicated").map((e) => e.actor)).toEqual([
       "worker:B",
     ]);
@@ -227,8 +228,13 @@ describe("an unknown outcome and the provider's dedup window", () => {
       action: "dead-letter",
       why: "past the provider's dedup window",
     });
+    // The crashed claim is recorded on that entry, and marked so (no owner): a reviewer's retry
+    // meeting the effect again does not record it twice.
+    expect(unknown?.data).toMatchObject({
+      effectStarted: { lapsed: true, actor: "worker:crashed-worker" },
+    });
     expect(await kit.effects(id)).toEqual([
-      expect.objectContaining({ status: "started", attempts: 1, lease_owner: "crashed-worker" }),
+      expect.objectContaining({ status: "started", attempts: 1, lease_owner: null }),
     ]);
   });
 
@@ -238,8 +244,23 @@ describe("an unknown outcome and the provider's dedup window", () => {
     await kit.release(id);
     expect(await kit.settle(id)).toMatchObject({ status: "succeeded", attempts: 1 });
     expect(count("charge:c2")).toBe(1);
-    const unknown = (await kit.entries(id)).find((e) => e.kind === "effect.outcome_unknown");
-    expect(unknown?.data).toMatchObject({ action: "resend" });
+    const all = await kit.entries(id);
+    const unknown = all.find((e) => e.kind === "effect.outcome_unknown");
+    // The crashed claim was never recorded: the attempt that found it lapsed records it.
+    expect(unknown?.data).toMatchObject({
+      action: "resend",
+      effectStarted: {
+        lapsed: true,
+        actor: "worker:crashed-worker",
+        args: { id: "c2" },
+        fingerprint: payloadFingerprint({ id: "c2" }),
+      },
+    });
+    // The resend is a claim of its own, carried by its result: two claims, each recorded once.
+    expect(all.find((e) => e.kind === "effect.succeeded")?.data).toMatchObject({
+      effectStarted: { resend: true, fingerprint: payloadFingerprint({ id: "c2" }) },
+    });
+    expect(all.filter((e) => effectStartOf({ ...e, at: new Date(0) }) !== null)).toHaveLength(2);
     expect(await kit.effects(id)).toEqual([
       expect.objectContaining({ key, status: "succeeded", attempts: 2 }),
     ]);

@@ -1,27 +1,34 @@
 // performEffect: at most one real action per intent. Two commits carry the guarantee: the key
-// is claimed (with its effect.started entry) before acting, and the result is recorded (with
-// effect.succeeded and the step) after. Everything in between is what "outcome unknown" means.
-// The result's commit rides the task's next statement: it is recorded before the agent's next
-// step starts (context.ts), or with the task's success when the effect was its last
-// (completion-batch.ts), so a one-effect task makes one statement fewer. A crash before that
-// statement leaves the effect started without a result: outcome unknown, as a crash just
-// before an immediate record would.
+// is claimed before acting, and the result is recorded (with effect.succeeded, which carries the
+// claim, and the step) after. Everything in between is what "outcome unknown" means. The claim
+// writes no entry: the entry that ends it (its result, failure or release) records it, or, if
+// its worker dies first, the effect.outcome_unknown of the attempt that finds it lapsed
+// (lib/domain/effect-start.ts). The result's commit rides the task's next statement: it is
+// recorded before the agent's next step starts (context.ts), or with the task's success when
+// the effect was its last (completion-batch.ts), so a one-effect task makes one statement
+// fewer. A crash before that statement leaves the effect started without a result: outcome
+// unknown, as a crash just before an immediate record would.
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
+import {
+  CLAIM_ENDING_KINDS,
+  EFFECT_START_KEY,
+  type EffectStartData,
+  effectStartData,
+} from "../../lib/domain/effect-start";
 import { deriveEffectKey, payloadFingerprint } from "../../lib/domain/hash";
 import { type JsonValue, toJsonValue } from "../../lib/domain/json";
 import { movesMoney } from "../../lib/domain/money";
 import { holdsRedacted, redact } from "../../lib/domain/redact";
 import type { ReconcileOutcome, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
-import { appendThrough } from "../../lib/server/ledger/append-known-head";
 import {
   CLAIM_EFFECT_SELECT,
   CLAIM_EFFECTS_CTES,
   type ClaimAnswer,
   claimValues,
 } from "./effect-batch";
-import { approvedOrDone, type Claim, resolveExisting } from "./effect-claim";
+import { approvedOrDone, type Claim, resolveExisting, type TakenOver } from "./effect-claim";
 import { takeSlotOrWait } from "./effect-rate-limit";
 import { execute, recordStep, recordSuccess, releaseUnknown } from "./effect-result";
 import type { EffectRunner } from "./effect-runner";
@@ -59,13 +66,25 @@ export async function performEffect(
   }
   const redacted = redact(plain, sensitive);
   const fingerprint = payloadFingerprint(redacted);
+  // This attempt's claim to act, once made: the entry that ends it carries it. Only one of
+  // those commits (each is guarded by the claim still being ours, or the result not recorded).
+  let start: EffectStartData | undefined;
   const entry = (kind: string, data: Record<string, JsonValue>) => ({
     kind,
     actor: `worker:${run.worker}`,
     taskId: run.taskId,
     key,
-    data: { tool: tool.name, step: stepSeq, attempt: run.attempt, ...data },
+    data: {
+      tool: tool.name,
+      step: stepSeq,
+      attempt: run.attempt,
+      ...data,
+      ...(start && CLAIM_ENDING_KINDS.has(kind) ? { [EFFECT_START_KEY]: start } : {}),
+    },
   });
+  const claimedAt = (at: Date, after?: TakenOver["after"]) => {
+    start = effectStartData({ at, args: redacted, fingerprint, after });
+  };
 
   const claimed = (answer: ClaimAnswer) => {
     if (!answer.leased) throw new LeaseLostError(`lost the lease on task ${run.taskId}`);
@@ -81,39 +100,38 @@ export async function performEffect(
     fingerprint,
     leaseMs: run.effectLeaseMs,
   };
-  // A first claim (the common case) is one statement, shared with the worker's other attempts
-  // claiming now: the key and its effect.started entry on the head this attempt knows. A gated
-  // tool checks its approval first; a key claimed before is resolved in a transaction that can
-  // read and lock what is there.
+  // A first claim (the common case) is one statement that writes no entry, shared with the
+  // worker's other attempts claiming now. A gated tool checks its approval first; a key claimed
+  // before is resolved in a transaction that can read and lock what is there.
   let claim: Claim | undefined;
   if (!tool.requiresApproval) {
-    const answer = await run.effects.claim({
-      ...claimItem,
-      head: run.head,
-      entry: entry("effect.started", { args: redacted, fingerprint }),
-    });
-    if (claimed(answer)) claim = { action: "execute" };
+    const answer = await run.effects.claim(claimItem);
+    if (claimed(answer)) {
+      claimedAt(answer.at);
+      claim = { action: "execute" };
+    }
   }
   const viaTransaction = claim === undefined;
   claim ??= await withTransaction(run.pool, async (client): Promise<Claim> => {
     if (tool.requiresApproval?.(args) && !(await approvedOrDone(client, key, fingerprint))) {
       return { action: "park" };
     }
-    const { rows } = await client.query<{ leased: number; inserted: number }>({
+    const { rows } = await client.query<{ leased: number; inserted: number; at: Date }>({
       name: "runtime_claim_effect",
       text: `with ${CLAIM_EFFECTS_CTES} select ${CLAIM_EFFECT_SELECT}`,
       values: claimValues([claimItem], run.worker),
     });
     const row = rows[0];
-    if (claimed({ leased: (row?.leased ?? 0) > 0, inserted: (row?.inserted ?? 0) > 0 })) {
-      await appendThrough(
-        client,
-        run.head,
-        entry("effect.started", { args: redacted, fingerprint }),
-      );
+    const at = row?.at ?? new Date();
+    if (claimed({ leased: (row?.leased ?? 0) > 0, inserted: (row?.inserted ?? 0) > 0, at })) {
+      claimedAt(at);
       return { action: "execute" };
     }
-    return resolveExisting(client, run, tool, key, redacted, fingerprint, entry);
+    const existing = await resolveExisting(client, run, tool, key, redacted, fingerprint, entry);
+    if (existing.action === "execute" && existing.takenOver) {
+      claimedAt(existing.takenOver.at, existing.takenOver.after);
+    }
+    return existing;
   });
   // Whatever that transaction appended moved the head past what we know: read it afresh next
   // time rather than be refused (a batch would be refused as a whole).
@@ -154,6 +172,8 @@ export async function performEffect(
       trace?.span.setAttribute(ATTR.effectOutcome, "reconciled");
       return recordSuccess(run, tool, key, stepSeq, outcome.result, entry, { reconciled: true });
     }
+    // It did not happen: this claim acts after all.
+    claimedAt(claim.takenOver.at, claim.takenOver.after);
   }
   // The call really goes to the provider now: take the tool's rate-limit slot, or wait for one
   // (then claim again, with the slot already taken).

@@ -177,11 +177,11 @@ describe("worker runtime", () => {
     expect(await kinds(id)).toEqual([
       "task.enqueued",
       "step.completed",
-      "effect.started",
       "effect.succeeded",
       "task.succeeded",
     ]);
-    // The claim wrote no entry: the attempt's start rides on its first one.
+    // The claims wrote no entry: the attempt's start rides on its first one, the effect's claim
+    // (its arguments, redacted) on its result.
     const { rows: started } = await t.pool.query(
       "select kind, data->'attemptStarted' as start from ledger_entries where task_id = $1 and data ? 'attemptStarted'",
       [id],
@@ -193,10 +193,13 @@ describe("worker runtime", () => {
       },
     ]);
     const { rows } = await t.pool.query(
-      "select data from ledger_entries where task_id = $1 and kind = 'effect.started'",
+      "select at, data from ledger_entries where task_id = $1 and kind = 'effect.succeeded'",
       [id],
     );
-    expect(rows[0].data.args.body).toBe("[redacted]");
+    const claim = rows[0].data.effectStarted;
+    expect(claim.args.body).toBe("[redacted]");
+    expect(claim.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Date(claim.at).getTime()).toBeLessThanOrEqual(rows[0].at.getTime());
   });
 
   it("a retry after a crash replays journaled steps and never re-sends the effect", async () => {

@@ -99,7 +99,7 @@ export function runtimeTestKit(pool: pg.Pool) {
   /** Polls until `test` holds for the task, or fails with its state and ledger. */
   async function waitFor(
     id: string,
-    test: (row: TaskRow, entries: EntryRow[]) => boolean,
+    test: (row: TaskRow, entries: EntryRow[]) => boolean | Promise<boolean>,
     timeoutMs = 10_000,
   ): Promise<TaskRow> {
     const until = Date.now() + timeoutMs;
@@ -107,7 +107,7 @@ export function runtimeTestKit(pool: pg.Pool) {
       // The ledger first: the row read after it is at least as new as the entries.
       const seen = await entries(id);
       const row = await task(id);
-      if (test(row, seen)) return row;
+      if (await test(row, seen)) return row;
       await new Promise((r) => setTimeout(r, 20));
     }
     throw new Error(

@@ -240,9 +240,9 @@ describe("OpenTelemetry traces", () => {
     expect(attr(model, "agent_ledger.ledger_entry_id")).toBe(entry("model.called")?.id);
     const tool = one("agent-ledger.tool refund");
     expect(tool.parentSpanId).toBe(retry.spanId);
-    const started = entry("effect.started");
-    expect(started?.key).toMatch(/^[0-9a-f]{64}$/);
-    expect(attr(tool, "agent_ledger.effect_key")).toBe(started?.key);
+    const performed = entry("effect.succeeded");
+    expect(performed?.key).toMatch(/^[0-9a-f]{64}$/);
+    expect(attr(tool, "agent_ledger.effect_key")).toBe(performed?.key);
     expect(attr(tool, "agent_ledger.effect_outcome")).toBe("executed");
     const provider = one("payments POST /v1/refunds");
     expect(provider.parentSpanId).toBe(tool.spanId);

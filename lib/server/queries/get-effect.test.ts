@@ -101,7 +101,8 @@ describe("getEffect", () => {
       status: "completed",
       attempt: 1,
     });
-    expect(detail?.ledger.map((e) => e.kind)).toEqual(["effect.started", "effect.succeeded"]);
+    expect(detail?.ledger.map((e) => e.kind)).toEqual(["effect.succeeded"]);
+    expect(detail?.ledger[0]?.data).toMatchObject({ effectStarted: { at: expect.any(String) } });
     expect(detail?.ledger.every((e) => e.key === storedKey && e.actor === "worker:w1")).toBe(true);
     expect(detail?.approvals).toEqual([]);
     expect(detail).toMatchObject({
@@ -134,8 +135,12 @@ describe("getEffect", () => {
     expect(detail?.task.status).toBe("retry_wait");
     // The tool step never completed, so the journal has no row for it.
     expect(detail?.step).toBeNull();
-    expect(detail?.ledger.map((e) => e.kind)).toEqual(["effect.started", "effect.failed"]);
-    expect(detail?.ledger[1]?.data).toMatchObject({ performed: "unknown" });
+    expect(detail?.ledger.map((e) => e.kind)).toEqual(["effect.failed"]);
+    // The failure carries the claim it ended.
+    expect(detail?.ledger[0]?.data).toMatchObject({
+      performed: "unknown",
+      effectStarted: { fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
   });
 
   it("lists the approval a reviewer gave before the effect ran", async () => {
@@ -163,11 +168,7 @@ describe("getEffect", () => {
       firstApprovedBy: null,
     });
     expect(detail?.approvals[0]?.usedAt).not.toBeNull();
-    expect(detail?.ledger.map((e) => e.kind)).toEqual([
-      "approval.requested",
-      "effect.started",
-      "effect.succeeded",
-    ]);
+    expect(detail?.ledger.map((e) => e.kind)).toEqual(["approval.requested", "effect.succeeded"]);
   });
 });
 
@@ -193,7 +194,7 @@ describe("getEffect authorization", () => {
       tool: "store",
       fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
-    expect(noPayloads?.ledger.map((e) => e.data)).toEqual([HIDDEN_PAYLOAD, HIDDEN_PAYLOAD]);
+    expect(noPayloads?.ledger.map((e) => e.data)).toEqual([HIDDEN_PAYLOAD]);
     expect(JSON.stringify(noPayloads)).not.toContain('"s1"');
 
     const noLedger = await getEffect(

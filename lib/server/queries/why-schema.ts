@@ -268,7 +268,10 @@ const whyEffectSchema = z.object({
   approvals: z.array(effectApprovalSchema),
   /** Reviews of the task that concern this effect or the whole task, oldest first. */
   reviews: z.array(reviewSchema),
-  /** Times the effect was claimed to act (effect.started): the provider was asked this often. */
+  /**
+   * Times the effect was claimed to act (each claim is recorded once: an effect.started entry,
+   * or data.effectStarted on the entry that ended it): the provider was asked at most this often.
+   */
   executions: z.number().int(),
   /** A repeat (retry, resume, replay) returned the stored result instead of acting. */
   deduplicated: z.boolean(),

@@ -2,6 +2,7 @@
 // recipient or Message-ID, or a refund id, find the effects and for each one the model decision
 // that chose it, the task input, every attempt and failure, who reviewed it, and whether a
 // repeat returned the stored result instead of acting. For `GET /why` and the dashboard.
+
 import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import {
@@ -12,6 +13,7 @@ import {
   tasks,
 } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
+import { effectStartOf } from "../../domain/effect-start";
 import type { JsonValue } from "../../domain/json";
 import { taskStream } from "../ledger/append-ledger";
 import { type ArchiveConfig, archiveConfig } from "./archived-entries";
@@ -205,7 +207,7 @@ export async function explainWhy(
             reviews: toReviews(taskEvents.rows, bulks).filter(
               (r) => r.effectKeys.length === 0 || r.effectKeys.includes(effect.key),
             ),
-            executions: history.filter((e) => e.kind === "effect.started").length,
+            executions: history.filter((e) => effectStartOf(e) !== null).length,
             deduplicated: dedupes.length > 0,
             dedupes: dedupes.map((e) => ({
               ledgerEntryId: e.id,
