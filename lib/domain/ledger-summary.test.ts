@@ -79,6 +79,18 @@ describe("summarizeEntry", () => {
         data: { tool: "refund", args: { orderId: "o-9", amount: 2500 } },
       }),
     ).toBe("refund · order: o-9 · amount: 2500");
+    // The claim carried by its result: the args it was made with, and what came back.
+    expect(
+      summarizeEntry({
+        kind: "effect.succeeded",
+        actor: "worker:w1",
+        data: {
+          tool: "refund",
+          result: { refundId: "re_9" },
+          effectStarted: { at: "2026-12-07T08:00:00.000Z", args: { orderId: "o-9", amount: 2500 } },
+        },
+      }),
+    ).toBe("refund · refund: re_9 · order: o-9 · amount: 2500");
   });
 
   it("says what a task waits for, and which event reached it from whom", () => {

@@ -44,7 +44,9 @@ const actorName = (actor: string) => actor.replace(/^user:/, "");
 
 /** Recipients, provider ids and other identifying values of an effect's args/intent/result. */
 function effectIds(d: Obj): [string, JsonValue | undefined][] {
-  const args = isObj(d.args) ? d.args : {};
+  // The args are the claim's: on an effect.started entry, or carried by the entry that ended it.
+  const claim = isObj(d.effectStarted) ? d.effectStarted : d;
+  const args = isObj(claim.args) ? claim.args : {};
   const result = isObj(d.result) ? d.result : {};
   return [
     ["to", args.to ?? result.to],

@@ -237,9 +237,15 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
   const startAttempt = (n: number) => {
     started = { attempt: n, agent: shape.agent, at: new Date(ms + 1).toISOString() };
   };
+  // An effect's claim rides on the entry that ends it (effect-start.ts), as the runtime writes it.
+  let claim: JsonObject | null = null;
   const push = (kind: string, actor: string, raw: JsonValue, withKey = false) => {
-    const data: JsonValue = started ? { ...(raw as JsonObject), attemptStarted: started } : raw;
+    let data: JsonValue = started ? { ...(raw as JsonObject), attemptStarted: started } : raw;
     started = null;
+    if (claim && kind.startsWith("effect.")) {
+      data = { ...(data as JsonObject), effectStarted: claim };
+      claim = null;
+    }
     ms += 7 + (entries.length % 13) * 11;
     const e = {
       stream,
@@ -293,12 +299,7 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
   push("model.called", worker, modelData(1, attempt));
   push("step.completed", worker, { step: 1, kind: "model", name: "decide", result: null });
   effectStartedAt = new Date(ms).toISOString();
-  push(
-    "effect.started",
-    worker,
-    { tool: shape.tool, step: 2, attempt, args: call.args, fingerprint },
-    true,
-  );
+  claim = { at: effectStartedAt, args: call.args, fingerprint };
 
   if (status === "dead") {
     deadReason = deadError.reason;
@@ -307,6 +308,8 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
     if (deadReason === "outcome_unknown") {
       effectStatus = "started";
       effectResult = null;
+      // Its worker died holding the claim: the attempt that found it lapsed recorded it.
+      if (claim) claim = { ...claim, lapsed: true, actor: worker };
       push("effect.outcome_unknown", worker, { tool: shape.tool, step: 2, attempt, error }, true);
     } else {
       effectStatus = "failed";
