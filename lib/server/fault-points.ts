@@ -2,7 +2,7 @@
 // is one map lookup; the harness's worker processes configure probabilities, and a hit kills
 // the process on the spot (SIGKILL), exactly like a machine dying there.
 export const FAULT_POINTS = [
-  /** The effect's claim (effect.started) committed; the provider has not been called. */
+  /** The effect's claim committed (no entry yet: its end will carry it); the provider has not been called. */
   "effect.started",
   /** The provider answered; its result is not committed yet. */
   "effect.returned",
