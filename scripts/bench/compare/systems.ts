@@ -2,9 +2,9 @@
 // fresh database copied from the migrated template (so no run reads another's leftovers):
 // graphile-worker and pg-boss at their documented best throughput settings doing the bare job,
 // DBOS with each job a workflow whose one step is the handler (./dbos.ts), ours doing the same
-// work as one intent-keyed effect through the real runtime (claim, effect claim + effect.started
-// carrying the attempt's start, result + effect.succeeded, completion + task.succeeded, all
-// hash-chained),
+// work as one intent-keyed effect through the real runtime (claim, effect claim, result +
+// effect.succeeded carrying the attempt's start and the effect's claim, completion +
+// task.succeeded, all hash-chained),
 // and a pgbench-style ceiling: one-INSERT transactions from the same number of clients, what this
 // server commits per second at all. The clock runs from the worker's start until the database
 // says every job is done (a batched completion counts once it commits).
