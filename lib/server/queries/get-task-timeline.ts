@@ -1,10 +1,12 @@
 // The task page's Timeline card: where the task's time went, built from its ledger stream. Only
 // the kinds the timeline reads, and of their data only the few fields it needs (attempt, tool,
 // step, why…), so no payload leaves the database and a long stream stays a small read.
+
 import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import { ledgerEntries, ledgerStreams, tasks } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
 import { attemptStartOf } from "../../domain/attempt-start";
+import { EFFECT_START_KEY } from "../../domain/effect-start";
 import type { JsonValue } from "../../domain/json";
 import { buildTaskTimeline } from "../../domain/task-timeline";
 import {
@@ -50,8 +52,17 @@ const DATA_FIELDS = [
   "attemptStarted",
 ] as const;
 
+/** Of an effect's claim carried by the entry that ended it (effect-start.ts): when, not its args. */
+const CLAIM_FIELDS = ["at", "lapsed"] as const;
+
+const d = ledgerEntries.data.name;
 const slimData = sql<JsonValue>`jsonb_strip_nulls(jsonb_build_object(${sql.raw(
-  DATA_FIELDS.map((f) => `'${f}', ${ledgerEntries.data.name}->'${f}'`).join(", "),
+  [
+    ...DATA_FIELDS.map((f) => `'${f}', ${d}->'${f}'`),
+    `'${EFFECT_START_KEY}', case when ${d} ? '${EFFECT_START_KEY}' then jsonb_build_object(${CLAIM_FIELDS.map(
+      (f) => `'${f}', ${d}->'${EFFECT_START_KEY}'->'${f}'`,
+    ).join(", ")}) end`,
+  ].join(", "),
 )}))`;
 
 /** The data fields the timeline reads, from an entry the archive's files gave. */
@@ -61,6 +72,15 @@ function slim(data: JsonValue): JsonValue {
   for (const f of DATA_FIELDS) {
     const v = data[f];
     if (v !== undefined && v !== null) out[f] = v;
+  }
+  const claim = data[EFFECT_START_KEY];
+  if (typeof claim === "object" && claim !== null && !Array.isArray(claim)) {
+    const kept: Record<string, JsonValue> = {};
+    for (const f of CLAIM_FIELDS) {
+      const v = claim[f];
+      if (v !== undefined && v !== null) kept[f] = v;
+    }
+    out[EFFECT_START_KEY] = kept;
   }
   return out;
 }
