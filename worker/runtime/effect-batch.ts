@@ -3,6 +3,7 @@
 // and the journaled step, after. The attempts of one worker that reach the same commit together
 // share one statement; every claim and every result is still durable before its caller goes on.
 import type pg from "pg";
+import type { SqlClient } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
 import { type GroupCommit, groupCommit } from "../../lib/server/group-commit";
 import {
@@ -49,7 +50,7 @@ export type EffectResult = {
  * under our lease on the effect, if its task is still leased to us ($9) and nobody claimed the
  * key before. `lease(id)` holds the tasks still ours, `ins(key, task_id)` the keys claimed now.
  */
-export const CLAIM_EFFECTS_CTES = `input as (
+const CLAIM_EFFECTS_CTES = `input as (
     select * from unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[], $7::text[], $8::bigint[])
       as i(key, task_id, step_seq, tool, intent, args, fingerprint, lease_ms)
   ), ${leaseCte("select task_id from input", "$9")}, ins as (
@@ -61,10 +62,32 @@ export const CLAIM_EFFECTS_CTES = `input as (
     returning key, task_id
   )`;
 /** For one claim: whether its task is still ours, whether the key was claimed now, and when. */
-export const CLAIM_EFFECT_SELECT =
+const CLAIM_EFFECT_SELECT =
   "(select count(*) from lease)::int as leased, (select count(*) from ins)::int as inserted, now() as at";
 
-export function claimValues(batch: readonly EffectClaim[], worker: string): unknown[] {
+/**
+ * One claim, in the caller's transaction or on its own (`db` a client or the pool): the same
+ * statement the batch sends for one.
+ */
+export async function claimEffect(
+  db: SqlClient,
+  c: EffectClaim,
+  worker: string,
+): Promise<ClaimAnswer> {
+  const { rows } = await db.query<{ leased: number; inserted: number; at: Date }>({
+    name: "runtime_claim_effect",
+    text: `with ${CLAIM_EFFECTS_CTES} select ${CLAIM_EFFECT_SELECT}`,
+    values: claimValues([c], worker),
+  });
+  const row = rows[0];
+  return {
+    leased: (row?.leased ?? 0) > 0,
+    inserted: (row?.inserted ?? 0) > 0,
+    at: row?.at ?? new Date(),
+  };
+}
+
+function claimValues(batch: readonly EffectClaim[], worker: string): unknown[] {
   return [
     batch.map((c) => c.key),
     batch.map((c) => c.taskId),
@@ -132,19 +155,7 @@ export type EffectBatchers = {
 export function effectBatchers(pool: pg.Pool, worker: string): EffectBatchers {
   // A claim writes no entry and moves no head: one plain statement, alone or for a batch.
   const claim = groupCommit<EffectClaim, ClaimAnswer>({
-    one: async (c) => {
-      const { rows } = await pool.query<{ leased: number; inserted: number; at: Date }>({
-        name: "runtime_claim_effect",
-        text: `with ${CLAIM_EFFECTS_CTES} select ${CLAIM_EFFECT_SELECT}`,
-        values: claimValues([c], worker),
-      });
-      const row = rows[0];
-      return {
-        leased: (row?.leased ?? 0) > 0,
-        inserted: (row?.inserted ?? 0) > 0,
-        at: row?.at ?? new Date(),
-      };
-    },
+    one: (c) => claimEffect(pool, c, worker),
     many: async (batch) => {
       const { rows } = await pool.query<{ leased: string[]; inserted: string[]; at: Date }>({
         name: "runtime_claim_effects",

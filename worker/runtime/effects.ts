@@ -22,12 +22,7 @@ import { movesMoney } from "../../lib/domain/money";
 import { holdsRedacted, redact } from "../../lib/domain/redact";
 import type { ReconcileOutcome, Tool } from "../../lib/sdk/define";
 import { NonRetryableError } from "../../lib/sdk/errors";
-import {
-  CLAIM_EFFECT_SELECT,
-  CLAIM_EFFECTS_CTES,
-  type ClaimAnswer,
-  claimValues,
-} from "./effect-batch";
+import { type ClaimAnswer, claimEffect } from "./effect-batch";
 import { approvedOrDone, type Claim, resolveExisting, type TakenOver } from "./effect-claim";
 import { takeSlotOrWait } from "./effect-rate-limit";
 import { execute, recordStep, recordSuccess, releaseUnknown } from "./effect-result";
@@ -116,15 +111,9 @@ export async function performEffect(
     if (tool.requiresApproval?.(args) && !(await approvedOrDone(client, key, fingerprint))) {
       return { action: "park" };
     }
-    const { rows } = await client.query<{ leased: number; inserted: number; at: Date }>({
-      name: "runtime_claim_effect",
-      text: `with ${CLAIM_EFFECTS_CTES} select ${CLAIM_EFFECT_SELECT}`,
-      values: claimValues([claimItem], run.worker),
-    });
-    const row = rows[0];
-    const at = row?.at ?? new Date();
-    if (claimed({ leased: (row?.leased ?? 0) > 0, inserted: (row?.inserted ?? 0) > 0, at })) {
-      claimedAt(at);
+    const answer = await claimEffect(client, claimItem, run.worker);
+    if (claimed(answer)) {
+      claimedAt(answer.at);
       return { action: "execute" };
     }
     const existing = await resolveExisting(client, run, tool, key, redacted, fingerprint, entry);
