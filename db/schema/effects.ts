@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { EFFECT_STATUSES } from "../../lib/domain/task-states";
 import { inList } from "./check";
-import { tasks } from "./tasks";
 
 /**
  * One side effect, unique by its intent-derived key. The primary key is the promise:
@@ -12,9 +11,10 @@ export const effects = pgTable(
   "effects",
   {
     key: text("key").primaryKey(),
-    taskId: uuid("task_id")
-      .notNull()
-      .references(() => tasks.id),
+    // No foreign key (migration 0060): its check took a share lock on the task's row, WAL for
+    // each claim. A task is never deleted once ledgered (trigger tasks_keep_ledgered), and only
+    // the worker holding a task's lease claims its effects.
+    taskId: uuid("task_id").notNull(),
     stepSeq: integer("step_seq").notNull(),
     tool: text("tool").notNull(),
     intent: jsonb("intent").notNull(),

@@ -11,15 +11,15 @@ import {
 } from "drizzle-orm/pg-core";
 import { STEP_KINDS } from "../../lib/domain/task-states";
 import { inList } from "./check";
-import { tasks } from "./tasks";
 
 /** The per-task journal: one row per durable operation, numbered in call order. */
 export const steps = pgTable(
   "steps",
   {
-    taskId: uuid("task_id")
-      .notNull()
-      .references(() => tasks.id),
+    // No foreign key (migration 0060): its check took a share lock on the task's row, WAL for
+    // each step. A task is never deleted once ledgered (trigger tasks_keep_ledgered), and only
+    // the worker holding a task's lease writes its steps.
+    taskId: uuid("task_id").notNull(),
     seq: integer("seq").notNull(),
     kind: text("kind", { enum: STEP_KINDS }).notNull(),
     name: text("name").notNull(),
