@@ -7,6 +7,7 @@ import { EFFECT_START_KEY, effectStartData } from "../../lib/domain/effect-start
 import type { JsonValue } from "../../lib/domain/json";
 import type { Tool } from "../../lib/sdk/define";
 import { appendThrough } from "../../lib/server/ledger/append-known-head";
+import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
 import type { EffectRunner, EntryFn } from "./effect-runner";
 import { DeadLetterError, SuspendError } from "./errors";
 
@@ -181,6 +182,66 @@ export async function resolveExisting(
           : { action: "execute", takenOver };
       }
   }
+}
+
+/**
+ * The claims a lost attempt left lapsed on a task the reaper dead-letters: no later attempt will
+ * meet them, so the reaper's entries record each now, as the attempt that finds a claim lapsed
+ * would (`effect.outcome_unknown`, the claim carried with `lapsed: true` and its dead claimer),
+ * and marks it recorded (no owner) as an outcome-unknown dead letter does. A claim whose lease
+ * still runs is left to its claimer.
+ */
+export async function recordLapsedClaims(
+  client: SqlClient,
+  task: { id: string; attempts: number },
+  actor: string,
+  why: string,
+): Promise<NewLedgerEntry[]> {
+  const { rows } = await client.query<{
+    key: string;
+    tool: string;
+    step_seq: number;
+    args: JsonValue;
+    fingerprint: string;
+    lease_owner: string;
+    updated_at: Date;
+    age_ms: string;
+  }>({
+    name: "runtime_record_lapsed_claims",
+    text: `with lapsed as (
+             select key, lease_owner from effects
+             where task_id = $1 and status = 'started' and lease_owner is not null
+               and not coalesce(lease_expires_at > now(), false)
+             order by step_seq, key
+             for update
+           )
+           update effects e set lease_owner = null from lapsed l where e.key = l.key
+           returning e.key, e.tool, e.step_seq, e.args, e.fingerprint, l.lease_owner, e.updated_at,
+                     (extract(epoch from now() - e.created_at) * 1000)::bigint as age_ms`,
+    values: [task.id],
+  });
+  return rows
+    .sort((a, b) => a.step_seq - b.step_seq || (a.key < b.key ? -1 : 1))
+    .map((e) => ({
+      kind: "effect.outcome_unknown",
+      actor,
+      taskId: task.id,
+      key: e.key,
+      data: {
+        tool: e.tool,
+        step: e.step_seq,
+        attempt: task.attempts,
+        action: "dead-letter",
+        ageMs: Number(e.age_ms),
+        why,
+        [EFFECT_START_KEY]: effectStartData({
+          at: e.updated_at,
+          args: e.args,
+          fingerprint: e.fingerprint,
+          lapsed: { actor: `worker:${e.lease_owner}` },
+        }),
+      },
+    }));
 }
 
 /** Claims the locked key for this attempt; returns the claim's time. */

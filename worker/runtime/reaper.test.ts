@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { withTransaction } from "../../db/client";
 import { setUpTestDatabase } from "../../db/testing/database";
 import { attemptStartOf } from "../../lib/domain/attempt-start";
+import { effectStartOf } from "../../lib/domain/effect-start";
+import { deriveEffectKey } from "../../lib/domain/hash";
 import type { JsonValue } from "../../lib/domain/json";
 import { buildTaskTimeline } from "../../lib/domain/task-timeline";
 import { insertTask } from "../../lib/server/commands/enqueue-task";
@@ -12,6 +14,7 @@ import { appendThrough } from "../../lib/server/ledger/append-known-head";
 import { verifyLedger } from "../../lib/server/ledger/verify-ledger";
 import { attemptsOf } from "../../lib/server/queries/task-attempts";
 import { claimBatch } from "./claim-batch";
+import { claimEffect } from "./effect-batch";
 import { reapExpiredLeases } from "./reaper";
 
 const t = await setUpTestDatabase("reaper");
@@ -127,5 +130,82 @@ describe("an attempt that crashed before its first entry", () => {
       ["worker.lost", false],
       ["retry.scheduled", false],
     ]);
+  });
+});
+
+describe("a last attempt that died holding an effect's claim", () => {
+  it("is dead-lettered with the claim recorded, once, by the reaper", async () => {
+    const agent = "crashy-claimer";
+    const { taskId } = await withTransaction(t.pool, (c) =>
+      insertTask(c, { agent, input: {}, actor: "test", policy: { maxAttempts: 1 } }),
+    );
+    const [claimed] = await claimBatch(t.pool, "claimer", [agent], 1, 60_000);
+    expect(claimed?.task.id).toBe(taskId);
+    const intent = { to: "a@example.com" };
+    const key = deriveEffectKey(taskId, "send_email", intent);
+    const fingerprint = "b".repeat(64);
+    const claim = {
+      key,
+      taskId,
+      stepSeq: 1,
+      tool: "send_email",
+      intent,
+      args: intent,
+      fingerprint,
+      leaseMs: 60_000,
+    };
+    expect(await claimEffect(t.pool, claim, "claimer")).toMatchObject({ inserted: true });
+    // Another claim of the same task whose lease still runs is its claimer's, not the reaper's.
+    const live = { ...claim, key: deriveEffectKey(taskId, "send_email", { to: "b" }), stepSeq: 2 };
+    expect(await claimEffect(t.pool, live, "claimer")).toMatchObject({ inserted: true });
+    // The worker dies: both leases run out, the effect's first.
+    await t.pool.query(
+      "update tasks set lease_expires_at = now() - interval '1 second' where id = $1",
+      [taskId],
+    );
+    await t.pool.query(
+      "update effects set lease_expires_at = now() - interval '1 second' where key = $1",
+      [key],
+    );
+    expect(await reapExpiredLeases(t.pool, "reaper-5", new Map([[agent, {}]]))).toBe(1);
+    expect(await status(taskId)).toBe("dead");
+    const entries = (
+      await t.pool.query<{
+        kind: string;
+        actor: string;
+        key: string | null;
+        at: Date;
+        data: unknown;
+      }>("select kind, actor, key, at, data from ledger_entries where task_id = $1 order by seq", [
+        taskId,
+      ])
+    ).rows;
+    expect(entries.map((e) => e.kind)).toEqual([
+      "task.enqueued",
+      "worker.lost",
+      "effect.outcome_unknown",
+      "task.dead_lettered",
+    ]);
+    const unknown = entries[2] as (typeof entries)[number];
+    expect(unknown).toMatchObject({ actor: "worker:reaper-5", key });
+    expect(unknown.data).toMatchObject({ tool: "send_email", step: 1, action: "dead-letter" });
+    expect(effectStartOf(unknown)).toMatchObject({
+      lapsed: true,
+      actor: "worker:claimer",
+      args: intent,
+      fingerprint,
+    });
+    // Marked recorded (no owner): a reviewer's retry meeting the effect does not record it again.
+    const effects = (
+      await t.pool.query<{ key: string; status: string; lease_owner: string | null }>(
+        "select key, status, lease_owner from effects where task_id = $1 order by step_seq",
+        [taskId],
+      )
+    ).rows;
+    expect(effects).toEqual([
+      { key, status: "started", lease_owner: null },
+      { key: live.key, status: "started", lease_owner: "claimer" },
+    ]);
+    expect((await verifyLedger(t.pool)).problems).toEqual([]);
   });
 });

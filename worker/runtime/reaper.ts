@@ -3,7 +3,12 @@
 import type pg from "pg";
 import { withTransaction } from "../../db/client";
 import { attemptStartData, withAttemptStart } from "../../lib/domain/attempt-start";
-import { appendLedger, taskStream } from "../../lib/server/ledger/append-ledger";
+import {
+  appendLedger,
+  type NewLedgerEntry,
+  taskStream,
+} from "../../lib/server/ledger/append-ledger";
+import { recordLapsedClaims } from "./effect-claim";
 import { decideFailure, loadPolicy } from "./policy";
 import { failExpired, lockExpiredLeases } from "./task-sql";
 import { lostAttemptSpan } from "./tracing";
@@ -39,7 +44,7 @@ export async function reapExpiredLeases(
       await failExpired(client, task, decision.outcome, error);
       const base = { kind: "", actor: `worker:${reaper}`, taskId: task.id };
       const lost = { attempt: task.attempts, worker: task.lease_owner };
-      const entries: { kind: string; actor: string; taskId: string; data: unknown }[] = [
+      const entries: NewLedgerEntry[] = [
         {
           ...base,
           kind: "worker.lost",
@@ -58,6 +63,17 @@ export async function reapExpiredLeases(
               ),
         },
       ];
+      // Dead: no later attempt will find the claims this one left lapsed; they are recorded now.
+      if (decision.outcome.status !== "retry_wait") {
+        entries.push(
+          ...(await recordLapsedClaims(
+            client,
+            task,
+            base.actor,
+            `its claimer, worker ${task.lease_owner}, was lost and the task was dead-lettered (${decision.outcome.reason})`,
+          )),
+        );
+      }
       entries.push(
         decision.outcome.status === "retry_wait"
           ? {
