@@ -3,6 +3,8 @@
 // `data.attemptStarted` on the attempt's first entry, whatever that entry's kind (an
 // effect.started, a task.succeeded, or the worker.lost the reaper wrote for an attempt that
 // wrote nothing). Every reader of attempts goes through attemptStartOf, so both forms read alike.
+import { type EntryLike, isoOf, numberOf, recordOf, stringOf } from "./loose-read";
+
 /** The kind of the older, separate form. */
 export const ATTEMPT_STARTED_KIND = "attempt.started";
 /** The key of the folded form in an entry's data. */
@@ -28,33 +30,25 @@ export type AttemptStart = {
   actor: string;
 };
 
-type EntryLike = { kind: string; at: Date | string; actor?: string | null; data: unknown };
-
-const rec = (v: unknown): Record<string, unknown> | null =>
-  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
-const str = (v: unknown) => (typeof v === "string" ? v : null);
-const iso = (at: Date | string) => (typeof at === "string" ? at : at.toISOString());
-
 /** The attempt an entry starts, in either form; null when it starts none. */
 export function attemptStartOf(e: EntryLike): AttemptStart | null {
-  const data = rec(e.data);
-  const folded = rec(data?.[ATTEMPT_START_KEY]);
+  const data = recordOf(e.data);
+  const folded = recordOf(data?.[ATTEMPT_START_KEY]);
   const source = e.kind === ATTEMPT_STARTED_KIND ? (data ?? {}) : folded;
   if (!source) return null;
-  const at = e.kind === ATTEMPT_STARTED_KIND ? iso(e.at) : (str(source.at) ?? iso(e.at));
+  const at = e.kind === ATTEMPT_STARTED_KIND ? isoOf(e.at) : (stringOf(source.at) ?? isoOf(e.at));
   return {
-    attempt: num(source.attempt),
-    agent: str(source.agent),
-    version: str(source.version),
+    attempt: numberOf(source.attempt),
+    agent: stringOf(source.agent),
+    version: stringOf(source.version),
     at,
-    actor: str(source.actor) ?? e.actor ?? "",
+    actor: stringOf(source.actor) ?? e.actor ?? "",
   };
 }
 
 /** `data` with the attempt's start folded in (the entry then starts the attempt too). */
 export function withAttemptStart(data: unknown, start: AttemptStartData): Record<string, unknown> {
-  return { ...(rec(data) ?? {}), [ATTEMPT_START_KEY]: start };
+  return { ...(recordOf(data) ?? {}), [ATTEMPT_START_KEY]: start };
 }
 
 /** The folded form of a start, from what the claim (or the task row) knows. */
@@ -69,7 +63,7 @@ export function attemptStartData(args: {
     attempt: args.attempt,
     agent: args.agent,
     ...(args.version ? { version: args.version } : {}),
-    at: iso(args.at),
+    at: isoOf(args.at),
     ...(args.actor ? { actor: args.actor } : {}),
   };
 }

@@ -7,6 +7,7 @@
 // (`lapsed: true`, with the dead claimer). One claim, one record; every reader of effect starts
 // goes through effectStartOf, so both forms read alike.
 import type { JsonValue } from "./json";
+import { type EntryLike, isoOf, recordOf, stringOf } from "./loose-read";
 
 /** The kind of the older, separate form. */
 export const EFFECT_STARTED_KIND = "effect.started";
@@ -50,27 +51,20 @@ export type EffectStart = {
   actor: string;
 };
 
-type EntryLike = { kind: string; at: Date | string; actor?: string | null; data: unknown };
-
-const rec = (v: unknown): Record<string, unknown> | null =>
-  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-const str = (v: unknown) => (typeof v === "string" ? v : null);
-const iso = (at: Date | string) => (typeof at === "string" ? at : at.toISOString());
-
 /** The claim an entry records, in either form; null when it records none. */
 export function effectStartOf(e: EntryLike): EffectStart | null {
-  const data = rec(e.data);
+  const data = recordOf(e.data);
   const separate = e.kind === EFFECT_STARTED_KIND;
-  const source = separate ? (data ?? {}) : rec(data?.[EFFECT_START_KEY]);
+  const source = separate ? (data ?? {}) : recordOf(data?.[EFFECT_START_KEY]);
   if (!source) return null;
   return {
-    at: separate ? iso(e.at) : (str(source.at) ?? iso(e.at)),
+    at: separate ? isoOf(e.at) : (stringOf(source.at) ?? isoOf(e.at)),
     args: source.args === undefined ? null : (source.args as JsonValue),
-    fingerprint: str(source.fingerprint),
+    fingerprint: stringOf(source.fingerprint),
     retry: source.retry === true,
     resend: source.resend === true,
     lapsed: source.lapsed === true,
-    actor: str(source.actor) ?? e.actor ?? "",
+    actor: stringOf(source.actor) ?? e.actor ?? "",
   };
 }
 
@@ -84,7 +78,7 @@ export function effectStartData(args: {
   lapsed?: { actor: string };
 }): EffectStartData {
   return {
-    at: iso(args.at),
+    at: isoOf(args.at),
     args: args.args,
     fingerprint: args.fingerprint,
     ...(args.after ? { [args.after]: true as const } : {}),

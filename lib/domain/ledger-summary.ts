@@ -2,6 +2,7 @@
 // person scans for, per kind (the tool and recipient or provider ids of an effect, who decided
 // a review and why, the agent and status of a task). Plain text; the screen renders it escaped.
 import { z } from "zod";
+import { EFFECT_START_KEY } from "./effect-start";
 import type { JsonValue } from "./json";
 import { changedRows, diffJson } from "./json-diff";
 import {
@@ -45,7 +46,8 @@ const actorName = (actor: string) => actor.replace(/^user:/, "");
 /** Recipients, provider ids and other identifying values of an effect's args/intent/result. */
 function effectIds(d: Obj): [string, JsonValue | undefined][] {
   // The args are the claim's: on an effect.started entry, or carried by the entry that ended it.
-  const claim = isObj(d.effectStarted) ? d.effectStarted : d;
+  const carried = d[EFFECT_START_KEY];
+  const claim = isObj(carried) ? carried : d;
   const args = isObj(claim.args) ? claim.args : {};
   const result = isObj(d.result) ? d.result : {};
   return [

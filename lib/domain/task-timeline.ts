@@ -6,6 +6,7 @@ import { ATTEMPT_STARTED_KIND, attemptStartOf } from "./attempt-start";
 import { type DurationUnits, twoLargestUnits } from "./duration-units";
 import { effectStartOf } from "./effect-start";
 import type { JsonValue } from "./json";
+import { numberOf, stringOf } from "./loose-read";
 import type {
   Segment,
   SegmentKind,
@@ -17,9 +18,6 @@ import type {
 type Rec = { [key: string]: JsonValue | undefined };
 const rec = (v: JsonValue): Rec =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? v : {};
-const num = (v: JsonValue | undefined): number | null =>
-  typeof v === "number" && Number.isFinite(v) ? v : null;
-const str = (v: JsonValue | undefined): string | null => (typeof v === "string" ? v : null);
 const ms = (iso: string): number => new Date(iso).getTime();
 const span = (start: string, end: string): number => Math.max(0, ms(end) - ms(start));
 
@@ -29,7 +27,7 @@ const span = (start: string, end: string): number => Math.max(0, ms(end) - ms(st
  * attempt or after it finished. Null when not recorded or not a time.
  */
 function startedAt(v: JsonValue | undefined, runStart: string, end: string): string | null {
-  const at = str(v);
+  const at = stringOf(v);
   if (at === null || Number.isNaN(ms(at))) return null;
   const clamped = Math.min(Math.max(ms(at), ms(runStart)), ms(end));
   return new Date(clamped).toISOString();
@@ -83,7 +81,7 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
     }
     open = { kind, attempt, start: at, lost: false, note, children: [] };
   };
-  const attemptOf = (d: Rec) => num(d.attempt) ?? lastAttempt;
+  const attemptOf = (d: Rec) => numberOf(d.attempt) ?? lastAttempt;
 
   // An attempt's start, from its attempt.started entry or folded into its first entry
   // (attempt-start.ts); a start carried twice (two parallel first appends) counts once.
@@ -133,8 +131,8 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
       current.rateLimited = false;
       current.children.push({
         kind: "tool",
-        name: str(d.tool) ?? "tool",
-        step: num(d.step),
+        name: stringOf(d.tool) ?? "tool",
+        step: numberOf(d.step),
         start: startedAt(claim.at, current.start, e.at) ?? e.at,
         end: null,
         durationMs: null,
@@ -157,8 +155,8 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
           (c) =>
             c.kind === "tool" &&
             c.end === null &&
-            (num(d.step) === null || c.step === num(d.step)) &&
-            (str(d.tool) === null || c.name === str(d.tool)),
+            (numberOf(d.step) === null || c.step === numberOf(d.step)) &&
+            (stringOf(d.tool) === null || c.name === stringOf(d.tool)),
         );
         if (call) {
           call.end = e.at;
@@ -167,13 +165,13 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
         }
         if (e.kind === "effect.rate_limited") {
           current.rateLimited = true;
-          const waitMs = num(d.waitMs);
+          const waitMs = numberOf(d.waitMs);
           // Waited inside the attempt (short waits): the run includes the wait.
           if (waitMs !== null && d.handedBack === false) {
             current.children.push({
               kind: "rate_limited",
-              name: str(d.tool) ?? "tool",
-              step: num(d.step),
+              name: stringOf(d.tool) ?? "tool",
+              step: numberOf(d.step),
               start: e.at,
               end: new Date(ms(e.at) + waitMs).toISOString(),
               durationMs: waitMs,
@@ -186,14 +184,14 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
       case "model.called":
       case "step.completed": {
         if (current?.kind !== "running") break;
-        const kind = e.kind === "model.called" ? "model" : str(d.kind);
+        const kind = e.kind === "model.called" ? "model" : stringOf(d.kind);
         // A tool step's call is already there from its effect entries.
         if (kind === "tool") break;
         const start = startedAt(d.startedAt, current.start, e.at);
         current.children.push({
           kind: kind === "model" ? "model" : "step",
-          name: str(e.kind === "model.called" ? d.model : d.name) ?? kind ?? "step",
-          step: num(d.step),
+          name: stringOf(e.kind === "model.called" ? d.model : d.name) ?? kind ?? "step",
+          step: numberOf(d.step),
           start,
           end: e.at,
           durationMs: start === null ? null : span(start, e.at),
@@ -211,7 +209,7 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
         begin("retry_wait", e.at, attemptOf(d), null);
         break;
       case "task.requeued": {
-        const why = str(d.why) ?? "";
+        const why = stringOf(d.why) ?? "";
         const kind: SegmentKind =
           // A budget wait (worker/runtime/spend-cap.ts) records the amounts beside why.
           d.budget !== undefined
@@ -225,7 +223,7 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
         break;
       }
       case "approval.requested":
-        begin("approval", e.at, attemptOf(d), str(d.tool));
+        begin("approval", e.at, attemptOf(d), stringOf(d.tool));
         break;
       case "event.waiting":
         begin("waiting_for_event", e.at, attemptOf(d), null);
@@ -259,7 +257,7 @@ export function buildTaskTimeline(entries: readonly TimelineEntry[], now: string
         if (current?.kind === "running") close(e.at, { note: "failed" });
         else if (current) close(e.at);
         const attempt = attemptOf(d);
-        const dead: TimelineEnd = { kind: "dead", at: e.at, attempt, note: str(d.reason) };
+        const dead: TimelineEnd = { kind: "dead", at: e.at, attempt, note: stringOf(d.reason) };
         open = {
           kind: "waiting_for_human",
           attempt,

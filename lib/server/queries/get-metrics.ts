@@ -5,6 +5,7 @@
 import type pg from "pg";
 import { withTransaction } from "../../../db/client";
 import { requireScope, type Viewer } from "../../domain/access";
+import { ATTEMPT_START_KEY, ATTEMPT_STARTED_KIND } from "../../domain/attempt-start";
 import {
   type DeadReason,
   EFFECT_STATUSES,
@@ -147,11 +148,11 @@ export async function getMetrics(
       text: `with recent as (
                select at, task_id from (
                  (select e.at, e.task_id from ledger_entries e
-                   where e.kind = 'attempt.started' and e.at > now() - $1 * interval '1 second'
+                   where e.kind = '${ATTEMPT_STARTED_KIND}' and e.at > now() - $1 * interval '1 second'
                    order by e.at desc limit $2)
                  union all
-                 (select (e.data->'attemptStarted'->>'at')::timestamptz, e.task_id from ledger_entries e
-                   where e.data ? 'attemptStarted' and e.at > now() - $1 * interval '1 second'
+                 (select (e.data->'${ATTEMPT_START_KEY}'->>'at')::timestamptz, e.task_id from ledger_entries e
+                   where e.data ? '${ATTEMPT_START_KEY}' and e.at > now() - $1 * interval '1 second'
                    order by e.at desc limit $2)
                ) claims
                order by at desc

@@ -65,23 +65,25 @@ const slimData = sql<JsonValue>`jsonb_strip_nulls(jsonb_build_object(${sql.raw(
   ].join(", "),
 )}))`;
 
-/** The data fields the timeline reads, from an entry the archive's files gave. */
-function slim(data: JsonValue): JsonValue {
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return {};
+const isObject = (v: JsonValue | undefined): v is { [key: string]: JsonValue } =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** `fields` of `data` that are set, as jsonb_strip_nulls(jsonb_build_object(...)) keeps them. */
+function pick(data: { [key: string]: JsonValue }, fields: readonly string[]) {
   const out: Record<string, JsonValue> = {};
-  for (const f of DATA_FIELDS) {
+  for (const f of fields) {
     const v = data[f];
     if (v !== undefined && v !== null) out[f] = v;
   }
+  return out;
+}
+
+/** The data fields the timeline reads, from an entry the archive's files gave. */
+function slim(data: JsonValue): JsonValue {
+  if (!isObject(data)) return {};
+  const out = pick(data, DATA_FIELDS);
   const claim = data[EFFECT_START_KEY];
-  if (typeof claim === "object" && claim !== null && !Array.isArray(claim)) {
-    const kept: Record<string, JsonValue> = {};
-    for (const f of CLAIM_FIELDS) {
-      const v = claim[f];
-      if (v !== undefined && v !== null) kept[f] = v;
-    }
-    out[EFFECT_START_KEY] = kept;
-  }
+  if (isObject(claim)) out[EFFECT_START_KEY] = pick(claim, CLAIM_FIELDS);
   return out;
 }
 
