@@ -1,10 +1,13 @@
 // `npm run bench -- --section scale-out`: throughput of 1, 2 and 4 worker processes on one
 // database holding the same total in flight (16 and 64 by default: 4 processes of 4, 2 of 32...),
 // each a child process (scale-out-worker.ts) running the comparison's agent (one intent-keyed
-// INSERT per task, full bookkeeping) over tasks inserted beforehand. Levels are interleaved per
-// run; the median of the runs is reported, as a ratio to one process at the same total. Every
-// measurement is checked by the database's own counts before it counts, and each run also
-// reports what it cost: worker CPU and committed transactions per task.
+// INSERT per task, full bookkeeping) over tasks inserted beforehand. With `--systems
+// agent-ledger,graphile-worker` the peer runs the same way beside it (scale-out-graphile.ts: the
+// bare INSERT job at its compare settings), so what more processes cost on this box is measured
+// against a queue that keeps no history. Levels are interleaved per run; the median of the runs
+// is reported, as a ratio to the same system's one process at the same total. Every measurement
+// is checked by the database's own counts before it counts, and each run also reports what it
+// cost: worker CPU and committed transactions per task.
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -18,9 +21,15 @@ import {
   type TestCluster,
 } from "../../db/testing/cluster";
 import { readDbStats } from "./compare/db-stats";
+import { addGraphileJobs, graphilePool, quietGraphileLogger } from "./compare/graphile";
 import { insertOurTasks, SINK_DDL } from "./compare/systems";
 
+export const SCALE_OUT_SYSTEMS = ["agent-ledger", "graphile-worker"] as const;
+export type ScaleOutSystem = (typeof SCALE_OUT_SYSTEMS)[number];
+
 export type ScaleOutOptions = {
+  /** Ours only unless a peer is named. */
+  systems?: readonly ScaleOutSystem[];
   tasks: number;
   /** Attempts in flight in all, divided among the processes. */
   totals: readonly number[];
@@ -30,6 +39,7 @@ export type ScaleOutOptions = {
 };
 
 export type ScaleOutRun = {
+  system: ScaleOutSystem;
   /** Attempts in flight in all. */
   total: number;
   processes: number;
@@ -45,16 +55,20 @@ export type ScaleOutRun = {
    * reads taken out, the workers' start included: how well each process's statements batch.
    */
   xactPerJob: number;
-  /** By the database: tasks succeeded, their attempts, task.succeeded entries, sink rows. */
+  /**
+   * By the database: tasks succeeded, their attempts, task.succeeded entries, sink rows. For the
+   * peer: jobs completed (gone from its table), jobs its processes ran, no entries (null).
+   */
   succeeded: number;
   attempts: number;
-  succeededEntries: number;
+  succeededEntries: number | null;
   sinkRows: number;
   /** Attempts each process ran: how the work spread. */
   attemptsByProcess: number[];
 };
 
 export type ScaleOutSummary = {
+  system: ScaleOutSystem;
   total: number;
   processes: number;
   concurrencyEach: number;
@@ -71,7 +85,11 @@ export type ScaleOut = {
   summary: ScaleOutSummary[];
 };
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "scale-out-worker.ts");
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CHILD: Record<ScaleOutSystem, string> = {
+  "agent-ledger": path.join(here, "scale-out-worker.ts"),
+  "graphile-worker": path.join(here, "scale-out-graphile.ts"),
+};
 /** A run that finishes nothing for this long is broken, not slow. */
 const STALL_MS = 60_000;
 
@@ -79,8 +97,8 @@ const reportSchema = z.object({ attempts: z.number(), cpuMs: z.number() });
 
 type Child = { proc: ChildProcess; lines: AsyncIterator<string> };
 
-function startChild(args: string[]): Child {
-  const proc = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], {
+function startChild(system: ScaleOutSystem, args: string[]): Child {
+  const proc = spawn(process.execPath, ["--import", "tsx", CHILD[system], ...args], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   if (!proc.stdout) throw new Error("scale-out worker has no stdout");
@@ -98,25 +116,56 @@ const exited = (proc: ChildProcess) =>
     ? Promise.resolve()
     : new Promise<void>((resolve) => proc.once("exit", () => resolve()));
 
+/** Ours: tasks succeeded. The peer's: jobs completed (a completed job's row is deleted). */
+const DONE_SQL: Record<ScaleOutSystem, string> = {
+  "agent-ledger":
+    "select count(*)::int as n from tasks where agent = 'bench' and status = 'succeeded'",
+  "graphile-worker": `select $1::int - count(*)::int as n from graphile_worker._private_jobs`,
+};
+
 async function measure(
   cluster: TestCluster,
-  spec: { total: number; processes: number; tasks: number; run: number },
+  spec: { system: ScaleOutSystem; total: number; processes: number; tasks: number; run: number },
 ): Promise<ScaleOutRun> {
+  const { system } = spec;
   const concurrencyEach = Math.max(1, Math.floor(spec.total / spec.processes));
-  const db = await createTestDatabaseFrom(cluster, `scale_${spec.processes}`);
+  const db = await createTestDatabaseFrom(
+    cluster,
+    `scale_${system === "agent-ledger" ? "ours" : "graphile"}_${spec.processes}`,
+  );
   const admin = createPool(db.superUrl, { max: 2 });
   const children: Child[] = [];
   try {
     await admin.query(SINK_DDL);
     await admin.query("grant select, insert on bench_sink to agent_ledger_app");
-    const app = createPool(db.appUrl, { max: 2 });
-    try {
-      await insertOurTasks(app, "bench", spec.tasks);
-    } finally {
-      await app.end();
+    if (system === "agent-ledger") {
+      const app = createPool(db.appUrl, { max: 2 });
+      try {
+        await insertOurTasks(app, "bench", spec.tasks);
+      } finally {
+        await app.end();
+      }
+    } else {
+      const { makeWorkerUtils } = await import("graphile-worker");
+      const pool = graphilePool(db.superUrl, 2);
+      const utils = await makeWorkerUtils({ pgPool: pool, logger: quietGraphileLogger });
+      try {
+        await utils.migrate();
+        await addGraphileJobs(utils, spec.tasks);
+      } finally {
+        await utils.release();
+        await pool.end();
+      }
     }
     for (let i = 0; i < spec.processes; i++) {
-      children.push(startChild([db.appUrl, db.superUrl, String(concurrencyEach)]));
+      children.push(
+        startChild(
+          system,
+          system === "agent-ledger"
+            ? [db.appUrl, db.superUrl, String(concurrencyEach)]
+            : [db.superUrl, String(concurrencyEach)],
+        ),
+      );
     }
     for (const child of children) {
       const line = await nextLine(child);
@@ -131,7 +180,8 @@ async function measure(
       return (
         (
           await admin.query<{ n: number }>(
-            "select count(*)::int as n from tasks where agent = 'bench' and status = 'succeeded'",
+            DONE_SQL[system],
+            system === "agent-ledger" ? [] : [spec.tasks],
           )
         ).rows[0]?.n ?? 0
       );
@@ -155,16 +205,22 @@ async function measure(
     for (const child of children)
       reports.push(reportSchema.parse(JSON.parse(await nextLine(child))));
     await Promise.all(children.map((c) => exited(c.proc)));
+    const ran = reports.reduce((sum, r) => sum + r.attempts, 0);
     const { rows } = await admin.query<{
       succeeded: number;
       attempts: number;
-      entries: number;
+      entries: number | null;
       sink: number;
     }>(
-      `select (select count(*)::int from tasks where status = 'succeeded') as succeeded,
-              (select coalesce(sum(attempts), 0)::int from tasks) as attempts,
-              (select count(*)::int from ledger_entries where kind = 'task.succeeded') as entries,
-              (select count(distinct n)::int from bench_sink) as sink`,
+      system === "agent-ledger"
+        ? `select (select count(*)::int from tasks where status = 'succeeded') as succeeded,
+                  (select coalesce(sum(attempts), 0)::int from tasks) as attempts,
+                  (select count(*)::int from ledger_entries where kind = 'task.succeeded') as entries,
+                  (select count(distinct n)::int from bench_sink) as sink`
+        : `select $1::int - (select count(*)::int from graphile_worker._private_jobs) as succeeded,
+                  $2::int as attempts, null::int as entries,
+                  (select count(distinct n)::int from bench_sink) as sink`,
+      system === "agent-ledger" ? [] : [spec.tasks, ran],
     );
     const counts = rows[0];
     if (!counts) throw new Error("no counts");
@@ -173,6 +229,7 @@ async function measure(
     const xacts = (await readDbStats(cluster.superUrl, db.name, false)).commits - before - reads;
     const cpuMs = reports.reduce((sum, r) => sum + r.cpuMs, 0);
     return {
+      system,
       total: spec.total,
       processes: spec.processes,
       concurrencyEach,
@@ -206,35 +263,46 @@ export async function runScaleOut(
   cluster: TestCluster,
   options: ScaleOutOptions,
 ): Promise<ScaleOut> {
+  const systems = options.systems ?? ["agent-ledger"];
   const runs: ScaleOutRun[] = [];
   for (let run = 1; run <= options.runs; run++) {
     for (const total of options.totals) {
       for (const processes of options.processes) {
-        const r = await measure(cluster, { total, processes, tasks: options.tasks, run });
-        options.log?.(
-          `scale-out run ${run}, ${total} in flight, ${processes}×${r.concurrencyEach}: ${r.jobsPerSec.toFixed(0)} jobs/s, ${r.xactPerJob.toFixed(2)} transactions per task (${r.attemptsByProcess.join("+")} attempts)`,
-        );
-        runs.push(r);
+        for (const system of systems) {
+          const r = await measure(cluster, {
+            system,
+            total,
+            processes,
+            tasks: options.tasks,
+            run,
+          });
+          options.log?.(
+            `scale-out run ${run}, ${system}, ${total} in flight, ${processes}×${r.concurrencyEach}: ${r.jobsPerSec.toFixed(0)} jobs/s, ${r.xactPerJob.toFixed(2)} transactions per task (${r.attemptsByProcess.join("+")} attempts)`,
+          );
+          runs.push(r);
+        }
       }
     }
   }
   const summary: ScaleOutSummary[] = [];
-  for (const total of options.totals) {
-    const base = median(
-      runs.filter((r) => r.total === total && r.processes === 1).map((r) => r.jobsPerSec),
-    );
-    for (const processes of options.processes) {
-      const mine = runs.filter((r) => r.total === total && r.processes === processes);
-      const jobs = median(mine.map((r) => r.jobsPerSec));
-      summary.push({
-        total,
-        processes,
-        concurrencyEach: mine[0]?.concurrencyEach ?? total,
-        medianJobsPerSec: Math.round(jobs),
-        ratio: base > 0 ? Number((jobs / base).toFixed(2)) : 0,
-        medianCpuMsPerJob: Number(median(mine.map((r) => r.cpuMsPerJob)).toFixed(2)),
-        medianXactPerJob: Number(median(mine.map((r) => r.xactPerJob)).toFixed(2)),
-      });
+  for (const system of systems) {
+    for (const total of options.totals) {
+      const of = runs.filter((r) => r.system === system && r.total === total);
+      const base = median(of.filter((r) => r.processes === 1).map((r) => r.jobsPerSec));
+      for (const processes of options.processes) {
+        const mine = of.filter((r) => r.processes === processes);
+        const jobs = median(mine.map((r) => r.jobsPerSec));
+        summary.push({
+          system,
+          total,
+          processes,
+          concurrencyEach: mine[0]?.concurrencyEach ?? total,
+          medianJobsPerSec: Math.round(jobs),
+          ratio: base > 0 ? Number((jobs / base).toFixed(2)) : 0,
+          medianCpuMsPerJob: Number(median(mine.map((r) => r.cpuMsPerJob)).toFixed(2)),
+          medianXactPerJob: Number(median(mine.map((r) => r.xactPerJob)).toFixed(2)),
+        });
+      }
     }
   }
   return { tasks: options.tasks, runs, summary };
@@ -246,7 +314,7 @@ export function unsoundRuns(result: ScaleOut): ScaleOutRun[] {
     (r) =>
       r.succeeded !== r.tasks ||
       r.attempts !== r.tasks ||
-      r.succeededEntries !== r.tasks ||
+      (r.system === "agent-ledger" && r.succeededEntries !== r.tasks) ||
       r.sinkRows !== r.tasks,
   );
 }
@@ -255,13 +323,13 @@ export function renderScaleOut(result: ScaleOut, command: string): string {
   const runs = new Set(result.runs.map((r) => r.run)).size;
   const rows = result.summary.map(
     (s) =>
-      `| ${s.total} | ${s.processes} | ${s.concurrencyEach} | ${s.medianJobsPerSec.toLocaleString("en-US")} | ${s.ratio.toFixed(2)}× | ${s.medianCpuMsPerJob} ms | ${s.medianXactPerJob} |`,
+      `| ${s.system} | ${s.total} | ${s.processes} | ${s.concurrencyEach} | ${s.medianJobsPerSec.toLocaleString("en-US")} | ${s.ratio.toFixed(2)}× | ${s.medianCpuMsPerJob} ms | ${s.medianXactPerJob} |`,
   );
   return [
-    `${result.tasks.toLocaleString("en-US")} tasks per run, one INSERT each with full bookkeeping, median of ${runs} run${runs === 1 ? "" : "s"}; \`${command}\``,
+    `${result.tasks.toLocaleString("en-US")} tasks per run, one INSERT each (ours with full bookkeeping), median of ${runs} run${runs === 1 ? "" : "s"}; \`${command}\``,
     "",
-    "| in flight | processes | concurrency each | jobs/s | × 1 process | worker CPU per job | transactions per job |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| system | in flight | processes | concurrency each | jobs/s | × 1 process | worker CPU per job | transactions per job |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows,
   ].join("\n");
 }
@@ -269,9 +337,24 @@ export function renderScaleOut(result: ScaleOut, command: string): string {
 /** The bench section: defaults for a full run and for `--quick` (about 30 s), JSON and table out. */
 export async function scaleOutSection(
   cluster: TestCluster,
-  flags: { quick: boolean; jobs?: string; runs?: string; inFlight?: string; out?: string },
+  flags: {
+    quick: boolean;
+    jobs?: string;
+    runs?: string;
+    inFlight?: string;
+    out?: string;
+    systems?: string;
+  },
 ): Promise<void> {
+  const systems = flags.systems?.split(",").map((s) => s.trim());
+  const unknown = systems?.filter((s) => !(SCALE_OUT_SYSTEMS as readonly string[]).includes(s));
+  if (unknown?.length) {
+    throw new Error(
+      `--systems for scale-out: unknown ${unknown.join(", ")} (${SCALE_OUT_SYSTEMS.join(", ")})`,
+    );
+  }
   const result = await runScaleOut(cluster, {
+    systems: systems as ScaleOutSystem[] | undefined,
     tasks: Number(flags.jobs ?? (flags.quick ? 200 : 4_000)),
     totals: (flags.inFlight ?? "16,64").split(",").map(Number),
     processes: [1, 2, 4],

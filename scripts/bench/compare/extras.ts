@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Logger, makeWorkerUtils, run as runGraphile } from "graphile-worker";
+import { makeWorkerUtils, run as runGraphile } from "graphile-worker";
 import { PgBoss } from "pg-boss";
 import { z } from "zod";
 import { createPool } from "../../../db/client";
@@ -20,9 +20,8 @@ import { defineAgent } from "../../../lib/sdk/define";
 import { enqueue } from "../../../lib/sdk/enqueue";
 import { enqueueMany } from "../../../lib/sdk/enqueue-many";
 import { startWorker } from "../../../worker/runtime/worker";
-import { graphilePool, insertOurTasks } from "./systems";
-
-const quiet = new Logger(() => () => {});
+import { graphilePool, quietGraphileLogger } from "./graphile";
+import { insertOurTasks } from "./systems";
 
 export type Percentiles = { samples: number; p50Ms: number; p99Ms: number; maxMs: number };
 
@@ -72,7 +71,7 @@ export async function benchBulkEnqueue(
   const items = Array.from({ length: tasks }, (_, n) => ({ n }));
   const graphile = await withDatabase(cluster, "bulk_graphile", async (db) => {
     const pool = graphilePool(db.superUrl, 4);
-    const utils = await makeWorkerUtils({ pgPool: pool, logger: quiet });
+    const utils = await makeWorkerUtils({ pgPool: pool, logger: quietGraphileLogger });
     try {
       await utils.migrate();
       const start = performance.now();
@@ -176,14 +175,14 @@ export async function benchLatency(cluster: TestCluster, samples: number): Promi
   const graphile = await withDatabase(cluster, "latency_graphile", async (db) => {
     let arrived: ((at: number) => void) | undefined;
     const pool = graphilePool(db.superUrl, 8);
-    const utils = await makeWorkerUtils({ pgPool: pool, logger: quiet });
+    const utils = await makeWorkerUtils({ pgPool: pool, logger: quietGraphileLogger });
     await utils.migrate();
     const runner = await runGraphile({
       pgPool: pool,
       concurrency: 4,
       noHandleSignals: true,
       pollInterval: 10_000,
-      logger: quiet,
+      logger: quietGraphileLogger,
       taskList: {
         latency: async () => {
           arrived?.(performance.now());

@@ -8,8 +8,8 @@
 // and a pgbench-style ceiling: one-INSERT transactions from the same number of clients, what this
 // server commits per second at all. The clock runs from the worker's start until the database
 // says every job is done (a batched completion counts once it commits).
-import { Logger, run as runGraphile } from "graphile-worker";
-import pg from "pg";
+import { run as runGraphile } from "graphile-worker";
+import type pg from "pg";
 import { PgBoss } from "pg-boss";
 import { createPool, withTransaction } from "../../../db/client";
 import {
@@ -23,6 +23,13 @@ import { startWorker } from "../../../worker/runtime/worker";
 import { benchAgent, type HandlerName, sinkInsert } from "./agent";
 import { type DbStats, type PerJob, perJob, readDbStats } from "./db-stats";
 import { DBOS_POLL_MS, DBOS_POOL, prepareDbos } from "./dbos";
+import {
+  addGraphileJobs,
+  GRAPHILE_SETTINGS,
+  graphilePool,
+  graphileRunOptions,
+  quietGraphileLogger,
+} from "./graphile";
 
 export type SystemName = "graphile-worker" | "pg-boss" | "dbos" | "agent-ledger" | "ceiling";
 export const SYSTEMS: readonly SystemName[] = [
@@ -55,8 +62,7 @@ export type RunSpec = { jobs: number; concurrency: number; handler: HandlerName 
 
 /** Documented best-throughput settings, recorded in the JSON beside the figures. */
 export const SETTINGS = {
-  "graphile-worker":
-    "localQueue.size 500, completeJobBatchDelay 0, failJobBatchDelay 0, maxPoolSize concurrency + 2 (its performance page's preset)",
+  "graphile-worker": GRAPHILE_SETTINGS,
   "pg-boss":
     "batchSize 100, localConcurrency = concurrency, burstWhenBatchFull, pollingIntervalSeconds 0.5, no schedule/supervise",
   dbos: `@dbos-inc/dbos-sdk 5.3.0: one queue, workerConcurrency = concurrency, minPollingIntervalMs ${DBOS_POLL_MS} (default 1000), systemDatabasePoolSize ${DBOS_POOL}, system database = the run's database; workflow id bench-<n>, one DBOS.runStep doing the handler (nothing for noop); enqueued by DBOSClient.enqueueInTransaction, 500 per commit; logger silenced but for errors, systemDatabaseIdleTransactionTimeoutMs 0 (the server's)`,
@@ -67,8 +73,6 @@ export const SETTINGS = {
 
 export const SINK_DDL =
   "create table bench_sink (n integer primary key, at timestamptz not null default now())";
-
-const quietGraphileLogger = new Logger(() => () => {});
 
 async function until(check: () => Promise<boolean>, pauseMs = 10): Promise<void> {
   while (!(await check())) await new Promise((r) => setTimeout(r, pauseMs));
@@ -90,12 +94,7 @@ async function prepareGraphile(
   const pool = graphilePool(db.superUrl, spec.concurrency + 2);
   const utils = await makeWorkerUtils({ pgPool: pool, logger: quietGraphileLogger });
   await utils.migrate();
-  for (let i = 0; i < spec.jobs; i += 5_000) {
-    const specs = [];
-    for (let n = i; n < Math.min(spec.jobs, i + 5_000); n++)
-      specs.push({ identifier: "bench", payload: { n } });
-    await utils.addJobs(specs);
-  }
+  await addGraphileJobs(utils, spec.jobs);
   let handled = 0;
   let runner: Awaited<ReturnType<typeof runGraphile>> | undefined;
   const remaining = async () => {
@@ -106,27 +105,12 @@ async function prepareGraphile(
   };
   return {
     go: async () => {
-      runner = await runGraphile({
-        pgPool: pool,
-        concurrency: spec.concurrency,
-        noHandleSignals: true,
-        pollInterval: 1_000,
-        logger: quietGraphileLogger,
-        preset: {
-          worker: {
-            maxPoolSize: spec.concurrency + 2,
-            localQueue: { size: 500 },
-            completeJobBatchDelay: 0,
-            failJobBatchDelay: 0,
-          },
-        },
-        taskList: {
-          bench: async (payload) => {
-            if (spec.handler === "insert") await sinkInsert(sink, (payload as { n: number }).n);
-            handled++;
-          },
-        },
-      });
+      runner = await runGraphile(
+        graphileRunOptions(pool, spec.concurrency, async (n) => {
+          if (spec.handler === "insert") await sinkInsert(sink, n);
+          handled++;
+        }),
+      );
       await until(async () => handled >= spec.jobs);
       // Completion is batched: done is when the rows are gone.
       await until(async () => (await remaining()) === 0);
@@ -138,18 +122,6 @@ async function prepareGraphile(
       await pool.end();
     },
   };
-}
-
-/**
- * graphile-worker on a pool of ours: with a connection string it makes its own, whose clients
- * have no error handler once it starts ending them, and the drop of the run's database (which
- * terminates what is still connected) then surfaced as an unhandled error. Ours handles errors
- * and is ended, every client closed, before the database is dropped.
- */
-export function graphilePool(connectionString: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max });
-  pool.on("error", () => {});
-  return pool;
 }
 
 async function preparePgBoss(
