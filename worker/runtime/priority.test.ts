@@ -14,7 +14,7 @@ import { enqueueMany } from "../../lib/sdk/enqueue-many";
 import { enqueueTasks } from "../../lib/server/commands/enqueue-tasks";
 import { getTaskDetail } from "../../lib/server/queries/get-task-detail";
 import { listTasks } from "../../lib/server/queries/list-tasks";
-import { claimTasks } from "./task-sql";
+import { CLAIM_CANDIDATES, claimTasks } from "./task-sql";
 
 const t = await setUpTestDatabase("task_priority");
 
@@ -54,6 +54,44 @@ describe("task priority", () => {
       ...(await enqueueAll("prio", [10])),
     ];
     expect(await claimOrder("prio", 5)).toEqual([b, d, a, c]);
+  });
+
+  it("claims across a worker's agents in one order, and reads no more of the queue than it takes", async () => {
+    const [low] = await enqueueAll("prio-x", [1]);
+    const [high] = await enqueueAll("prio-y", [7]);
+    const [mid] = await enqueueAll("prio-x", [4]);
+    // A deep queue behind them, enqueued in one burst: the planner's statistics have not seen it.
+    await enqueueAll(
+      "prio-y",
+      Array.from({ length: 2_000 }, () => -1),
+    );
+    const rowsRead = async () => {
+      const { rows } = await t.pool.query<{ "QUERY PLAN": unknown }>(
+        // $2 and $3 are the claim's worker and lease, which the candidates do not use.
+        `explain (analyze, format json) with ${CLAIM_CANDIDATES} select id, $2::text, $3::int from candidates`,
+        [2, "w-plan", 30_000, ["prio-x", "prio-y"]],
+      );
+      // Every scan of tasks in the plan, and the rows it handed up.
+      const scans: number[] = [];
+      const walk = (node: Record<string, unknown>) => {
+        if (node["Relation Name"] === "tasks") {
+          scans.push(Number(node["Actual Rows"]) * Number(node["Actual Loops"] ?? 1));
+        }
+        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? [])
+          walk(child);
+      };
+      const plans = (rows[0]?.["QUERY PLAN"] ?? []) as { Plan: Record<string, unknown> }[];
+      walk(plans[0]?.Plan ?? {});
+      return scans;
+    };
+    // At most the limit (2) from each agent's walk, not its 2,000 queued tasks sorted.
+    const scans = await rowsRead();
+    expect(scans.length).toBeGreaterThan(0);
+    expect(scans.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2 * 2);
+    const first = await claimTasks(t.pool, "w-test", ["prio-x", "prio-y"], 2, 30_000);
+    expect(first.map((r) => r.id)).toEqual([high, mid]);
+    const [next] = await claimTasks(t.pool, "w-test", ["prio-y", "prio-x"], 1, 30_000);
+    expect(next?.id).toBe(low);
   });
 
   it("leaves a held task waiting whatever its priority", async () => {

@@ -18,6 +18,8 @@ export const GRAPHILE_SETTINGS =
 export function graphilePool(connectionString: string, max: number): pg.Pool {
   const pool = new pg.Pool({ connectionString, max });
   pool.on("error", () => {});
+  // Each client too, while it is checked out (graphile-worker checks for both, and says so).
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 
