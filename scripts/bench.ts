@@ -5,7 +5,8 @@
 // with no chain, no head lock and no triggers), the runtime against a bare queue, the API against
 // the library. Ratios, not absolute timings, are what we compare. `-- --quick`: about a minute.
 // "scale-out" (scripts/bench/scale-out.ts, only when asked for): 1, 2 and 4 worker processes
-// holding the same total in flight (`--in-flight 16,64`).
+// holding the same total in flight (`--in-flight 16,64`); `--systems agent-ledger,graphile-worker`
+// runs the bare queue beside ours the same way.
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type pg from "pg";
