@@ -3,7 +3,11 @@
 // mismatch), decided by lib/domain/effect-decision.ts and written to the ledger here.
 import type { SqlClient } from "../../db/client";
 import { decideExistingEffect } from "../../lib/domain/effect-decision";
-import { EFFECT_START_KEY, effectStartData } from "../../lib/domain/effect-start";
+import {
+  EFFECT_START_KEY,
+  type EffectStartData,
+  effectStartData,
+} from "../../lib/domain/effect-start";
 import type { JsonValue } from "../../lib/domain/json";
 import type { Tool } from "../../lib/sdk/define";
 import { appendThrough } from "../../lib/server/ledger/append-known-head";
@@ -144,12 +148,7 @@ export async function resolveExisting(
           // claim released as outcome unknown has no owner: its release recorded it.)
           ...(existing.lease_owner
             ? {
-                [EFFECT_START_KEY]: effectStartData({
-                  at: existing.updated_at,
-                  args: existing.args,
-                  fingerprint: existing.fingerprint,
-                  lapsed: { actor: `worker:${existing.lease_owner}` },
-                }),
+                [EFFECT_START_KEY]: lapsedClaim({ ...existing, lease_owner: existing.lease_owner }),
               }
             : {}),
         }),
@@ -182,6 +181,24 @@ export async function resolveExisting(
           : { action: "execute", takenOver };
       }
   }
+}
+
+/**
+ * A claim whose claimer died before recording anything, as whoever finds it lapsed records it:
+ * made at the row's last claim time, by the dead claimer.
+ */
+function lapsedClaim(e: {
+  updated_at: Date;
+  args: JsonValue;
+  fingerprint: string;
+  lease_owner: string;
+}): EffectStartData {
+  return effectStartData({
+    at: e.updated_at,
+    args: e.args,
+    fingerprint: e.fingerprint,
+    lapsed: { actor: `worker:${e.lease_owner}` },
+  });
 }
 
 /**
@@ -234,12 +251,7 @@ export async function recordLapsedClaims(
         action: "dead-letter",
         ageMs: Number(e.age_ms),
         why,
-        [EFFECT_START_KEY]: effectStartData({
-          at: e.updated_at,
-          args: e.args,
-          fingerprint: e.fingerprint,
-          lapsed: { actor: `worker:${e.lease_owner}` },
-        }),
+        [EFFECT_START_KEY]: lapsedClaim(e),
       },
     }));
 }
