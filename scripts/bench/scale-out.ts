@@ -13,12 +13,14 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type pg from "pg";
 import { z } from "zod";
 import { createPool } from "../../db/client";
 import {
   createTestDatabaseFrom,
   dropTestDatabase,
   type TestCluster,
+  type TestDatabaseUrls,
 } from "../../db/testing/cluster";
 import { readDbStats } from "./compare/db-stats";
 import { addGraphileJobs, graphilePool, quietGraphileLogger } from "./compare/graphile";
@@ -86,10 +88,87 @@ export type ScaleOut = {
 };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CHILD: Record<ScaleOutSystem, string> = {
-  "agent-ledger": path.join(here, "scale-out-worker.ts"),
-  "graphile-worker": path.join(here, "scale-out-graphile.ts"),
+
+type RunCounts = { succeeded: number; attempts: number; entries: number | null; sink: number };
+
+/** A read of the run's database by the bench, counted (the commits it adds are taken out). */
+type Read = <R extends pg.QueryResultRow>(text: string) => Promise<R[]>;
+
+/** What differs between ours and the peer: one record each, the run itself is shared. */
+type SystemSetup = {
+  /** Its child process's script. */
+  child: string;
+  /** A word for the run's database name. */
+  short: string;
+  /** Queues `tasks` tasks (jobs) in the run's database. */
+  queue: (db: TestDatabaseUrls, tasks: number) => Promise<void>;
+  childArgs: (db: TestDatabaseUrls, concurrency: number) => string[];
+  /** Tasks done so far, by the database. */
+  done: (read: Read, tasks: number) => Promise<number>;
+  /** What the run left, by the database; `ran` is what its processes say they ran. */
+  counts: (read: Read, tasks: number, ran: number) => Promise<RunCounts>;
 };
+
+const count = async (read: Read, text: string) => (await read<{ n: number }>(text))[0]?.n ?? 0;
+
+const SETUP: Record<ScaleOutSystem, SystemSetup> = {
+  "agent-ledger": {
+    child: path.join(here, "scale-out-worker.ts"),
+    short: "ours",
+    queue: async (db, tasks) => {
+      const app = createPool(db.appUrl, { max: 2 });
+      try {
+        await insertOurTasks(app, "bench", tasks);
+      } finally {
+        await app.end();
+      }
+    },
+    childArgs: (db, concurrency) => [db.appUrl, db.superUrl, String(concurrency)],
+    done: (read) =>
+      count(
+        read,
+        "select count(*)::int as n from tasks where agent = 'bench' and status = 'succeeded'",
+      ),
+    counts: async (read) => {
+      const rows = await read<RunCounts>(
+        `select (select count(*)::int from tasks where status = 'succeeded') as succeeded,
+                (select coalesce(sum(attempts), 0)::int from tasks) as attempts,
+                (select count(*)::int from ledger_entries where kind = 'task.succeeded') as entries,
+                (select count(distinct n)::int from bench_sink) as sink`,
+      );
+      if (!rows[0]) throw new Error("no counts");
+      return rows[0];
+    },
+  },
+  "graphile-worker": {
+    child: path.join(here, "scale-out-graphile.ts"),
+    short: "graphile",
+    queue: async (db, tasks) => {
+      const { makeWorkerUtils } = await import("graphile-worker");
+      const pool = graphilePool(db.superUrl, 2);
+      const utils = await makeWorkerUtils({ pgPool: pool, logger: quietGraphileLogger });
+      try {
+        await utils.migrate();
+        await addGraphileJobs(utils, tasks);
+      } finally {
+        await utils.release();
+        await pool.end();
+      }
+    },
+    childArgs: (db, concurrency) => [db.superUrl, String(concurrency)],
+    // A completed job's row is deleted.
+    done: async (read, tasks) =>
+      tasks - (await count(read, "select count(*)::int as n from graphile_worker._private_jobs")),
+    // Jobs completed, jobs its processes ran, no entries.
+    counts: async (read, tasks, ran) => ({
+      succeeded: await SETUP["graphile-worker"].done(read, tasks),
+      attempts: ran,
+      entries: null,
+      sink: await count(read, "select count(distinct n)::int as n from bench_sink"),
+    }),
+  },
+};
+
 /** A run that finishes nothing for this long is broken, not slow. */
 const STALL_MS = 60_000;
 
@@ -97,8 +176,8 @@ const reportSchema = z.object({ attempts: z.number(), cpuMs: z.number() });
 
 type Child = { proc: ChildProcess; lines: AsyncIterator<string> };
 
-function startChild(system: ScaleOutSystem, args: string[]): Child {
-  const proc = spawn(process.execPath, ["--import", "tsx", CHILD[system], ...args], {
+function startChild(script: string, args: string[]): Child {
+  const proc = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   if (!proc.stdout) throw new Error("scale-out worker has no stdout");
@@ -116,56 +195,22 @@ const exited = (proc: ChildProcess) =>
     ? Promise.resolve()
     : new Promise<void>((resolve) => proc.once("exit", () => resolve()));
 
-/** Ours: tasks succeeded. The peer's: jobs completed (a completed job's row is deleted). */
-const DONE_SQL: Record<ScaleOutSystem, string> = {
-  "agent-ledger":
-    "select count(*)::int as n from tasks where agent = 'bench' and status = 'succeeded'",
-  "graphile-worker": `select $1::int - count(*)::int as n from graphile_worker._private_jobs`,
-};
-
 async function measure(
   cluster: TestCluster,
   spec: { system: ScaleOutSystem; total: number; processes: number; tasks: number; run: number },
 ): Promise<ScaleOutRun> {
   const { system } = spec;
+  const setup = SETUP[system];
   const concurrencyEach = Math.max(1, Math.floor(spec.total / spec.processes));
-  const db = await createTestDatabaseFrom(
-    cluster,
-    `scale_${system === "agent-ledger" ? "ours" : "graphile"}_${spec.processes}`,
-  );
+  const db = await createTestDatabaseFrom(cluster, `scale_${setup.short}_${spec.processes}`);
   const admin = createPool(db.superUrl, { max: 2 });
   const children: Child[] = [];
   try {
     await admin.query(SINK_DDL);
     await admin.query("grant select, insert on bench_sink to agent_ledger_app");
-    if (system === "agent-ledger") {
-      const app = createPool(db.appUrl, { max: 2 });
-      try {
-        await insertOurTasks(app, "bench", spec.tasks);
-      } finally {
-        await app.end();
-      }
-    } else {
-      const { makeWorkerUtils } = await import("graphile-worker");
-      const pool = graphilePool(db.superUrl, 2);
-      const utils = await makeWorkerUtils({ pgPool: pool, logger: quietGraphileLogger });
-      try {
-        await utils.migrate();
-        await addGraphileJobs(utils, spec.tasks);
-      } finally {
-        await utils.release();
-        await pool.end();
-      }
-    }
+    await setup.queue(db, spec.tasks);
     for (let i = 0; i < spec.processes; i++) {
-      children.push(
-        startChild(
-          system,
-          system === "agent-ledger"
-            ? [db.appUrl, db.superUrl, String(concurrencyEach)]
-            : [db.superUrl, String(concurrencyEach)],
-        ),
-      );
+      children.push(startChild(setup.child, setup.childArgs(db, concurrencyEach)));
     }
     for (const child of children) {
       const line = await nextLine(child);
@@ -175,16 +220,9 @@ async function measure(
     // which are counted and taken out). A backend reports its counts when it ends, at the latest.
     const before = (await readDbStats(cluster.superUrl, db.name, false)).commits;
     let reads = 0;
-    const succeeded = async () => {
+    const read: Read = async (text) => {
       reads++;
-      return (
-        (
-          await admin.query<{ n: number }>(
-            DONE_SQL[system],
-            system === "agent-ledger" ? [] : [spec.tasks],
-          )
-        ).rows[0]?.n ?? 0
-      );
+      return (await admin.query(text)).rows;
     };
     const start = performance.now();
     for (const child of children) child.proc.stdin?.write("go\n");
@@ -192,7 +230,7 @@ async function measure(
     let progressAt = start;
     while (done < spec.tasks) {
       await new Promise((r) => setTimeout(r, 20));
-      const now = await succeeded();
+      const now = await setup.done(read, spec.tasks);
       if (now > done) progressAt = performance.now();
       else if (performance.now() - progressAt > STALL_MS) {
         throw new Error(`stalled at ${now}/${spec.tasks} tasks`);
@@ -206,25 +244,7 @@ async function measure(
       reports.push(reportSchema.parse(JSON.parse(await nextLine(child))));
     await Promise.all(children.map((c) => exited(c.proc)));
     const ran = reports.reduce((sum, r) => sum + r.attempts, 0);
-    const { rows } = await admin.query<{
-      succeeded: number;
-      attempts: number;
-      entries: number | null;
-      sink: number;
-    }>(
-      system === "agent-ledger"
-        ? `select (select count(*)::int from tasks where status = 'succeeded') as succeeded,
-                  (select coalesce(sum(attempts), 0)::int from tasks) as attempts,
-                  (select count(*)::int from ledger_entries where kind = 'task.succeeded') as entries,
-                  (select count(distinct n)::int from bench_sink) as sink`
-        : `select $1::int - (select count(*)::int from graphile_worker._private_jobs) as succeeded,
-                  $2::int as attempts, null::int as entries,
-                  (select count(distinct n)::int from bench_sink) as sink`,
-      system === "agent-ledger" ? [] : [spec.tasks, ran],
-    );
-    const counts = rows[0];
-    if (!counts) throw new Error("no counts");
-    reads++;
+    const counts = await setup.counts(read, spec.tasks, ran);
     await admin.end();
     const xacts = (await readDbStats(cluster.superUrl, db.name, false)).commits - before - reads;
     const cpuMs = reports.reduce((sum, r) => sum + r.cpuMs, 0);
