@@ -73,5 +73,6 @@ describe("events under kill -9", () => {
     } finally {
       receiver.close();
     }
-  });
+    // Above the harness's own 120 s, so a stuck run fails with its report, not a bare timeout.
+  }, 150_000);
 });

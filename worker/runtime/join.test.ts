@@ -17,6 +17,7 @@ import { listTasks } from "../../lib/server/queries/list-tasks";
 import { explainWhy } from "../../lib/server/queries/why";
 import { whyQuerySchema } from "../../lib/server/queries/why-schema";
 import { runtimeTestKit } from "./test-support";
+import { startWorker } from "./worker";
 
 const t = await setUpTestDatabase("task_join");
 const kit = runtimeTestKit(t.pool);
@@ -168,6 +169,46 @@ describe("ctx.join", () => {
     expect(done.result).toMatchObject({ timedOut: true, children: [{ status: "queued" }] });
     expect(await kit.kinds(id)).toContain("children.timed_out");
     await runPacks();
+  });
+
+  it("wakes the parent when its last children end in transactions that commit together", async () => {
+    const id = await kit.enqueue("ship", { order: "o-race", parcels: ["r1", "r2"] });
+    await runShip();
+    expect((await kit.task(id)).status).toBe("waiting");
+    const { rows } = await t.pool.query<{ id: string }>(
+      "select id from tasks where parent_id = $1 order by id",
+      [id],
+    );
+    const worker = await startWorker({
+      pool: t.pool,
+      agents: [],
+      concurrency: 1,
+      pollMs: 50,
+      id: "join-race",
+      log: () => {},
+    });
+    const clients = [await t.pool.connect(), await t.pool.connect()];
+    try {
+      // Each ends one child; neither has committed when the other's trigger looks, so each
+      // sees the other open and neither wakes the parent.
+      for (const [i, client] of clients.entries()) {
+        await client.query("begin");
+        await client.query("update tasks set status = 'succeeded' where id = $1", [rows[i]?.id]);
+      }
+      for (const client of clients) await client.query("commit");
+    } finally {
+      for (const client of clients) client.release();
+    }
+    // The worker looks again once they committed: the parent is queued long before its 30 s
+    // look-again (JOIN_RECHECK_MS) would have found it.
+    const until = Date.now() + 5_000;
+    while ((await kit.task(id)).status === "waiting" && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await kit.task(id)).status).toBe("queued");
+    await worker.stop(1_000);
+    await runShip();
+    expect((await kit.task(id)).status).toBe("succeeded");
   });
 
   it("refuses a task that is not its child, naming it", async () => {

@@ -175,9 +175,47 @@ export async function startJoin(pool: pg.Pool, req: JoinRequest): Promise<JoinOu
  * same function (migration 0052) as the children's trigger decides and wakes.
  */
 async function wakeIfEnded(pool: pg.Pool, taskId: string) {
+  await wakeJoinedParents(pool, [taskId]);
+}
+
+/** The channel a child's end that woke no parent notifies on (migration 0061). */
+export const JOINS_CHANNEL = "agent_ledger_joins";
+
+/**
+ * Asks wake_joined_parent of each parent, in id order (two workers waking the same parents lock
+ * them in the same order).
+ */
+export async function wakeJoinedParents(pool: pg.Pool, parents: readonly string[]) {
   await pool.query({
-    name: "runtime_join_wake_self",
-    text: "select wake_joined_parent($1)",
-    values: [taskId],
+    name: "runtime_join_wake",
+    text: "select wake_joined_parent(p) from unnest($1::uuid[]) as p",
+    values: [[...new Set(parents)].sort()],
   });
+}
+
+/**
+ * The worker's side of JOINS_CHANNEL: the parents named by notifications are looked at again,
+ * those that arrive while a look runs in one look after it. Two of a parent's children ending in
+ * transactions that commit together each see the other open; the look run for the later one's
+ * notification comes after both commits and sees both ended.
+ */
+export function joinWaker(pool: pg.Pool, onError: (err: unknown) => void) {
+  let pending = new Set<string>();
+  let running: Promise<void> | undefined;
+  const flush = async () => {
+    while (pending.size > 0) {
+      const parents = [...pending];
+      pending = new Set();
+      await wakeJoinedParents(pool, parents).catch(onError);
+    }
+    running = undefined;
+  };
+  return {
+    add(parent: string) {
+      pending.add(parent);
+      running ??= flush();
+    },
+    /** Resolves once no look is running. */
+    idle: () => running ?? Promise.resolve(),
+  };
 }

@@ -14,14 +14,15 @@ export type Listener = {
 
 export function startListener(opts: {
   clientConfig: pg.ClientConfig;
-  channel: string;
-  onNotify: () => void;
+  /** What each channel listened on does with a notification's payload. */
+  channels: Record<string, (payload: string) => void>;
   /** After a reconnect: notifications sent while it was down are gone. */
   onReconnect: () => void;
   log: Logger;
   backoff?: Backoff;
 }): Listener {
   const backoff = opts.backoff ?? { initialMs: 100, maxMs: 5_000 };
+  const channels = Object.keys(opts.channels);
   let stopped = false;
   let current: pg.Client | undefined;
   // The client being connected or listening, so stop() can end a connect that hangs.
@@ -52,11 +53,11 @@ export function startListener(opts: {
         client.on("end", () => resolve(new Error("the LISTEN connection ended")));
         interrupt = () => resolve(undefined);
       });
-      client.on("notification", () => opts.onNotify());
+      client.on("notification", (n) => opts.channels[n.channel]?.(n.payload ?? ""));
       let why: unknown;
       try {
         await client.connect();
-        await client.query(`listen ${opts.channel}`);
+        for (const channel of channels) await client.query(`listen ${channel}`);
         current = client;
         markReady();
         if (everListened) {
@@ -92,7 +93,7 @@ export function startListener(opts: {
     stop: async () => {
       stopped = true;
       const client = current;
-      if (client) await client.query(`unlisten ${opts.channel}`).catch(() => undefined);
+      if (client) await client.query("unlisten *").catch(() => undefined);
       interrupt();
       await live?.end().catch(() => undefined);
       await loop;

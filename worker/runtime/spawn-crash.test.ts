@@ -76,5 +76,6 @@ describe("ctx.spawn under kill -9", () => {
     } finally {
       receiver.close();
     }
-  });
+    // Above the harness's own 120 s, so a stuck run fails with its report, not a bare timeout.
+  }, 150_000);
 });

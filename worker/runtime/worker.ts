@@ -5,6 +5,7 @@
 // once the leases can no longer be proven the in-flight attempts are abandoned until it is back.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import { z } from "zod";
 import { retryOnConnectionError } from "../../db/retry";
 import { assertSchemaCurrent } from "../../db/schema-version";
 import { errorFields, logger } from "../../lib/log";
@@ -17,6 +18,7 @@ import { claimPlanner, fillConcurrencyKeys } from "./concurrency";
 import { effectBatchers } from "./effect-batch";
 import { SuspendError } from "./errors";
 import { HOUSEKEEPING_MS, startHousekeeping } from "./housekeeping";
+import { JOINS_CHANNEL, joinWaker } from "./join";
 import { startListener } from "./listener";
 import { startPeriodic } from "./periodic";
 import { markWorkerStopped, registerWorker } from "./presence";
@@ -120,15 +122,23 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     },
   );
 
+  const joins = joinWaker(config.pool, (err: unknown) => dbFailed("join wake", err));
   const listener = startListener({
     clientConfig: {
       ...config.pool.options,
       application_name: `${config.pool.options.application_name ?? "agent-ledger"}-listen`,
     },
-    channel: TASKS_CHANNEL,
-    onNotify: () => {
-      wake();
-      checks.wake();
+    channels: {
+      [TASKS_CHANNEL]: () => {
+        wake();
+        checks.wake();
+      },
+      // A child's end that woke no parent: looked at again now that it committed (join.ts).
+      [JOINS_CHANNEL]: (payload) => {
+        const parent = z.uuid().safeParse(payload);
+        if (parent.success) joins.add(parent.data);
+        else log.warn({ payload }, `ignored a notification on ${JOINS_CHANNEL}: not a task id`);
+      },
     },
     onReconnect: () => {
       wake();
@@ -289,6 +299,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     beats.halt();
     clearInterval(reap);
     await listener.stop();
+    await joins.idle();
     await beats.presence();
     await markWorkerStopped(config.pool, id).catch(beats.presenceFailed);
   };

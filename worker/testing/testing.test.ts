@@ -79,6 +79,8 @@ describe("crashTest", () => {
         // armed workers died (at 0.2 / 0.3 one run in a few hundred did, with 2 kills).
         faultPoints: { "effect.started": 0.5, "effect.returned": 0.5 },
         kills: 3,
+        // Under the test's own 60 s, so a stuck run fails with the harness's report.
+        timeoutMs: 50_000,
         env: { RECEIVER_URL: `http://127.0.0.1:${port}/deliver` },
       });
       expect(result.kills).toBeGreaterThanOrEqual(3);
