@@ -102,7 +102,10 @@ beforeAll(async () => {
         pool: t.pool,
         agents,
         concurrency: 8,
-        leaseMs: 1_000,
+        // Long enough that a loaded CI box's heartbeat never lets a lease lapse mid-attempt (with
+        // 1 s, one did, and a task counted an attempt more than its tool's failures); no test
+        // here waits for a lease to run out (the reaped one plants an expired lease itself).
+        leaseMs: 5_000,
         pollMs: 50,
         id: `w${i}`,
         log: () => {},
