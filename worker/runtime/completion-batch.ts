@@ -20,6 +20,7 @@ import {
 import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
 import { type EffectBatchers, type EffectResult, recordEffectsCte } from "./effect-batch";
 import { journalStepsCte } from "./journal";
+import { leasedTo } from "./task-sql";
 
 export type Completion = {
   taskId: string;
@@ -46,7 +47,7 @@ const COMPLETE_CTES = `input as (
       lease_expires_at = null, version = t.version + 1, updated_at = now(),
       status_changed_at = now()
     from input i
-    where t.id = i.id and t.lease_owner = $8 and t.status = 'running'
+    where t.id = i.id and ${leasedTo("$8", "t")}
     returning t.id
   ), ${recordEffectsCte(
     "(select effect_key as key, effect_result as result from input where effect_key is not null and id in (select id from done))",

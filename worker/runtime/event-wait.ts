@@ -17,6 +17,7 @@ import { faultPoint } from "../../lib/server/fault-points";
 import { appendThrough, type HeadRef } from "../../lib/server/ledger/append-known-head";
 import type { AppendedEntry, NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
 import { journalStep } from "./journal";
+import { leasedTo } from "./task-sql";
 
 export type WaitRequest = {
   worker: string;
@@ -50,7 +51,7 @@ export async function startWait(pool: pg.Pool, req: WaitRequest): Promise<WaitOu
     await lockEventName(client, req.name);
     const leased = await client.query({
       name: "runtime_wait_lease",
-      text: "select 1 from tasks where id = $1 and lease_owner = $2 and status = 'running' for update",
+      text: `select 1 from tasks where id = $1 and ${leasedTo("$2")} for update`,
       values: [req.taskId, req.worker],
     });
     if (leased.rowCount !== 1) return { kind: "lost" };
@@ -117,7 +118,7 @@ export async function startWait(pool: pg.Pool, req: WaitRequest): Promise<WaitOu
       text: `update tasks set status = 'waiting', run_at = $3, attempts = greatest(attempts - 1, attempt_base),
                lease_owner = null, lease_expires_at = null,
                version = version + 1, updated_at = now(), status_changed_at = now()
-             where id = $1 and lease_owner = $2 and status = 'running'`,
+             where id = $1 and ${leasedTo("$2")}`,
       values: [req.taskId, req.worker, deadline ?? NO_DEADLINE],
     });
     if (parked.rowCount !== 1) return { kind: "lost" };

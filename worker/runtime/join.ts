@@ -14,6 +14,7 @@ import { NO_DEADLINE } from "../../lib/server/commands/event-sql";
 import { appendThrough, type HeadRef } from "../../lib/server/ledger/append-known-head";
 import type { AppendedEntry, NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
 import { journalStep } from "./journal";
+import { leasedTo } from "./task-sql";
 
 /** A parked join looks at its children again at least this often, whatever woke it or did not. */
 export const JOIN_RECHECK_MS = 30_000;
@@ -75,7 +76,7 @@ export async function startJoin(pool: pg.Pool, req: JoinRequest): Promise<JoinOu
     });
     const leased = await client.query({
       name: "runtime_join_lease",
-      text: "select 1 from tasks where id = $1 and lease_owner = $2 and status = 'running' for update",
+      text: `select 1 from tasks where id = $1 and ${leasedTo("$2")} for update`,
       values: [req.taskId, req.worker],
     });
     if (leased.rowCount !== 1) return { kind: "lost" };
@@ -147,7 +148,7 @@ export async function startJoin(pool: pg.Pool, req: JoinRequest): Promise<JoinOu
       text: `update tasks set status = 'waiting', run_at = $3, attempts = greatest(attempts - 1, attempt_base),
                lease_owner = null, lease_expires_at = null,
                version = version + 1, updated_at = now(), status_changed_at = now()
-             where id = $1 and lease_owner = $2 and status = 'running'`,
+             where id = $1 and ${leasedTo("$2")}`,
       values: [req.taskId, req.worker, new Date(runAt)],
     });
     if (parked.rowCount !== 1) return { kind: "lost" };

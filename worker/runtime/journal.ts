@@ -3,6 +3,7 @@
 import type { SqlClient } from "../../db/client";
 import type { JsonValue } from "../../lib/domain/json";
 import type { StepKind } from "../../lib/domain/task-states";
+import { leasedTo } from "./task-sql";
 
 export type JournaledStep = {
   seq: number;
@@ -34,7 +35,7 @@ export function journalStepsCte(rows: string, guard: string): string {
 /** `lease(id)`: which of `taskIds` (SQL) are still running under `worker`'s lease, held for share. */
 export function leaseCte(taskIds: string, worker: string): string {
   return `lease as (
-             select id from tasks where id in (${taskIds}) and lease_owner = ${worker} and status = 'running'
+             select id from tasks where id in (${taskIds}) and ${leasedTo(worker)}
              for share
            )`;
 }

@@ -8,6 +8,20 @@ import { TASKS_CHANNEL } from "../../lib/server/commands/insert-tasks";
 import { carriesStartClaimedAtText } from "../../lib/server/ledger/attempt-start-sql";
 import type { PolicyRow } from "./policy";
 
+/**
+ * "Running under `worker`'s lease" (SQL), for the statements that name their tasks by id. Said
+ * through the lease's columns, not `status = 'running'`: that predicate matches the partial
+ * indexes on running tasks (tasks_concurrency_running_idx, tasks_lease_idx), and a planner whose
+ * statistics had seen few running tasks walked every running task of the fleet to find a
+ * statement's own few, instead of looking each up by its key (a completion of 16 read all 300
+ * running tasks; lease-plan.test.ts). The same rows: tasks_lease_check holds status = 'running'
+ * exactly when lease_owner and lease_expires_at are both set.
+ */
+export function leasedTo(worker: string, alias?: string): string {
+  const t = alias ? `${alias}.` : "";
+  return `${t}lease_owner = ${worker} and ${t}lease_expires_at is not null`;
+}
+
 export type ClaimedTask = {
   id: string;
   agent: string;
@@ -146,7 +160,7 @@ export async function heartbeat(
   const { rows } = await client.query<{ id: string }>({
     name: "runtime_heartbeat",
     text: `update tasks set lease_expires_at = now() + $3 * interval '1 millisecond'
-           where id = any($1::uuid[]) and lease_owner = $2 and status = 'running'
+           where id = any($1::uuid[]) and ${leasedTo("$2")}
            returning id`,
     values: [ids, worker, leaseMs],
   });
@@ -184,7 +198,7 @@ export async function failTask(
     text: `update tasks set status = $3, dead_reason = $4, run_at = coalesce($5::timestamptz, run_at),
              last_error = $6, lease_owner = null, lease_expires_at = null,
              version = version + 1, updated_at = now(), status_changed_at = now()
-           where id = $1 and lease_owner = $2 and status = 'running'`,
+           where id = $1 and ${leasedTo("$2")}`,
     values: [
       id,
       worker,
@@ -212,7 +226,7 @@ export async function requeueTask(
     text: `update tasks set status = 'queued', run_at = coalesce($3::timestamptz, now()),
              attempts = greatest(attempts - 1, attempt_base), lease_owner = null, lease_expires_at = null,
              version = version + 1, updated_at = now(), status_changed_at = now()
-           where id = $1 and lease_owner = $2 and status = 'running'`,
+           where id = $1 and ${leasedTo("$2")}`,
     values: [id, worker, runAt?.toISOString() ?? null],
   });
   return rowCount === 1;
@@ -295,7 +309,7 @@ export async function parkForApproval(
     text: `update tasks set status = 'awaiting_approval', attempts = greatest(attempts - 1, attempt_base),
              lease_owner = null, lease_expires_at = null,
              version = version + 1, updated_at = now(), status_changed_at = now()
-           where id = $1 and lease_owner = $2 and status = 'running'`,
+           where id = $1 and ${leasedTo("$2")}`,
     values: [id, worker],
   });
   if (rowCount !== 1) return false;
