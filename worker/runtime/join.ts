@@ -166,17 +166,11 @@ export async function startJoin(pool: pg.Pool, req: JoinRequest): Promise<JoinOu
     }
     return { kind: "parked" };
   });
-  if (outcome.kind === "parked") await wakeIfEnded(pool, req.taskId);
+  // After the park committed: a child that ended while the join decided may have found its
+  // parent still running (its trigger woke nothing). Looked at again in a new snapshot, it is
+  // seen; the same function (migration 0052) as the children's trigger decides and wakes.
+  if (outcome.kind === "parked") await wakeJoinedParents(pool, [req.taskId]);
   return outcome;
-}
-
-/**
- * After the park committed: a child that ended while the join decided may have found its parent
- * still running (its trigger woke nothing). Looked at again in a new snapshot, it is seen; the
- * same function (migration 0052) as the children's trigger decides and wakes.
- */
-async function wakeIfEnded(pool: pg.Pool, taskId: string) {
-  await wakeJoinedParents(pool, [taskId]);
 }
 
 /** The channel a child's end that woke no parent notifies on (migration 0061). */

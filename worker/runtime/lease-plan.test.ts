@@ -60,21 +60,26 @@ describe("a statement's lease check", () => {
        where id in (select id from tasks where status = 'queued' order by id limit 16) returning id`,
     );
     const ids = rows.map((r) => r.id);
-    const shapes = (held: string) => [
+    // `held(alias)`: the lease check, its columns under the alias when there is one.
+    const shapes = (held: (alias?: string) => string) => [
       // The heartbeat's renewal and the lease CTE of a journaled step.
-      `select id from tasks where id = any($1::uuid[]) and ${held}`,
-      `select id from tasks where id in (select unnest($1::uuid[])) and ${held} for share`,
+      `select id from tasks where id = any($1::uuid[]) and ${held()}`,
+      `select id from tasks where id in (select unnest($1::uuid[])) and ${held()} for share`,
       // The completion's update, joined to its input.
       `update tasks t set updated_at = now() from unnest($1::uuid[]) as i(id)
-       where t.id = i.id and ${held.replaceAll("lease_", "t.lease_").replace("status", "t.status")}`,
+       where t.id = i.id and ${held("t")}`,
     ];
-    for (const text of shapes(leasedTo("$2"))) {
+    for (const text of shapes((alias) => leasedTo("$2", alias))) {
       expect(await tasksRowsRead(text, ids, "w-mine")).toBeLessThanOrEqual(2 * ids.length);
     }
     // Said as status = 'running', the same statements walk all 316 running tasks (PostgreSQL 15
     // and 18 alike, at 20,000 tasks as at 100,000).
     const walked: number[] = [];
-    for (const text of shapes("lease_owner = $2 and status = 'running'")) {
+    const byStatus = (alias?: string) => {
+      const t = alias ? `${alias}.` : "";
+      return `${t}lease_owner = $2 and ${t}status = 'running'`;
+    };
+    for (const text of shapes(byStatus)) {
       walked.push(await tasksRowsRead(text, ids, "w-mine"));
     }
     expect(Math.min(...walked)).toBeGreaterThanOrEqual(300);
