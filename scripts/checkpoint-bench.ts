@@ -177,7 +177,7 @@ async function loadStreams(url: string, count: number): Promise<void> {
         };
         const dataText = canonical(data);
         const hash = fastEntryHash(GENESIS_HASH, e, dataText);
-        entries.push({ ...e, dataText, prevHash: GENESIS_HASH, hash });
+        entries.push({ ...e, dataText, hash });
       }
       await insertEntries(
         client,

@@ -78,7 +78,6 @@ export const ledgerEntries = pgTable(
     taskId: uuid("task_id"),
     key: text("key"),
     data: jsonb("data").notNull(),
-    prevHash: text("prev_hash").notNull(),
     hash: text("hash").notNull(),
     /**
      * The stream's month (ledger_streams.month), the partition key. Bookkeeping, not content:
@@ -94,7 +93,6 @@ export const ledgerEntries = pgTable(
     check("ledger_entries_seq_check", sql`${t.seq} >= 1`),
     check("ledger_entries_kind_check", sql`${t.kind} ~ '^[a-z][a-z_]*(\\.[a-z][a-z_]*)*$'`),
     check("ledger_entries_hash_check", sql`${t.hash} ~ '^[0-9a-f]{64}$'`),
-    check("ledger_entries_prev_hash_check", sql`${t.prevHash} ~ '^[0-9a-f]{64}$'`),
     // The time-ordered indexes are ascending and read backwards for newest first: a new entry
     // lands at the right end of its range, where a split leaves the left page full (declared
     // descending, each went to the left end and split pages in half; migration 0059).
@@ -127,8 +125,14 @@ export const ledgerEntries = pgTable(
   ],
 );
 
-/** An entry as readers see it: the month is where it is kept, not what it says. */
-export type LedgerEntryRow = Omit<typeof ledgerEntries.$inferSelect, "month">;
+/**
+ * An entry as readers see it: the month is where it is kept, not what it says; the hash it
+ * chains onto is read from the entry before it (lib/server/ledger/prev-hash.ts), null when
+ * that entry is gone.
+ */
+export type LedgerEntryRow = Omit<typeof ledgerEntries.$inferSelect, "month"> & {
+  prevHash: string | null;
+};
 
 /**
  * Entries per kind since the start, kept by a statement trigger on ledger_entries (migration

@@ -455,7 +455,11 @@ function parseCsv(text: string): string[][] {
 
 describe("export", SLOW, () => {
   it("writes every entry as JSON Lines in ledger order, stdout holding only data", async () => {
-    const { rows } = await t.pool.query<EntryRow>("select * from ledger_entries order by id");
+    // The hash each entry chains onto: the one before it in its stream (none is stored).
+    const { rows } = await t.pool.query<EntryRow>(
+      `select *, coalesce(lag(hash) over (partition by stream order by seq), repeat('0', 64)) as prev_hash
+         from ledger_entries order by id`,
+    );
     const r = cli(["export", "--format", "jsonl"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe("");
@@ -545,7 +549,8 @@ describe("export", SLOW, () => {
       "hash",
     ]);
     const { rows } = await t.pool.query<EntryRow>(
-      "select * from ledger_entries where stream = 'cli:csv' order by seq",
+      `select *, coalesce(lag(hash) over (order by seq), repeat('0', 64)) as prev_hash
+         from ledger_entries where stream = 'cli:csv' order by seq`,
     );
     expect(records).toHaveLength(2);
     expect(

@@ -72,7 +72,7 @@ function csvLine(r: EntryTextRow): string {
 
 type Filter = { from?: Date; to?: Date; stream?: string };
 
-const WINDOW = "($2::timestamptz is null or at >= $2) and ($3::timestamptz is null or at < $3)";
+const WINDOW = "($2::timestamptz is null or e.at >= $2) and ($3::timestamptz is null or e.at < $3)";
 
 /**
  * Batches in ledger order. One stream is read by (stream, seq), its unique index; the whole
@@ -84,13 +84,13 @@ async function* ledgerBatches(client: pg.ClientBase, f: Filter): AsyncGenerator<
   while (true) {
     const { rows } = f.stream
       ? await client.query<EntryTextRow>(
-          `select ${ENTRY_TEXT_COLUMNS} from ledger_entries
-           where stream = $4 and seq > $1 and ${WINDOW} order by seq limit $5`,
+          `select ${ENTRY_TEXT_COLUMNS} from ledger_entries e
+           where e.stream = $4 and e.seq > $1 and ${WINDOW} order by e.seq limit $5`,
           [after, ...params, f.stream, EXPORT_BATCH],
         )
       : await client.query<EntryTextRow>(
-          `select ${ENTRY_TEXT_COLUMNS} from ledger_entries
-           where id > $1 and ${WINDOW} order by id limit $4`,
+          `select ${ENTRY_TEXT_COLUMNS} from ledger_entries e
+           where e.id > $1 and ${WINDOW} order by e.id limit $4`,
           [after, ...params, EXPORT_BATCH],
         );
     if (rows.length === 0) return;
@@ -103,8 +103,8 @@ async function* ledgerBatches(client: pg.ClientBase, f: Filter): AsyncGenerator<
 
 async function countEntries(client: pg.ClientBase, f: Filter): Promise<number> {
   const { rows } = await client.query<{ n: number }>(
-    `select count(*)::int as n from ledger_entries
-     where ($1::text is null or stream = $1) and ${WINDOW}`,
+    `select count(*)::int as n from ledger_entries e
+     where ($1::text is null or e.stream = $1) and ${WINDOW}`,
     [f.stream ?? null, f.from?.toISOString() ?? null, f.to?.toISOString() ?? null],
   );
   return rows[0]?.n ?? 0;

@@ -205,19 +205,7 @@ export async function insertEntries(
   await copyRows(
     client,
     "ledger_entries",
-    [
-      "stream",
-      "seq",
-      "at",
-      "kind",
-      "actor",
-      "task_id",
-      "key",
-      "data",
-      "prev_hash",
-      "hash",
-      "month",
-    ],
+    ["stream", "seq", "at", "kind", "actor", "task_id", "key", "data", "hash", "month"],
     bundles.flatMap((b) => {
       const first = b.entries[0];
       const month = first ? streamMonth(first.stream, first.at) : "";
@@ -230,7 +218,6 @@ export async function insertEntries(
         x.taskId,
         x.key,
         x.dataText,
-        x.prevHash,
         x.hash,
         month,
       ]);
@@ -259,7 +246,7 @@ function systemStream(count: number, nowMs: number): Pick<TaskBundle, "entries">
     };
     const dataText = canonical(e.data);
     const hash = fastEntryHash(prev, e, dataText);
-    entries.push({ ...e, dataText, prevHash: prev, hash });
+    entries.push({ ...e, dataText, hash });
     prev = hash;
   }
   return { entries };

@@ -108,7 +108,6 @@ export type LoadedEntry = {
   data: JsonValue;
   /** `data` as canonical JSON: hashed, and sent as the jsonb text. */
   dataText: string;
-  prevHash: string;
   hash: string;
 };
 
@@ -259,7 +258,7 @@ export function taskBundle(i: number, entryBudget: number, startMs: number): Tas
     };
     const dataText = canonical(data);
     const hash = fastEntryHash(prev, e, dataText);
-    entries.push({ ...e, dataText, prevHash: prev, hash });
+    entries.push({ ...e, dataText, hash });
     prev = hash;
   };
 

@@ -225,7 +225,7 @@ async function insertChunk(
     text: `with r as (
        select * from unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[],
                             $6::timestamptz[], $7::jsonb[], $8::jsonb[], $9::text[], $10::text[],
-                            $14::int[], $15::uuid[], $16::text[], $17::text[])
+                            $13::int[], $14::uuid[], $15::text[], $16::text[])
          with ordinality as r(id, stream, agent, input, key, run_at, policy, data, hash, actor, priority, parent,
                               concurrency_key, traceparent, ord)
      ), t as (
@@ -242,11 +242,11 @@ async function insertChunk(
        returning stream, month
      ), e as (
        -- The month (the entries' partition) is the new head's, as every append's.
-       insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash, month)
-       select r.stream, 1, $11::timestamptz, 'task.enqueued', r.actor, r.id, null, r.data, $12, r.hash, s.month
+       insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, hash, month)
+       select r.stream, 1, $11::timestamptz, 'task.enqueued', r.actor, r.id, null, r.data, r.hash, s.month
        from r join t using (id) join s on s.stream = r.stream order by r.ord
      ), n as (
-       select pg_notify($13, min(id::text)) from t having count(*) > 0
+       select pg_notify($12, min(id::text)) from t having count(*) > 0
      )
      select coalesce((select array_agg(id::text) from t), '{}') as ids, (select count(*) from n) as notified,
             -- The holders of keys taken before this statement began (a repeated enqueue's
@@ -265,7 +265,6 @@ async function insertChunk(
       entries.hash,
       entries.actor,
       at,
-      GENESIS_HASH,
       TASKS_CHANNEL,
       rows.map((r) => r.priority),
       rows.map((r) => r.parent),

@@ -246,12 +246,12 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
       -- order every other appender takes: state rows, then the heads, then the entries. An
       -- entry whose head was not where we thought gets seq 0, which the table refuses (in the
       -- unarchivable partition: its head's month is not known then, and the row never stays).
-      insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash, month)
+      insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, hash, month)
       select s.stream, case when hm.stream is not null then s.seq else 0 end,
-             ${p(6)}::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash,
+             ${p(6)}::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.hash,
              coalesce(hm.month, date '1970-01-01')
-      from unnest(${p(7)}::text[], ${p(8)}::bigint[], ${p(9)}::text[], ${p(10)}::text[], ${p(11)}::uuid[], ${p(12)}::text[], ${p(13)}::jsonb[], ${p(14)}::text[], ${p(15)}::text[])
-        as s(stream, seq, kind, actor, task_id, key, data, prev_hash, hash)
+      from unnest(${p(7)}::text[], ${p(8)}::bigint[], ${p(9)}::text[], ${p(10)}::text[], ${p(11)}::uuid[], ${p(12)}::text[], ${p(13)}::jsonb[], ${p(14)}::text[])
+        as s(stream, seq, kind, actor, task_id, key, data, hash)
         left join head_moved hm on hm.stream = s.stream
       where s.stream in (select stream from acted)
       returning stream, seq, id

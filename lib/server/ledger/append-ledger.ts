@@ -166,7 +166,6 @@ export function entryColumns() {
     taskId: [] as (string | null)[],
     key: [] as (string | null)[],
     data: [] as string[],
-    prevHash: [] as string[],
     hash: [] as string[],
   };
   const push = (e: PreparedEntry, seq: number, prevHash: string, at: string): string => {
@@ -178,11 +177,10 @@ export function entryColumns() {
     cols.taskId.push(e.taskId);
     cols.key.push(e.key);
     cols.data.push(JSON.stringify(e.data));
-    cols.prevHash.push(prevHash);
     cols.hash.push(hash);
     return hash;
   };
-  /** The nine arrays in the order every append's `unnest` lists its columns. */
+  /** The eight arrays in the order every append's `unnest` lists its columns. */
   const arrays = () => [
     cols.stream,
     cols.seq,
@@ -191,7 +189,6 @@ export function entryColumns() {
     cols.taskId,
     cols.key,
     cols.data,
-    cols.prevHash,
     cols.hash,
   ];
   return Object.assign(cols, { push, arrays });
@@ -238,14 +235,14 @@ export async function appendLedgerMany(
   const { rows } = await client.query<{ id: number; stream: string; seq: number }>({
     name: "ledger_append_entries",
     text: `with inserted as (
-       insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash, month)
-       select s.stream, s.seq, $1::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.prev_hash, s.hash, s.month
-       from unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::uuid[], $7::text[], $8::jsonb[], $9::text[], $10::text[], $14::date[])
-         as s(stream, seq, kind, actor, task_id, key, data, prev_hash, hash, month)
+       insert into ledger_entries (stream, seq, at, kind, actor, task_id, key, data, hash, month)
+       select s.stream, s.seq, $1::timestamptz, s.kind, s.actor, s.task_id, s.key, s.data, s.hash, s.month
+       from unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::uuid[], $7::text[], $8::jsonb[], $9::text[], $13::date[])
+         as s(stream, seq, kind, actor, task_id, key, data, hash, month)
        returning id, stream, seq
      ), head as (
        update ledger_streams h set head_seq = n.seq, head_hash = n.hash, updated_at = $1::timestamptz
-       from unnest($11::text[], $12::bigint[], $13::text[]) as n(stream, seq, hash)
+       from unnest($10::text[], $11::bigint[], $12::text[]) as n(stream, seq, hash)
        where h.stream = n.stream
        returning 1
      )

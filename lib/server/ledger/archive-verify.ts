@@ -296,8 +296,11 @@ function badLine(name: string, line: number): ArchiveProblem {
   };
 }
 
+/** A line of the entries file: a row as the chain check takes it, with the hash it says it chains onto. */
+export type ArchiveEntryRow = EntryRow & { prev_hash: string };
+
 /** A line of the entries file as the row the chain check takes. */
-export function entryRowOf(e: ArchiveEntry): EntryRow {
+export function entryRowOf(e: ArchiveEntry): ArchiveEntryRow {
   return {
     id: e.id,
     stream: e.stream,
@@ -317,7 +320,7 @@ export function entryRowOf(e: ArchiveEntry): EntryRow {
 async function* entryRows(
   file: string,
   report: (p: ArchiveProblem) => void,
-): AsyncGenerator<EntryRow> {
+): AsyncGenerator<ArchiveEntryRow> {
   let lineNo = 0;
   for await (const line of gzipLines(file)) {
     lineNo += 1;

@@ -295,10 +295,17 @@ async function writeStream(
   let last = 0;
   for (;;) {
     const { rows } = await client.query<EntryTextRow>(
-      `select ${ENTRY_TEXT_COLUMNS} from ledger_entries
-       where stream = $1 and seq > $2 and seq <= $3 order by seq limit $4`,
+      `select ${ENTRY_TEXT_COLUMNS} from ledger_entries e
+       where e.stream = $1 and e.seq > $2 and e.seq <= $3 order by e.seq limit $4`,
       [s.stream, last, s.head_seq, batch],
     );
+    const broken = rows.find((r) => r.prev_hash === null);
+    if (broken) {
+      throw new ArchiveRefused(
+        `${s.stream} has no entry before seq ${broken.seq}: run agent-ledger verify; nothing was archived`,
+        true,
+      );
+    }
     await out.write(rows.map(entryJsonLine).join(""), s.stream);
     if (rows.length > 0) last = Number((rows[rows.length - 1] as EntryTextRow).seq);
     if (rows.length < batch) break;

@@ -1,6 +1,6 @@
 // The per-stream chain check both verify walks share (verify-ledger.ts from each stream's
 // start, verify-from-checkpoint.ts from the head a signed checkpoint recorded): seq by seq,
-// each entry must point back to the one before and hash to its stored hash, the claims
+// each entry, chained onto the hash of the one before, must hash to its stored hash, the claims
 // checkpoints made must hold, and the stream must end where its head row says.
 import { GENESIS_HASH } from "../../domain/hash";
 import type { JsonValue } from "../../domain/json";
@@ -18,12 +18,16 @@ export type EntryRow = {
   task_id: string | null;
   key: string | null;
   data: JsonValue;
-  prev_hash: string;
   hash: string;
+  /** The hash it chains onto, as an archive file's line states it: the database keeps none (0062). */
+  prev_hash?: string;
 };
 
-export const ENTRY_COLUMNS =
-  "id, stream, seq, at, kind, actor, task_id, key, data, prev_hash, hash";
+/**
+ * An entry does not store the hash it chains onto (migration 0062): a walk in seq order
+ * chains each entry onto the hash of the one it read before.
+ */
+export const ENTRY_COLUMNS = "id, stream, seq, at, kind, actor, task_id, key, data, hash";
 
 /** Recomputes an entry's hash from its stored columns, chained on `prevHash`. */
 export function rowHash(
@@ -45,7 +49,10 @@ export function rowHash(
 export type StreamCursor = {
   stream: string;
   expectedSeq: number;
-  /** The hash the next entry must point back to; null: trust the first entry's (a checkpoint's anchor). */
+  /**
+   * The hash the next entry chains onto; null: the first entry read is trusted, not checked, and
+   * only its hash is taken (the entry before a checkpoint's anchor).
+   */
   prevHash: string | null;
   broken: boolean;
 };
@@ -80,7 +87,8 @@ export class ChainCheck {
   }
 
   entry(cur: StreamCursor, row: EntryRow): void {
-    this.entries += 1;
+    // The trusted entry before an anchor is read for its hash, not checked.
+    if (cur.prevHash !== null) this.entries += 1;
     const seq = Number(row.seq);
     this.check(cur, row, seq);
     cur.expectedSeq = seq + 1;
@@ -100,7 +108,8 @@ export class ChainCheck {
       );
       return;
     }
-    if (cur.prevHash !== null && row.prev_hash !== cur.prevHash) {
+    if (cur.prevHash === null) return;
+    if (row.prev_hash !== undefined && row.prev_hash !== cur.prevHash) {
       this.fail(
         cur,
         row,
@@ -110,14 +119,14 @@ export class ChainCheck {
       );
       return;
     }
-    const recomputed = rowHash(row.prev_hash, row);
+    const recomputed = rowHash(cur.prevHash, row);
     if (recomputed !== row.hash) {
       this.fail(
         cur,
         row,
         seq,
         "hash_mismatch",
-        `${row.stream} seq ${seq} (${row.kind}) was altered: stored hash ${short(row.hash)}, recomputed ${short(recomputed)}`,
+        `${row.stream} seq ${seq} (${row.kind}) was altered, or the entry before it was: stored hash ${short(row.hash)}, recomputed onto the hash before it ${short(recomputed)}`,
       );
       return;
     }

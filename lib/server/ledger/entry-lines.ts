@@ -2,12 +2,13 @@
 // entries file, so the two can never drift apart. `data` is the jsonb as PostgreSQL prints it:
 // what is stored, no trip through JS numbers.
 import type { EntryRow } from "./chain-check";
+import { prevHashSql } from "./prev-hash";
 
-/** An entry with its jsonb as text (select ENTRY_TEXT_COLUMNS). */
-export type EntryTextRow = Omit<EntryRow, "data"> & { data: string };
+/** An entry with its jsonb as text, and the hash it chains onto (select ENTRY_TEXT_COLUMNS). */
+export type EntryTextRow = Omit<EntryRow, "data"> & { data: string; prev_hash: string | null };
 
-export const ENTRY_TEXT_COLUMNS =
-  "id, stream, seq, at, kind, actor, task_id, key, data::text as data, prev_hash, hash";
+/** The columns of an entry read `from ledger_entries e`. */
+export const ENTRY_TEXT_COLUMNS = `e.id, e.stream, e.seq, e.at, e.kind, e.actor, e.task_id, e.key, e.data::text as data, ${prevHashSql("e")} as prev_hash, e.hash`;
 
 export function entryJsonLine(r: EntryTextRow): string {
   const head = JSON.stringify({

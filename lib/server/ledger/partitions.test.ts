@@ -49,8 +49,8 @@ describe("ledger partitions", () => {
     // The migration made this month and the two after it.
     expect(await ensureLedgerPartitions(t.pool)).toBe(0);
     await t.ownerPool.query(
-      `insert into ledger_entries (stream, seq, at, kind, actor, data, prev_hash, hash, month)
-       values ('task:stray', 1, now(), 'note.added', 'test', '{}', $1, $1, '2031-05-01')`,
+      `insert into ledger_entries (stream, seq, at, kind, actor, data, hash, month)
+       values ('task:stray', 1, now(), 'note.added', 'test', '{}', $1, '2031-05-01')`,
       [GENESIS_HASH],
     );
     expect(await partitionsOf("task:stray")).toEqual(["ledger_entries_default"]);

@@ -51,17 +51,16 @@ async function dropStream(c: pg.PoolClient, stream: string): Promise<void> {
 /** Rewrites every entry of `stream` with new data and recomputed hashes and head. */
 async function rewrite(c: pg.PoolClient, stream: string): Promise<void> {
   const { rows } = await c.query(
-    "select id, seq, at, kind, actor, task_id, key, data, prev_hash from ledger_entries where stream = $1 order by seq",
+    "select id, seq, at, kind, actor, task_id, key, data from ledger_entries where stream = $1 order by seq",
     [stream],
   );
   let prev = "0".repeat(64);
   for (const row of rows) {
     const data = { ...row.data, rewritten: true };
     const hash = rowHash(prev, { ...row, stream, data });
-    await c.query("update ledger_entries set data = $2, prev_hash = $3, hash = $4 where id = $1", [
+    await c.query("update ledger_entries set data = $2, hash = $3 where id = $1", [
       row.id,
       JSON.stringify(data),
-      prev,
       hash,
     ]);
     prev = hash;

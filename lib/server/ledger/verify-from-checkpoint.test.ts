@@ -109,8 +109,8 @@ describe("verify from the latest signed checkpoint", () => {
       "an entry appended past the head",
       (c) =>
         c.query(
-          `insert into ledger_entries (stream, seq, at, kind, actor, data, prev_hash, hash, month)
-           select stream, seq + 1, at, kind, actor, data, hash, hash, month from ledger_entries
+          `insert into ledger_entries (stream, seq, at, kind, actor, data, hash, month)
+           select stream, seq + 1, at, kind, actor, data, hash, month from ledger_entries
             where stream = 't:c' and seq = 5`,
         ),
     ],

@@ -136,7 +136,7 @@ async function claimsThrough(
   return claims;
 }
 
-/** The first seq to read and the hash it must point back to (null: the anchor's own is trusted). */
+/** The first seq to check and the hash it chains onto (null: the hash of the entry before it, taken as is). */
 function startOf(check: ChainCheck, stream: string): { seq: number; prevHash: string | null } {
   const claims = check.claims.get(stream);
   if (!claims || claims.length === 0) return { seq: 1, prevHash: GENESIS_HASH };
@@ -153,13 +153,16 @@ async function walkStreams(
   batchSize: number,
 ): Promise<void> {
   const starts = batch.map((w) => startOf(check, w.stream));
+  // From a checkpoint's anchor the walk reads the entry before it too: an entry does not store
+  // the hash it chains onto (0062), so that entry's hash is taken, trusted, for the anchor's.
+  const reads = starts.map((s) => (s.prevHash === null ? s.seq - 1 : s.seq));
   const { rows } = await client.query<BatchRow>(
     `select s.ord::int as ord, e.* from unnest($1::text[], $2::bigint[]) with ordinality as s(stream, from_seq, ord)
       cross join lateral (
         select ${ENTRY_COLUMNS} from ledger_entries
          where stream = s.stream and seq >= s.from_seq order by seq limit $3) e
       order by s.ord, e.seq`,
-    [batch.map((w) => w.stream), starts.map((s) => s.seq), PER_STREAM],
+    [batch.map((w) => w.stream), reads, PER_STREAM],
   );
   let r = 0;
   for (const [i, w] of batch.entries()) {
@@ -170,7 +173,7 @@ async function walkStreams(
       noEntries(check, w, start.seq);
       continue;
     }
-    const cur = check.start(w.stream, start.seq, start.prevHash);
+    const cur = check.start(w.stream, reads[i] as number, start.prevHash);
     let lastSeq = 0;
     for (; r < rows.length && Number((rows[r] as BatchRow).ord) === i + 1; r++) {
       const row = rows[r] as BatchRow;

@@ -10,7 +10,7 @@ import type { JsonValue } from "../../domain/json";
 import { DEAD_REASONS, EFFECT_STATUSES, STEP_KINDS, TASK_STATUSES } from "../../domain/task-states";
 import { taskStream } from "../ledger/append-ledger";
 import { RESULT_KINDS } from "./ledger-by-key";
-import { ledgerEntrySchema, toLedgerApiEntry } from "./ledger-entry-dto";
+import { ledgerEntryRowColumns, ledgerEntrySchema, toLedgerApiEntry } from "./ledger-entry-dto";
 import { effectKeySchema } from "./ledger-search";
 import { payload, seesPayloads } from "./payloads";
 
@@ -250,7 +250,7 @@ export async function getEffect(
       const approvalsByKey = await loadEffectApprovals(tx, [wanted]);
       const entries = readsLedger
         ? await tx
-            .select()
+            .select(ledgerEntryRowColumns)
             .from(ledgerEntries)
             .where(
               and(

@@ -500,8 +500,8 @@ describe("claim latency window", () => {
     // database clock, and a test cannot wait five minutes). It breaks this stream's chain,
     // which no assertion here reads.
     await t.pool.query(
-      `insert into ledger_entries (stream, seq, at, kind, actor, task_id, data, prev_hash, hash, month)
-       select $1, 2, now() - interval '10 minutes', 'attempt.started', 'worker:w', $2, '{}', $3, $3, month
+      `insert into ledger_entries (stream, seq, at, kind, actor, task_id, data, hash, month)
+       select $1, 2, now() - interval '10 minutes', 'attempt.started', 'worker:w', $2, '{}', $3, month
          from ledger_streams where stream = $1`,
       [taskStream(taskId), taskId, hex("0")],
     );

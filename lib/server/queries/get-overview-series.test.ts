@@ -29,8 +29,8 @@ async function stage(entries: { kind: string; at: string }[]) {
   for (const e of entries) {
     seq += 1;
     await t.pool.query(
-      `insert into ledger_entries (stream, seq, at, kind, actor, data, prev_hash, hash, month)
-       values ('series', $1, $2, $3, 'test', '{}', $4, $4, '1970-01-01')`,
+      `insert into ledger_entries (stream, seq, at, kind, actor, data, hash, month)
+       values ('series', $1, $2, $3, 'test', '{}', $4, '1970-01-01')`,
       [seq, e.at, e.kind, hex("a")],
     );
   }
@@ -126,8 +126,8 @@ describe("hourly counters", () => {
       await other.query("begin");
       seq += 1;
       await other.query(
-        `insert into ledger_entries (stream, seq, at, kind, actor, data, prev_hash, hash, month)
-         values ('series', $1, now(), 'task.succeeded', 'test', '{}', $2, $2, '1970-01-01')`,
+        `insert into ledger_entries (stream, seq, at, kind, actor, data, hash, month)
+         values ('series', $1, now(), 'task.succeeded', 'test', '{}', $2, '1970-01-01')`,
         [seq, hex("a")],
       );
       // Still open: its counter row is its own, so this append does not wait for it (if it

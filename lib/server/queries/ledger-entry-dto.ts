@@ -1,9 +1,31 @@
 // A ledger entry as GET /api/v1/ledger returns it (with its hashes) and as the /ledger screen
 // shows it (large data left out), with the pages that carry them.
+import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { LedgerEntryRow } from "../../../db/schema";
+import { type LedgerEntryRow, ledgerEntries } from "../../../db/schema";
 import type { JsonValue } from "../../domain/json";
+import { prevHashSql } from "../ledger/prev-hash";
 import { payload } from "./payloads";
+
+/** The hash an entry chains onto, in a drizzle select `.from(ledgerEntries)` (not aliased). */
+export const prevHashColumn: SQL<string | null> = sql<
+  string | null
+>`${sql.raw(prevHashSql('"ledger_entries"'))}`;
+
+/** An entry's columns as readers see them (LedgerEntryRow), for `.select(...).from(ledgerEntries)`. */
+export const ledgerEntryRowColumns = {
+  id: ledgerEntries.id,
+  stream: ledgerEntries.stream,
+  seq: ledgerEntries.seq,
+  at: ledgerEntries.at,
+  kind: ledgerEntries.kind,
+  actor: ledgerEntries.actor,
+  taskId: ledgerEntries.taskId,
+  key: ledgerEntries.key,
+  data: ledgerEntries.data,
+  prevHash: prevHashColumn,
+  hash: ledgerEntries.hash,
+};
 
 /** One ledger entry as the API returns it: the hash fields let a client check the chain. */
 export const ledgerEntrySchema = z.object({
@@ -17,7 +39,8 @@ export const ledgerEntrySchema = z.object({
   key: z.string().nullable(),
   /** HIDDEN_PAYLOAD without `payloads:read`: entries carry arguments, results and prompts. */
   data: z.json(),
-  prevHash: z.string(),
+  /** The hash of the entry before it in its stream (GENESIS at seq 1); null if that entry is gone. */
+  prevHash: z.string().nullable(),
   hash: z.string(),
 });
 

@@ -5,9 +5,10 @@ import { withTransaction } from "../../../db/client";
 import { setUpTestDatabase } from "../../../db/testing/database";
 import { testTokenViewer, testViewer } from "../../auth/testing";
 import { AuthError } from "../../domain/access";
-import { sha256Hex } from "../../domain/hash";
+import { entryHash, GENESIS_HASH, sha256Hex } from "../../domain/hash";
+import type { JsonValue } from "../../domain/json";
 import { insertTask } from "../commands/enqueue-task";
-import { appendLedger } from "../ledger/append-ledger";
+import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { ledgerApiPageSchema } from "./ledger-entry-dto";
 import {
   decodeLedgerCursor,
@@ -57,6 +58,30 @@ describe("listLedgerEntries", () => {
     expect(policies.entries).toHaveLength(8);
     expect(policies.entries.every((e) => e.kind === "policy.changed")).toBe(true);
     expect(policies.nextCursor).toBeNull();
+  });
+
+  it("gives each entry the hash it chains onto, read from the entry before it, so a client can check the chain", async () => {
+    const { taskId } = await withTransaction(t.pool, (c) =>
+      insertTask(c, { agent: "chain-reader", input: { n: 0 }, actor: "token:ci" }),
+    );
+    await withTransaction(t.pool, (c) =>
+      appendLedger(c, taskStream(taskId), [
+        { kind: "note.added", actor: "t", taskId, data: { i: 1 } },
+        { kind: "note.added", actor: "t", taskId, data: { i: 2 } },
+      ]),
+    );
+    const page = await listLedgerPage(t.db, ops, { taskId });
+    const entries = page.entries.toSorted((a, b) => a.seq - b.seq);
+    expect(entries.map((e) => e.seq)).toEqual([1, 2, 3]);
+    let prev = GENESIS_HASH;
+    for (const e of entries) {
+      expect(e.prevHash).toBe(prev);
+      expect(
+        entryHash(prev, { ...e, data: e.data as JsonValue }),
+        `${e.kind} at seq ${e.seq}`,
+      ).toBe(e.hash);
+      prev = e.hash;
+    }
   });
 
   it("returns an exact page without promising an empty older one", async () => {

@@ -5,6 +5,7 @@ import { union } from "drizzle-orm/pg-core";
 import { ledgerEntries, tasks } from "../../../db/schema";
 import type { DbReader } from "./db-reader";
 import { entriesOfKey } from "./ledger-by-key";
+import { prevHashColumn } from "./ledger-entry-dto";
 import { freeTextParts, toolParts } from "./ledger-filter-parts";
 import { decodeLedgerCursor, expandKinds, isKindPrefix, type LedgerSearch } from "./ledger-search";
 import { readLedgerKinds } from "./list-ledger-kinds";
@@ -22,7 +23,7 @@ export type Row = {
   dataBytes: number | null;
   preview: unknown;
   storedBytes: number;
-  prevHash: string;
+  prevHash: string | null;
   hash: string;
 };
 
@@ -73,7 +74,7 @@ export async function readLedgerRows(
             then (select p from (select ${e.data} - 'heads' - 'streams' as p) x
                    where pg_column_size(p) <= ${maxDataBytes}) end`,
     storedBytes: sql<number>`pg_column_size(${e.data})`.mapWith(Number),
-    prevHash: e.prevHash,
+    prevHash: prevHashColumn,
     hash: e.hash,
   };
   const filters = [

@@ -58,7 +58,7 @@ const toRow = (e: EntryRow): LedgerEntryRow => ({
   taskId: e.task_id,
   key: e.key,
   data: e.data,
-  prevHash: e.prev_hash,
+  prevHash: e.prev_hash ?? null,
   hash: e.hash,
 });
 

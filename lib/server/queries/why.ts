@@ -20,7 +20,7 @@ import { type ArchiveConfig, archiveConfig } from "./archived-entries";
 import { loadBulkRefs } from "./bulk-refs";
 import type { DbReader } from "./db-reader";
 import { EFFECT_LEDGER_LIMIT, loadEffectApprovals, loadEffects } from "./get-effect";
-import { toLedgerApiEntry } from "./ledger-entry-dto";
+import { ledgerEntryRowColumns, toLedgerApiEntry } from "./ledger-entry-dto";
 import { payload, seesPayloads } from "./payloads";
 import {
   addArchivedDecisions,
@@ -127,7 +127,7 @@ export async function explainWhy(
         keys.length === 0
           ? []
           : await tx
-              .select()
+              .select(ledgerEntryRowColumns)
               .from(ledgerEntries)
               // A key's entries are on its effect's task's stream (ledger-by-key.ts).
               .where(
