@@ -93,21 +93,23 @@ export const ledgerEntries = pgTable(
     check("ledger_entries_seq_check", sql`${t.seq} >= 1`),
     check("ledger_entries_kind_check", sql`${t.kind} ~ '^[a-z][a-z_]*(\\.[a-z][a-z_]*)*$'`),
     check("ledger_entries_hash_check", sql`${t.hash} ~ '^[0-9a-f]{64}$'`),
+
     // The time-ordered indexes are ascending and read backwards for newest first: a new entry
     // lands at the right end of its range, where a split leaves the left page full (declared
     // descending, each went to the left end and split pages in half; migration 0059).
     index("ledger_entries_kind_at_idx").on(t.kind, t.at, t.id),
     index("ledger_entries_at_idx").on(t.at, t.id),
-    // Newest first by actor, and within one task: the ledger's actor and task filters walk
-    // these instead of sorting every match (a long task has tens of thousands of entries). The
-    // task one is also the only index led by task_id (a (task_id, id) one went in 0050: nothing
-    // read in id order within a task; the task's own reads go by stream and seq). Reads by
-    // effect key go by the key's task's stream on the (stream, seq) key (a (key, id) index went
-    // in 0056; lib/server/queries/ledger-by-key.ts).
+    // Newest first by actor: the ledger's actor filter walks it instead of sorting every match.
     index("ledger_entries_actor_at_idx").on(t.actor, t.at, t.id),
-    index("ledger_entries_task_at_idx")
+    // A task's entries are read by its stream on the (stream, seq) key, newest first by seq
+    // (within a stream, seq, time and id rise together: append-ledger.ts). The index on
+    // (task_id, at, id) went in 0063 (88 bytes of WAL per entry); this one holds only the
+    // entries naming a task from another stream (a bulk action's outcome for a member), so a
+    // task's entries are its stream's and these. Reads by effect key go by the key's task's
+    // stream too (a (key, id) index went in 0056; lib/server/queries/ledger-by-key.ts).
+    index("ledger_entries_task_elsewhere_idx")
       .on(t.taskId, t.at, t.id)
-      .where(sql`${t.taskId} is not null`),
+      .where(sql`${t.taskId} is not null and ${t.stream} <> 'task:' || ${t.taskId}::text`),
     // The ledger's tool filter (ledger-filter-parts.ts toolParts): a tool is not a column, but
     // every effect and approval entry names it in its data; the few keyed entries that do not
     // (outcome.resolved) have an index of their own, matched by their key's effect.

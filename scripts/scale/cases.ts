@@ -158,6 +158,14 @@ export const CASES: ScaleCase[] = [
     (c, cursor) =>
       listLedgerPage(c.db, c.viewer, ledgerApiQuerySchema.parse({ agent: "refund", cursor })),
   ),
+  nextPage(
+    "GET /api/v1/ledger taskId (20k entries) page 2",
+    async (c) =>
+      (await listLedgerPage(c.db, c.viewer, ledgerApiQuerySchema.parse({ taskId: c.s.bigTaskId })))
+        .nextCursor,
+    (c, cursor) =>
+      listLedgerPage(c.db, c.viewer, ledgerApiQuerySchema.parse({ taskId: c.s.bigTaskId, cursor })),
+  ),
   { name: "ledger kinds (filter choices)", run: (c) => listLedgerKinds(c.db, c.viewer) },
   why("key", (s) => s.key),
   why("taskId", (s) => s.taskId),

@@ -362,11 +362,11 @@ export async function recordedOutcome(
   const { rows } = await client.query<{ kind: string }>({
     name: "runtime_recorded_outcome",
     text: `select kind from ledger_entries
-           where task_id = $1 and actor = $3 and (data->>'attempt')::int = $2
+           where stream = 'task:' || $1::text and actor = $3 and (data->>'attempt')::int = $2
              -- A hand-back reuses the attempt number: only what followed our start counts, the
              -- entry that carries it included (an outcome can be the attempt's first entry).
              and seq >= (select coalesce(max(seq), 0) from ledger_entries
-                         where task_id = $1 and actor = $3
+                         where stream = 'task:' || $1::text and actor = $3
                            and (kind = 'attempt.started'
                                 or ${carriesStartClaimedAtText("", "$4::timestamptz")}))
              and kind in ('task.succeeded', 'retry.scheduled', 'task.dead_lettered', 'task.requeued', 'approval.requested')

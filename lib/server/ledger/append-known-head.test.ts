@@ -35,6 +35,21 @@ async function seqs(stream: string): Promise<number[]> {
   return rows.map((r) => r.seq);
 }
 
+/**
+ * Within a stream, time and id rise with seq (time never falls, id always rises): the ledger's
+ * order by (at, id) and the stream's by seq agree, which its task filter rests on.
+ */
+async function expectTimeAndIdsRiseWithSeq(stream: string): Promise<void> {
+  const { rows } = await t.pool.query<{ seq: number; at: Date; id: number }>(
+    "select seq::int, at, id::int from ledger_entries where stream = $1 order by seq",
+    [stream],
+  );
+  expect(rows.length).toBeGreaterThan(1);
+  const bySeq = rows.map((r) => r.seq);
+  const byTime = rows.toSorted((a, b) => a.at.getTime() - b.at.getTime() || a.id - b.id);
+  expect(byTime.map((r) => r.seq)).toEqual(bySeq);
+}
+
 async function firstAppend(stream: string): Promise<HeadRef> {
   const ref: HeadRef = { stream };
   noteAppended(ref, await withTransaction(t.pool, (c) => appendLedger(c, stream, entry(0))));
@@ -122,5 +137,31 @@ describe("appendOnKnownHead", () => {
     expect(await seqs(ref.stream)).toEqual(Array.from({ length: 81 }, (_, i) => i + 1));
     expect(await marks(ref.stream)).toEqual(Array.from({ length: 40 }, (_, i) => 100 + i));
     expect((await verifyLedger(t.pool)).problems).toEqual([]);
+    await expectTimeAndIdsRiseWithSeq(ref.stream);
+  });
+
+  it("dates an entry no earlier than its stream's last, whichever way each was appended", async () => {
+    const ref = await firstAppend("test:kh-clock");
+    // The last entry dated an hour ahead of the database clock (a worker's reckoning of it
+    // runs ahead by up to a round trip; an hour makes it certain).
+    const ahead = new Date(Date.now() + 3_600_000);
+    // Past the guard that lets a head only advance (triggers off, as a superuser).
+    await withTransaction(t.superPool, async (c) => {
+      await c.query("set local session_replication_role = replica");
+      await c.query("update ledger_streams set updated_at = $2 where stream = $1", [
+        ref.stream,
+        ahead,
+      ]);
+    });
+    const [locked] = await withTransaction(t.pool, (c) => appendLedger(c, ref.stream, entry(1)));
+    expect(locked?.at.getTime()).toBeGreaterThanOrEqual(ahead.getTime());
+    // A batch against the known head: each entry's id follows the one before it.
+    await appendOnKnownHead(
+      t.pool,
+      ref,
+      [entry(2), entry(3), entry(4), entry(5)],
+      mark(ref.stream, 2),
+    );
+    await expectTimeAndIdsRiseWithSeq(ref.stream);
   });
 });

@@ -254,6 +254,8 @@ async function knownHeadsOnce<R extends Record<string, unknown>>(
         as s(stream, seq, kind, actor, task_id, key, data, hash)
         left join head_moved hm on hm.stream = s.stream
       where s.stream in (select stream from acted)
+      -- Ids are drawn in this order: within a stream they rise with seq, whatever the join did.
+      order by s.stream, s.seq
       returning stream, seq, id
     )
     select ${statement.select}, array(select distinct stream from appended) as appended_streams,

@@ -61,6 +61,7 @@ async function lockStreamHeads(
 ): Promise<{ heads: Map<string, LockedHead>; now: Date }> {
   const heads = new Map<string, LockedHead>();
   let now: Date | undefined;
+  let latest = new Date(0);
   let missing = [...streams];
   for (let attempt = 0; attempt < 5 && missing.length > 0; attempt++) {
     const { rows } = await client.query<{
@@ -69,6 +70,8 @@ async function lockStreamHeads(
       head_hash: string;
       month: string;
       now: Date;
+      /** When the head last moved: its last entry's time (a new head's: null). */
+      last: Date | null;
     }>({
       // Named: prepared once per connection, so the hot path skips parsing and planning.
       name: "ledger_lock_heads",
@@ -78,24 +81,30 @@ async function lockStreamHeads(
                on conflict (stream) do nothing
                returning stream, head_seq, head_hash, month
              ), locked as (
-               select stream, head_seq, head_hash, month from ledger_streams
+               select stream, head_seq, head_hash, month, updated_at from ledger_streams
                where stream = any($1::text[]) order by stream for update
              )
-             select stream, head_seq, head_hash, month::text, date_trunc('milliseconds', clock_timestamp()) as now from created
+             select stream, head_seq, head_hash, month::text, date_trunc('milliseconds', clock_timestamp()) as now,
+                    null::timestamptz as last from created
              union all
-             select stream, head_seq, head_hash, month::text, date_trunc('milliseconds', clock_timestamp()) from locked`,
+             select stream, head_seq, head_hash, month::text, date_trunc('milliseconds', clock_timestamp()),
+                    updated_at from locked`,
       values: [missing, GENESIS_HASH],
     });
     for (const r of rows) {
       heads.set(r.stream, { seq: Number(r.head_seq), hash: r.head_hash, month: r.month });
       now ??= r.now;
+      if (r.last && r.last > latest) latest = r.last;
     }
     missing = missing.filter((st) => !heads.has(st));
   }
   if (missing.length > 0 || !now)
     throw new Error(`could not lock ledger streams ${missing.join(", ")}`);
   noteDatabaseClock(now);
-  return { heads, now };
+  // Never before a head's last entry (an append against a known head dates its entries by this
+  // process's reckoning of the database clock, which may run ahead of it): within a stream,
+  // time rises with seq, so the ledger's time order and each stream's order agree.
+  return { heads, now: latest > now ? latest : now };
 }
 
 export type NewStreamEntry = NewLedgerEntry & { stream: string };

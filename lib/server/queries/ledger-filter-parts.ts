@@ -1,10 +1,35 @@
 // The ledger's "any of these" filters, each part a page of its own on an index: free text
 // (recipient, Message-ID, refund id, intent value, key prefix, task or bulk id) and a tool.
 import type { SQL } from "drizzle-orm";
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { ledgerEntries } from "../../../db/schema";
-import { bulkStream } from "../ledger/append-ledger";
+import { bulkStream, taskStream } from "../ledger/append-ledger";
 import { keyedEntries } from "./ledger-by-key";
+
+/**
+ * A part that is one stream's entries: its page walks the (stream, seq) key newest first by
+ * seq, the same order as by time and id within a stream (append-ledger.ts keeps them rising
+ * together), where a condition on the stream under the time order could walk the time index
+ * through every partition (half a second at 1M for a task with 20k entries).
+ */
+export type StreamPart = { stream: string };
+
+/** One of a filter's "any of these" parts: a condition, or a whole stream. */
+export type LedgerPart = SQL | StreamPart;
+
+export const isStreamPart = (p: LedgerPart): p is StreamPart => "stream" in p;
+
+/**
+ * A task's entries: its stream's, and those naming it from another stream (a bulk action's
+ * outcome for a member), on ledger_entries_task_elsewhere_idx, which holds only those (0063).
+ */
+export function taskParts(taskId: string): [StreamPart, SQL] {
+  const e = ledgerEntries;
+  return [
+    { stream: taskStream(taskId) },
+    sql`(${e.taskId} = ${taskId} and ${e.stream} <> 'task:' || ${e.taskId}::text)`,
+  ];
+}
 
 const HEX_PREFIX = /^[0-9a-f]{8,64}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -19,8 +44,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * any of which may match: each is a page of its own (see readLedgerRows), since an OR of a
  * key subquery and a task id is no index's condition and read the whole ledger (3 s at 1M).
  */
-export function freeTextParts(q: string): SQL[] {
-  const e = ledgerEntries;
+export function freeTextParts(q: string): LedgerPart[] {
   const lower = q.toLowerCase();
   const bare = q.replace(/^<(.*)>$/, "$1");
   const local = bare.slice(0, bare.lastIndexOf("@")).toLowerCase();
@@ -35,7 +59,7 @@ export function freeTextParts(q: string): SQL[] {
         or key = ${keyInMessageId}`,
     sql`effect_key = ${keyInMessageId}`,
   );
-  const parts: SQL[] = [keyed];
+  const parts: LedgerPart[] = [keyed];
   // Keys are lower-case hex: a range on the effects' and approvals' keys, which a LIKE under a
   // locale cannot use.
   if (HEX_PREFIX.test(lower)) {
@@ -47,9 +71,9 @@ export function freeTextParts(q: string): SQL[] {
       ),
     );
   }
-  // A UUID names a task or a bulk action: the bulk's own stream (requested with its members,
-  // each member's outcome, its end), by the (stream, seq) index.
-  if (UUID.test(lower)) parts.push(eq(e.taskId, lower), eq(e.stream, bulkStream(lower)));
+  // A UUID names a task (its entries: taskParts) or a bulk action: the bulk's own stream
+  // (requested with its members, each member's outcome, its end), by the (stream, seq) index.
+  if (UUID.test(lower)) parts.push(...taskParts(lower), { stream: bulkStream(lower) });
   return parts;
 }
 

@@ -1,12 +1,18 @@
 // One page of ledger rows, newest first, for a search: its filters, the merge of the tool and
 // free-text parts' pages, and the data left out of the row when larger than the caller takes.
-import { and, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { union } from "drizzle-orm/pg-core";
 import { ledgerEntries, tasks } from "../../../db/schema";
 import type { DbReader } from "./db-reader";
 import { entriesOfKey } from "./ledger-by-key";
 import { prevHashColumn } from "./ledger-entry-dto";
-import { freeTextParts, toolParts } from "./ledger-filter-parts";
+import {
+  freeTextParts,
+  isStreamPart,
+  type LedgerPart,
+  taskParts,
+  toolParts,
+} from "./ledger-filter-parts";
 import { decodeLedgerCursor, expandKinds, isKindPrefix, type LedgerSearch } from "./ledger-search";
 import { readLedgerKinds } from "./list-ledger-kinds";
 
@@ -86,7 +92,6 @@ export async function readLedgerRows(
           db.select({ id: tasks.id }).from(tasks).where(eq(tasks.agent, search.agent)),
         ),
     search.actor === undefined ? undefined : eq(e.actor, search.actor),
-    search.taskId === undefined ? undefined : eq(e.taskId, search.taskId),
     search.key === undefined ? undefined : entriesOfKey(search.key),
     search.from === undefined ? undefined : gte(e.at, search.from),
     search.to === undefined ? undefined : lt(e.at, search.to),
@@ -95,19 +100,23 @@ export async function readLedgerRows(
       ? undefined
       : sql`(${e.at}, ${e.id}) < (${after.at.toISOString()}::timestamptz, ${after.id})`,
   ];
-  // One extra row tells whether an older page exists without a count.
-  const page = (parts: readonly SQL[]) =>
-    db
+  // One extra row tells whether an older page exists without a count. Newest first: by time,
+  // or, for a part that is one stream, by seq on the (stream, seq) key (the same order).
+  const page = (parts: readonly LedgerPart[]) => {
+    const stream = parts.find(isStreamPart);
+    return db
       .select(columns)
       .from(e)
-      .where(and(...filters, ...parts))
-      .orderBy(desc(e.at), desc(e.id))
+      .where(and(...filters, ...parts.map((p) => (isStreamPart(p) ? eq(e.stream, p.stream) : p))))
+      .orderBy(...(stream ? [desc(e.seq)] : [desc(e.at), desc(e.id)]))
       .limit(limit + 1);
+  };
   // The tool and free-text filters are each "any of these parts"; every combination of one part
   // of each is a page of its own, newest first on its index, and the pages are merged. One OR
   // instead is no index's condition: a bitmap of every match, sorted, or a scan of the ledger.
-  let branches: SQL[][] = [[]];
+  let branches: LedgerPart[][] = [[]];
   for (const anyOf of [
+    search.taskId === undefined ? null : taskParts(search.taskId),
     search.tool === undefined ? null : toolParts(search.tool),
     search.q === undefined ? null : freeTextParts(search.q),
   ]) {

@@ -284,7 +284,7 @@ async function loadTaskEvents(
              row_number() over (partition by task_id order by seq desc) as rn,
              count(*) over (partition by task_id) as total
       from ledger_entries
-      where task_id = any(${sql.param([...taskIds])}::uuid[])
+      where stream = any(${sql.param(taskIds.map(taskStream))}::text[])
         and (kind = any(${sql.param([...ATTEMPT_KINDS, ...REVIEW_KINDS])}::text[])
              or ${sql.raw(startsAttemptText())})
     ) latest
