@@ -165,10 +165,12 @@ export const tasks = pgTable(
       .where(sql`${t.status} = 'dead'`),
     // The tasks list by status. Not succeeded tasks: they are most of the table, so that filter
     // walks tasks_created_idx and finds a page within a few rows, and a task's move to succeeded
-    // writes one index entry fewer (every status change is a non-HOT update).
+    // writes one index entry fewer (every status change is a non-HOT update). Not running tasks
+    // either (0064): at most the fleet's concurrency, read from the running tasks' own partial
+    // indexes and sorted, and the claim's move to running writes one entry fewer.
     index("tasks_status_created_idx")
       .on(t.status, t.createdAt, t.id)
-      .where(sql`${t.status} <> 'succeeded'`),
+      .where(sql`${t.status} not in ('succeeded', 'running')`),
     index("tasks_agent_created_idx").on(t.agent, t.createdAt, t.id),
     index("tasks_created_idx").on(t.createdAt, t.id),
     // The spend screen's most expensive tasks: walked from the costliest, filtered by window and

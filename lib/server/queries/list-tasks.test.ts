@@ -7,7 +7,7 @@ import { listTasks } from "./list-tasks";
 const t = await setUpTestDatabase("tasks-list");
 const ops = testViewer("ops");
 
-async function readAll(search: { status?: "queued" | "dead" }, pageSize: number) {
+async function readAll(search: { status?: "queued" | "dead" | "running" }, pageSize: number) {
   const ids: string[] = [];
   let before: { createdAt: string; id: string } | undefined;
   for (let guard = 0; guard < 50; guard++) {
@@ -42,6 +42,19 @@ describe("listTasks", () => {
     expect(await readAll({}, 20)).toEqual(expected);
     expect(await readAll({ status: "dead" }, 2)).toHaveLength(3);
     expect(await readAll({ status: "queued" }, 5)).toHaveLength(17);
+  });
+
+  it("pages through running tasks newest first (they are in no index by status and creation)", async () => {
+    await t.pool.query(
+      `insert into tasks (agent, input, status, lease_owner, lease_expires_at, attempts, created_by)
+       select 'r', jsonb_build_object('n', n), 'running', 'worker:w', now() + interval '1 minute', 1, 't'
+         from generate_series(1, 7) n`,
+    );
+    const { rows } = await t.pool.query<{ id: string }>(
+      "select id from tasks where status = 'running' order by created_at desc, id desc",
+    );
+    expect(rows).toHaveLength(7);
+    expect(await readAll({ status: "running" }, 3)).toEqual(rows.map((r) => r.id));
   });
 
   it("returns the cursor with microsecond precision and the last error message", async () => {
