@@ -118,16 +118,14 @@ export const tasks = pgTable(
       .on(t.parentId, t.createdAt, t.id)
       .where(sql`${t.parentId} is not null`),
     foreignKey({ columns: [t.parentId], foreignColumns: [t.id], name: "tasks_parent_fk" }),
-    // Claim the next runnable task, highest priority first: the partial index holds only
-    // claimable rows (a waiting task is claimable at its deadline, run_at).
-    index("tasks_claim_idx")
-      .on(t.priority.desc().nullsFirst(), t.runAt, t.id)
-      .where(sql`${t.status} in ('queued', 'retry_wait', 'waiting')`),
     // A limited agent's claim counts its running tasks per key (concurrency-sql.ts).
     index("tasks_concurrency_running_idx")
       .on(t.agent, t.concurrencyKey)
       .where(sql`${t.status} = 'running'`),
-    // A limited agent's claim walks its own runnable tasks, and fills their keys first.
+    // Claim the next runnable tasks of each agent, highest priority first: the partial index
+    // holds only claimable rows (a waiting task is claimable at its deadline, run_at). Every
+    // claim names its agents (task-sql.ts, concurrency-sql.ts); the metrics' queue figures skip
+    // through it by agent and priority. The same index without the agent went in 0065.
     index("tasks_agent_claim_idx")
       .on(t.agent, t.priority.desc().nullsFirst(), t.runAt, t.id)
       .where(sql`${t.status} in ('queued', 'retry_wait', 'waiting')`),

@@ -512,21 +512,39 @@ describe("claim latency window", () => {
 });
 
 describe("oldest runnable task", () => {
-  it("is the oldest queued or retry_wait task of any priority, not a waiting one's deadline", async () => {
+  it("is the oldest queued or retry_wait task of any agent and priority, not a waiting one's deadline", async () => {
     await t.pool.query(
       `insert into tasks (agent, input, status, run_at, priority, created_by) values
          ('a', '"urgent"', 'queued', now() - interval '10 seconds', 7, 't'),
          ('a', '"low"', 'retry_wait', now() - interval '3 hours', -5, 't'),
          ('a', '"parked"', 'waiting', now() - interval '5 hours', -5, 't'),
-         ('a', '"mid"', 'queued', now() - interval '1 hour', 0, 't')`,
+         ('a', '"mid"', 'queued', now() - interval '1 hour', 0, 't'),
+         ('b', '"later"', 'queued', now() + interval '1 hour', 9, 't'),
+         ('c', '"parked only"', 'waiting', now() - interval '6 hours', 0, 't')`,
     );
-    const { rows } = await t.pool.query<{ age: number }>(
-      `select extract(epoch from now() - min(run_at))::float8 as age from tasks
-       where status in ('queued', 'retry_wait')`,
+    const { rows } = await t.pool.query<{ age: number; not_due: number }>(
+      `select extract(epoch from now() - min(run_at))::float8 as age,
+              (count(*) filter (where run_at > now()))::int as not_due
+         from tasks where status in ('queued', 'retry_wait')`,
     );
     const m = await getMetrics(t.pool, metricsReader, LEASE);
     expect(rows[0]?.age).toBeGreaterThanOrEqual(3 * 3600);
     expect(rows[0]?.age).toBeLessThan(5 * 3600);
     expect(m.oldestRunnableAgeSeconds).toBeCloseTo(rows[0]?.age ?? 0, 0);
+    // The one not yet due is another agent's, at a priority no other task has.
+    const { rows: counts } = await t.pool.query<{ n: number }>(
+      "select count(*)::int as n from tasks where status in ('queued', 'retry_wait')",
+    );
+    expect(rows[0]?.not_due).toBeGreaterThanOrEqual(1);
+    expect(m.runnable).toBe((counts[0]?.n ?? 0) - (rows[0]?.not_due ?? 0));
+
+    // The oldest in another agent's queue, at a priority between the others.
+    await t.pool.query(
+      `insert into tasks (agent, input, status, run_at, priority, created_by)
+       values ('b', '"oldest"', 'queued', now() - interval '4 hours', 3, 't')`,
+    );
+    const again = await getMetrics(t.pool, metricsReader, LEASE);
+    expect(again.oldestRunnableAgeSeconds).toBeGreaterThanOrEqual(4 * 3600);
+    expect(again.oldestRunnableAgeSeconds).toBeLessThan(5 * 3600);
   });
 });

@@ -116,27 +116,38 @@ export async function getMetrics(
     // Exact counts that do not scan the tables that grow with history (table-counts.ts).
     const taskCounts = await countTasks(client);
 
-    // Both from tasks_claim_idx (priority desc, run_at, id; queued, retry_wait and waiting
-    // rows). The counters say how many are queued; only those not yet due (retry backoffs,
-    // delayed tasks) are counted, where counting the due ones read the whole backlog. The
-    // oldest runnable is the first queued or retry_wait entry of each priority the index
-    // holds, found by skipping from one priority to the next: a plain min(run_at) cannot use
-    // an index led by priority and read all 50k runnable rows of the 10M set (400 ms).
+    // Both from tasks_agent_claim_idx (agent, priority desc, run_at, id; queued, retry_wait
+    // and waiting rows; 0065 dropped the same index without the agent, an entry per enqueue).
+    // The counters say how many are queued; only those not yet due (retry backoffs, delayed
+    // tasks) are counted, where counting the due ones read the whole backlog. The index is
+    // skipped from one (agent, priority) to the next (dozens of probes at 10M, not a walk of its
+    // 50k runnable rows): in each, the not-due tasks are a range of run_at, and the oldest
+    // runnable the first queued or retry_wait entry. A plain min(run_at) cannot use an index led
+    // by agent and priority and read all 50k (400 ms).
     const queue = await client.query<{ not_due: number; oldest_age: number | null }>(
-      `with recursive priorities as (
-         (select priority from tasks where status in ('queued', 'retry_wait', 'waiting')
-          order by priority desc limit 1)
+      `with recursive pairs as (
+         (select agent, priority from tasks where status in ('queued', 'retry_wait', 'waiting')
+          order by agent, priority desc limit 1)
          union all
-         select (select t.priority from tasks t
-                 where t.status in ('queued', 'retry_wait', 'waiting') and t.priority < p.priority
-                 order by t.priority desc limit 1)
-         from priorities p where p.priority is not null
+         select n.agent, n.priority from pairs p cross join lateral (
+           (select t.agent, t.priority from tasks t
+             where t.status in ('queued', 'retry_wait', 'waiting') and t.agent = p.agent
+               and t.priority < p.priority
+             order by t.agent, t.priority desc limit 1)
+           union all
+           (select t.agent, t.priority from tasks t
+             where t.status in ('queued', 'retry_wait', 'waiting') and t.agent > p.agent
+             order by t.agent, t.priority desc limit 1)
+           limit 1
+         ) n
        )
-       select (select count(*)::int from tasks
-                where status in ('queued', 'retry_wait') and run_at > now()) as not_due,
-              extract(epoch from now() - (select min((select min(t.run_at) from tasks t
-                where t.status in ('queued', 'retry_wait') and t.priority = p.priority))
-                from priorities p where p.priority is not null))::float8 as oldest_age`,
+       select coalesce(sum((select count(*) from tasks t
+                             where t.agent = p.agent and t.priority = p.priority and t.run_at > now()
+                               and t.status in ('queued', 'retry_wait'))), 0)::int as not_due,
+              extract(epoch from now() - min((select min(t.run_at) from tasks t
+                where t.agent = p.agent and t.priority = p.priority
+                  and t.status in ('queued', 'retry_wait'))))::float8 as oldest_age
+         from pairs p`,
     );
 
     // Wait = the claim's time (an attempt.started entry's, or the attemptStarted.at folded into
