@@ -120,9 +120,11 @@ export const ledgerEntries = pgTable(
       .on(t.at, t.id)
       .where(sql`${t.key} is not null and (${t.data} ->> 'tool') is null`),
     // An effect's recorded result, one entry per effect (ledger-by-key.ts RESULT_KINDS): the task
-    // page and GET /effects/{key} find it by key, not by walking the task's whole stream.
+    // page and GET /effects/{key} find it by key, not by walking the task's whole stream. A hash
+    // index (0066): read only by equality, and an entry holds the key's 4-byte hash code, not
+    // its 64 hex digits (a B-tree entry took 190 bytes of WAL per job, this one about 70).
     index("ledger_entries_result_key_idx")
-      .on(t.key)
+      .using("hash", t.key)
       .where(sql`${t.kind} in ('effect.succeeded', 'outcome.resolved')`),
   ],
 );

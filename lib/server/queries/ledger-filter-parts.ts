@@ -1,7 +1,6 @@
 // The ledger's "any of these" filters, each part a page of its own on an index: free text
 // (recipient, Message-ID, refund id, intent value, key prefix, task or bulk id) and a tool.
-import type { SQL } from "drizzle-orm";
-import { sql } from "drizzle-orm";
+import { SQL, sql } from "drizzle-orm";
 import { ledgerEntries } from "../../../db/schema";
 import { bulkStream, taskStream } from "../ledger/append-ledger";
 import { keyedEntries } from "./ledger-by-key";
@@ -17,7 +16,7 @@ export type StreamPart = { stream: string };
 /** One of a filter's "any of these" parts: a condition, or a whole stream. */
 export type LedgerPart = SQL | StreamPart;
 
-export const isStreamPart = (p: LedgerPart): p is StreamPart => "stream" in p;
+export const isStreamPart = (p: LedgerPart): p is StreamPart => !(p instanceof SQL);
 
 /**
  * A task's entries: its stream's, and those naming it from another stream (a bulk action's

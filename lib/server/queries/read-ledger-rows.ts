@@ -111,8 +111,8 @@ export async function readLedgerRows(
       .orderBy(...(stream ? [desc(e.seq)] : [desc(e.at), desc(e.id)]))
       .limit(limit + 1);
   };
-  // The tool and free-text filters are each "any of these parts"; every combination of one part
-  // of each is a page of its own, newest first on its index, and the pages are merged. One OR
+  // The task, tool and free-text filters are each "any of these parts"; every combination of one
+  // part of each is a page of its own, newest first on its index, and the pages are merged. One OR
   // instead is no index's condition: a bitmap of every match, sorted, or a scan of the ledger.
   let branches: LedgerPart[][] = [[]];
   for (const anyOf of [
