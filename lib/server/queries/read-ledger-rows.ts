@@ -95,20 +95,36 @@ export async function readLedgerRows(
     search.key === undefined ? undefined : entriesOfKey(search.key),
     search.from === undefined ? undefined : gte(e.at, search.from),
     search.to === undefined ? undefined : lt(e.at, search.to),
-    // A row comparison, so the (at desc, id desc) indexes can start right after the cursor.
+  ];
+  // A row comparison, so the (at desc, id desc) indexes can start right after the cursor.
+  const beforeCursor =
     after === null
       ? undefined
-      : sql`(${e.at}, ${e.id}) < (${after.at.toISOString()}::timestamptz, ${after.id})`,
-  ];
+      : sql`(${e.at}, ${e.id}) < (${after.at.toISOString()}::timestamptz, ${after.id})`;
+  const cursorSeq = (id: number, stream: string) =>
+    sql`(select c.seq from ledger_entries c where c.id = ${id} and c.stream = ${stream})`;
   // One extra row tells whether an older page exists without a count. Newest first: by time,
   // or, for a part that is one stream, by seq on the (stream, seq) key (the same order).
   const page = (parts: readonly LedgerPart[]) => {
-    const stream = parts.find(isStreamPart);
+    const stream = parts.find(isStreamPart)?.stream;
     return db
       .select(columns)
       .from(e)
-      .where(and(...filters, ...parts.map((p) => (isStreamPart(p) ? eq(e.stream, p.stream) : p))))
-      .orderBy(...(stream ? [desc(e.seq)] : [desc(e.at), desc(e.id)]))
+      .where(
+        and(
+          ...filters,
+          ...parts.map((p) => (isStreamPart(p) ? eq(e.stream, p.stream) : p)),
+          // In one stream the cursor's entry, if it is of the stream, is a seq to walk back
+          // from: the same entries. Given the time bound as a condition, the planner intersected
+          // the time index with the stream's whole key and sorted what it found (26 ms for a
+          // page of the task with 20k entries at 10M, where its first page takes 3 ms).
+          stream === undefined || after === null
+            ? beforeCursor
+            : sql`(case when ${cursorSeq(after.id, stream)} is null then ${beforeCursor}
+                   else ${e.seq} < ${cursorSeq(after.id, stream)} end)`,
+        ),
+      )
+      .orderBy(...(stream === undefined ? [desc(e.at), desc(e.id)] : [desc(e.seq)]))
       .limit(limit + 1);
   };
   // The task, tool and free-text filters are each "any of these parts"; every combination of one
