@@ -10,9 +10,9 @@
 import type { KeyObject } from "node:crypto";
 import type pg from "pg";
 import { isConnectionError } from "../db/retry";
-import { GENESIS_HASH } from "../lib/domain/hash";
 import type { JsonValue } from "../lib/domain/json";
 import { errorFields, logger } from "../lib/log";
+import { prevHashSql } from "../lib/server/ledger/prev-hash";
 import {
   type EntryRow,
   type LedgerProblem,
@@ -79,7 +79,7 @@ async function settledHead(
   return rows[0] ?? null;
 }
 
-type IncrementalRow = EntryRow & { pred_hash: string | null; settled: boolean };
+type IncrementalRow = EntryRow & { chains_onto: string | null; settled: boolean };
 
 async function incremental(
   client: pg.ClientBase,
@@ -95,12 +95,12 @@ async function incremental(
   let through: { id: number; at: Date } | null = null;
   let checked = 0;
   while (checked < MAX_PER_PASS) {
-    // The predecessor by (stream, seq): the unique index, one probe per entry.
+    // The hash each chains onto, from its predecessor by (stream, seq): one probe per entry.
     const { rows } = await client.query<IncrementalRow>(
       `select e.id, e.stream, e.seq, e.at, e.kind, e.actor, e.task_id, e.key, e.data, e.hash,
-              p.hash as pred_hash, e.at <= clock_timestamp() - $3 * interval '1 millisecond' as settled
+              ${prevHashSql("e")} as chains_onto,
+              e.at <= clock_timestamp() - $3 * interval '1 millisecond' as settled
          from ledger_entries e
-         left join ledger_entries p on p.stream = e.stream and p.month = e.month and p.seq = e.seq - 1
         where e.id > $1 order by e.id limit $2`,
       [after, BATCH, settleMs],
     );
@@ -113,7 +113,7 @@ async function incremental(
       checked += 1;
       const seq = Number(row.seq);
       const at = { stream: row.stream, seq, entryId: Number(row.id) };
-      const expected = seq === 1 ? GENESIS_HASH : row.pred_hash;
+      const expected = row.chains_onto;
       if (expected === null) {
         problems.push({
           ...at,
