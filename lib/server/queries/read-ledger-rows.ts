@@ -101,8 +101,6 @@ export async function readLedgerRows(
     after === null
       ? undefined
       : sql`(${e.at}, ${e.id}) < (${after.at.toISOString()}::timestamptz, ${after.id})`;
-  const cursorSeq = (id: number, stream: string) =>
-    sql`(select c.seq from ledger_entries c where c.id = ${id} and c.stream = ${stream})`;
   // One extra row tells whether an older page exists without a count. Newest first: by time,
   // or, for a part that is one stream, by seq on the (stream, seq) key (the same order).
   const page = (parts: readonly LedgerPart[]) => {
@@ -120,8 +118,9 @@ export async function readLedgerRows(
           // page of the task with 20k entries at 10M, where its first page takes 3 ms).
           stream === undefined || after === null
             ? beforeCursor
-            : sql`(case when ${cursorSeq(after.id, stream)} is null then ${beforeCursor}
-                   else ${e.seq} < ${cursorSeq(after.id, stream)} end)`,
+            : sql`coalesce(${e.seq} < (select c.seq from ledger_entries c
+                                         where c.id = ${after.id} and c.stream = ${stream}),
+                           ${beforeCursor})`,
         ),
       )
       .orderBy(...(stream === undefined ? [desc(e.at), desc(e.id)] : [desc(e.seq)]))
