@@ -190,7 +190,7 @@ try {
   say("at rest; stopping the workers (SIGTERM)");
   await fleet.stop();
   say("workers stopped; counting deliveries and verifying the ledger");
-  findings = await inspect(pool, receivers, plan.length);
+  findings = await inspect(pool, receivers, plan.length, fleet.diedAt);
   if (failures(findings).length > 0) {
     const file = path.join(workDir, "evidence.json");
     writeFileSync(file, JSON.stringify(await evidence(pool, findings), null, 2));

@@ -89,6 +89,8 @@ export function startFleet(config: FleetConfig) {
     unexplained: 0,
     exited: 0,
   };
+  /** When each worker that had printed its ready line died, by its runtime worker id. */
+  const diedAt = new Map<string, number>();
   let generations = 0;
   let stopping = false;
   const earlyExits = new Map<number, number>();
@@ -156,6 +158,7 @@ export function startFleet(config: FleetConfig) {
   };
 
   const onExit = (worker: WorkerProcess, exit: Exit) => {
+    if (worker.workerId !== null) diedAt.set(worker.workerId, Date.now());
     if (live.get(worker.slot) === worker) live.delete(worker.slot);
     if (stopping) return;
     if (worker.killedByHarness) {
@@ -189,6 +192,7 @@ export function startFleet(config: FleetConfig) {
 
   return {
     deaths,
+    diedAt,
     restarts: () => generations - config.workers,
     /** Workers that printed their ready line and are not being killed. */
     ready: () => [...live.values()].filter((w) => w.readyAt !== null && !w.killedByHarness),
