@@ -234,7 +234,7 @@ describe.skipIf(!built)("the packed package in a project of its own", () => {
       tools: ["lookup_order", "tickets_create_ticket", "refund"],
     });
     const { rows: steps } = await db.pool.query(
-      "select kind, name from steps where task_id = $1 order by seq",
+      "select kind, name from journal_steps where task_id = $1 order by seq",
       [first.taskId],
     );
     expect(steps.map((s) => `${s.kind}:${s.name}`)).toEqual([

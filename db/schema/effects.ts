@@ -27,6 +27,13 @@ export const effects = pgTable(
     result: jsonb("result"),
     error: jsonb("error"),
     attempts: integer("attempts").notNull().default(1),
+    /**
+     * The task attempt that journaled this effect as its tool step (migration 0067): set with the
+     * result, under the task's lease, so the step needs no row of its own in `steps` (the view
+     * `journal_steps` reads both). Null: not a journaled step, or detached by a replay or an
+     * input correction from an earlier step on.
+     */
+    journalAttempt: integer("journal_attempt"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp("completed_at", { withTimezone: true }),

@@ -4,6 +4,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  pgView,
   primaryKey,
   text,
   timestamp,
@@ -12,7 +13,11 @@ import {
 import { STEP_KINDS } from "../../lib/domain/task-states";
 import { inList } from "./check";
 
-/** The per-task journal: one row per durable operation, numbered in call order. */
+/**
+ * The per-task journal: one row per durable operation, numbered in call order, but for the tool
+ * steps recorded with their effect's result, which the effect keeps (`journal_attempt`, migration
+ * 0067). Read the journal through `journalSteps` (the view `journal_steps`).
+ */
 export const steps = pgTable(
   "steps",
   {
@@ -46,3 +51,20 @@ export const steps = pgTable(
 );
 
 export type StepRow = typeof steps.$inferSelect;
+
+/**
+ * The journal as readers see it (migration 0067): the rows of `steps`, and the tool steps kept
+ * on their effects (`effects.journal_attempt`), which have no row of their own. Same columns.
+ */
+export const journalSteps = pgView("journal_steps", {
+  taskId: uuid("task_id").notNull(),
+  seq: integer("seq").notNull(),
+  kind: text("kind", { enum: STEP_KINDS }).notNull(),
+  name: text("name").notNull(),
+  status: text("status", { enum: ["started", "completed"] }).notNull(),
+  result: jsonb("result"),
+  effectKey: text("effect_key"),
+  attempt: integer("attempt").notNull(),
+  startedAt: timestamp("started_at", { withTimezone: true }).notNull(),
+  completedAt: timestamp("completed_at", { withTimezone: true }),
+}).existing();

@@ -197,7 +197,7 @@ export async function evidence(pool: pg.Pool, f: Findings): Promise<unknown[]> {
     out.push({
       task: (await q("select * from tasks where id = $1"))[0],
       effects: await q("select * from effects where task_id = $1 order by step_seq"),
-      steps: await q("select * from steps where task_id = $1 order by seq"),
+      steps: await q("select * from journal_steps where task_id = $1 order by seq"),
       ledger: await q(
         "select seq, at, kind, actor, key, data from ledger_entries where stream = 'task:' || $1::text order by seq",
       ),

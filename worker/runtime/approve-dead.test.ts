@@ -94,7 +94,7 @@ describe("approve a dead task", () => {
     expect(count("send:a1")).toBe(1);
 
     const { rows: steps } = await t.pool.query(
-      "select seq, name, attempt from steps where task_id = $1 order by seq",
+      "select seq, name, attempt from journal_steps where task_id = $1 order by seq",
       [id],
     );
     expect(steps).toEqual([

@@ -18,8 +18,7 @@ import {
   type HeadRef,
 } from "../../lib/server/ledger/append-known-head";
 import type { NewLedgerEntry } from "../../lib/server/ledger/append-ledger";
-import { type EffectBatchers, type EffectResult, recordEffectsCte } from "./effect-batch";
-import { journalStepsCte } from "./journal";
+import { type EffectBatchers, type EffectResult, recordToolStepsCtes } from "./effect-batch";
 import { leasedTo } from "./task-sql";
 
 export type Completion = {
@@ -49,11 +48,8 @@ const COMPLETE_CTES = `input as (
     from input i
     where t.id = i.id and ${leasedTo("$8", "t")}
     returning t.id
-  ), ${recordEffectsCte(
-    "(select effect_key as key, effect_result as result from input where effect_key is not null and id in (select id from done))",
-  )},
-  ${journalStepsCte(
-    "(select id as task_id, step_seq as seq, 'tool' as kind, tool as name, effect_result as result, effect_key, attempt from input where effect_key is not null)",
+  ), ${recordToolStepsCtes(
+    "(select effect_key as key, effect_result as result, id as task_id, step_seq as seq, tool as name, attempt from input where effect_key is not null and id in (select id from done)) d",
     "done",
   )}`;
 

@@ -362,7 +362,7 @@ export function createContext(
 async function stepRecorded(scope: AttemptScope, seq: number): Promise<boolean> {
   const { rows } = await scope.pool.query({
     name: "runtime_step_recorded",
-    text: "select 1 from steps where task_id = $1 and seq = $2 and attempt = $3 and status = 'completed'",
+    text: "select 1 from journal_steps where task_id = $1 and seq = $2 and attempt = $3 and status = 'completed'",
     values: [scope.taskId, seq, scope.attempt],
   });
   return rows.length === 1;

@@ -71,7 +71,7 @@ async function expectRecordedOnce(taskId: string, steps: number[]): Promise<void
   const effects = await kit.effects(taskId);
   expect(effects.map((e) => [e.step_seq, e.status])).toEqual(steps.map((s) => [s, "succeeded"]));
   const { rows } = await t.pool.query<{ seq: number; kind: string; status: string }>(
-    "select seq, kind, status from steps where task_id = $1 order by seq",
+    "select seq, kind, status from journal_steps where task_id = $1 order by seq",
     [taskId],
   );
   expect(rows.map((r) => [r.seq, r.kind, r.status])).toEqual(
@@ -149,7 +149,7 @@ describe("an effect's result rides the task's next statement", () => {
     expect(kinds.filter((k) => k === "effect.succeeded")).toHaveLength(1);
     expect(kinds).not.toContain("task.succeeded");
     // The step is journaled only under the lease: the one who holds the task now decides.
-    const { rows } = await t.pool.query("select 1 from steps where task_id = $1", [id]);
+    const { rows } = await t.pool.query("select 1 from journal_steps where task_id = $1", [id]);
     expect(rows).toHaveLength(0);
     expect((await verifyLedger(t.pool)).ok).toBe(true);
     expect(sent.filter((to) => to === "d")).toHaveLength(1);

@@ -100,10 +100,17 @@ describe("effectBatchers", () => {
       ]);
       expect((await kit.starts(c.task.id)).map((s) => s.on)).toEqual(["effect.succeeded"]);
       const { rows } = await t.pool.query(
-        "select seq, kind, status from steps where task_id = $1",
+        "select seq, kind, status from journal_steps where task_id = $1",
         [c.task.id],
       );
       expect(rows).toEqual([{ seq: 1, kind: "tool", status: "completed" }]);
+      // Kept on its effect, the step has no row of its own (migration 0067).
+      const kept = await t.pool.query(
+        `select (select count(*)::int from steps where task_id = $1) as rows,
+                (select journal_attempt from effects where task_id = $1) as attempt`,
+        [c.task.id],
+      );
+      expect(kept.rows).toEqual([{ rows: 0, attempt: 1 }]);
     }
     // Nothing was written for the task whose lease was gone, nor a second claim of the old key.
     expect((await kit.entries(stolen.task.id)).map((e) => e.kind)).toEqual(["task.enqueued"]);

@@ -102,29 +102,53 @@ function claimValues(batch: readonly EffectClaim[], worker: string): unknown[] {
 }
 
 /**
- * An effect's result, the one text for every path that records one: `recorded(key)` marks the
- * effects of `rows` (a relation with key and result) succeeded with their results, unless one
- * already is. The result is a fact whoever holds the task now, so no lease guards it.
+ * An effect's result and its tool step, the one text for every path that records one:
+ * - `recorded(key, journal_attempt)` marks the effects of `rows` (a relation with key, result,
+ *   task_id, seq, name, attempt) succeeded with their results, unless one already is. The result
+ *   is a fact whoever holds the task now, so no lease guards it. Where the task is in
+ *   `guard(id)` (still ours) and the effect was claimed at this step, the same update makes it
+ *   the attempt's journaled tool step (`journal_attempt`, read through `journal_steps`): no row
+ *   of `steps` repeats it (migration 0067).
+ * - `in_effects(key)`: those, and the effects an earlier try of this statement already made the
+ *   step (its COMMIT answer was lost).
+ * - `journaled`: a row of `steps` for the others under the guard (an effect recorded before, by
+ *   an earlier attempt or at another step).
+ * - `journal(task_id, seq)`: every step journaled under the guard, either way.
  */
-export function recordEffectsCte(rows: string): string {
-  return `recorded as (
+export function recordToolStepsCtes(rows: string, guard: string): string {
+  const underGuard = `r.task_id in (select id from ${guard})`;
+  return `tool_steps as (
+    select key, result, task_id, seq, name, attempt from ${rows}
+  ), recorded as (
     update effects e set status = 'succeeded', result = r.result, error = null, lease_owner = null,
-      lease_expires_at = null, completed_at = now(), updated_at = now()
-    from ${rows} r
+      lease_expires_at = null, completed_at = now(), updated_at = now(),
+      journal_attempt = case when ${underGuard} and e.step_seq = r.seq then r.attempt end
+    from tool_steps r
     where e.key = r.key and e.status <> 'succeeded'
-    returning e.key
+    returning e.key, e.journal_attempt
+  ), in_effects as (
+    select key from recorded where journal_attempt is not null
+    union all
+    select r.key from tool_steps r join effects e on e.key = r.key
+    where ${underGuard} and e.step_seq = r.seq and e.journal_attempt = r.attempt
+  ), ${journalStepsCte(
+    `(select r.task_id, r.seq, 'tool' as kind, r.name, r.result, r.key as effect_key, r.attempt
+      from tool_steps r where r.key not in (select key from in_effects))`,
+    guard,
+  )}, journal as (
+    select task_id, seq from journaled
+    union select r.task_id, r.seq from tool_steps r where r.key in (select key from in_effects)
   )`;
 }
 
 /**
  * Results with their tool steps journaled under our lease ($8), one text for one and many:
- * `recorded`, `lease`, `journaled`.
+ * `lease`, then recordToolStepsCtes's.
  */
 const RECORD_EFFECTS_CTES = `input as (
     select * from unnest($1::text[], $2::jsonb[], $3::uuid[], $4::int[], $5::text[], $6::int[], $7::boolean[])
       as i(key, result, task_id, seq, name, attempt, in_doubt)
-  ), ${recordEffectsCte("input")}, ${leaseCte("select task_id from input", "$8")},
-  ${journalStepsCte("(select task_id, seq, 'tool' as kind, name, result, key as effect_key, attempt from input)", "lease")}`;
+  ), ${leaseCte("select task_id from input", "$8")}, ${recordToolStepsCtes("input", "lease")}`;
 
 function recordValues(batch: readonly EffectResult[], worker: string): unknown[] {
   return [
@@ -182,7 +206,7 @@ export function effectBatchers(pool: pg.Pool, worker: string): EffectBatchers {
         ctes: RECORD_EFFECTS_CTES,
         values: recordValues([r], worker),
         when: `exists (${RECORD_ACTED})`,
-        select: "(select count(*) from journaled)::int as leased",
+        select: "(select count(*) from journal)::int as leased",
       });
       return row.leased === 1;
     },
@@ -194,7 +218,7 @@ export function effectBatchers(pool: pg.Pool, worker: string): EffectBatchers {
           name: "runtime_record_effects",
           ctes: `${RECORD_EFFECTS_CTES}, acted as (${RECORD_ACTED})`,
           values: recordValues(batch, worker),
-          select: "array(select task_id::text from journaled) as leased",
+          select: "array(select task_id::text from journal) as leased",
         },
       );
       const leased = new Set(row.leased);

@@ -17,7 +17,7 @@ const attempt = (worker: string, signal?: AbortSignal) =>
 
 async function steps(taskId: string) {
   const { rows } = await t.pool.query<{ seq: number; kind: string; name: string }>(
-    "select seq, kind, name from steps where task_id = $1 order by seq",
+    "select seq, kind, name from journal_steps where task_id = $1 order by seq",
     [taskId],
   );
   return rows.map((r) => `${r.seq} ${r.kind} ${r.name}`);

@@ -98,7 +98,7 @@ export function claimedRowsSql(worker: string, leaseMs: string): string {
                   coalesce((select json_agg(json_build_object('seq', s.seq, 'kind', s.kind, 'name', s.name,
                                                               'result', s.result, 'effect_key', s.effect_key)
                                             order by s.seq)
-                            from steps s where s.task_id = c.id and s.status = 'completed'), '[]') as journal,
+                            from journal_steps s where s.task_id = c.id and s.status = 'completed'), '[]') as journal,
                   (select policies from policies) as policies,
                   (select tool_limits from tool_limits) as tool_limits,
                   h.head_seq, h.head_hash, h.updated_at as head_at

@@ -14,7 +14,14 @@ import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { type CorrectionPreview, correctionPreview, requestNote } from "../review/correction";
 import { lastStepOf } from "../review/preview";
 import { reviewSpan } from "./review-span";
-import { lockTaskFor, notifyWorkers, requeueReviewed, taskTransaction, theRow } from "./task-guard";
+import {
+  lockTaskFor,
+  notifyWorkers,
+  requeueReviewed,
+  taskTransaction,
+  theRow,
+  truncateJournal,
+} from "./task-guard";
 import { checkAgentInput } from "./task-input";
 import { type ReviewOutcome, twoPersonGate } from "./two-person";
 
@@ -94,7 +101,7 @@ async function correctInputUntraced(
       ).rows,
       `task ${task.id}`,
     );
-    await client.query("delete from steps where task_id = $1 and seq >= $2", [task.id, fromStep]);
+    await truncateJournal(client, task.id, fromStep);
     // A parked request was for the old input; the re-run asks again if it needs one.
     await client.query(
       `update approvals set status = 'rejected', decided_by = $2, decided_at = now(), reason = 'superseded by an input correction'

@@ -10,7 +10,13 @@ import { appendLedger, taskStream } from "../ledger/append-ledger";
 import { lastStepOf, reviewPreview } from "../review/preview";
 import { bulkField } from "./bulk-principal";
 import { reviewSpan } from "./review-span";
-import { lockTaskFor, notifyWorkers, requeueReviewed, taskTransaction } from "./task-guard";
+import {
+  lockTaskFor,
+  notifyWorkers,
+  requeueReviewed,
+  taskTransaction,
+  truncateJournal,
+} from "./task-guard";
 import { type ReviewOutcome, twoPersonGate } from "./two-person";
 
 export type ReplayInput = {
@@ -54,10 +60,7 @@ async function replayTaskUntraced(
         ? { ...gate.result, value: { ...gate.result.value, preview } }
         : gate.result;
     }
-    await client.query("delete from steps where task_id = $1 and seq >= $2", [
-      task.id,
-      input.fromStep,
-    ]);
+    await truncateJournal(client, task.id, input.fromStep);
     // A parked request may no longer match what the re-run asks for; it asks again if needed.
     await client.query(
       `update approvals set status = 'rejected', decided_by = $2, decided_at = now(), reason = 'superseded by a replay'

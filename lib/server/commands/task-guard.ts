@@ -158,6 +158,24 @@ export async function requeueReviewed(
   );
 }
 
+/**
+ * The journal from step `fromStep` on is forgotten (a replay, an input correction): its rows of
+ * `steps` go, and the tool steps kept on their effects are detached from it. The effects stay:
+ * their keys still dedupe the re-run, which journals each again when it calls it.
+ */
+export async function truncateJournal(
+  client: SqlClient,
+  taskId: string,
+  fromStep: number,
+): Promise<void> {
+  await client.query(
+    `with gone as (delete from steps where task_id = $1 and seq >= $2)
+     update effects set journal_attempt = null
+      where task_id = $1 and step_seq >= $2 and journal_attempt is not null`,
+    [taskId, fromStep],
+  );
+}
+
 export async function notifyWorkers(client: SqlClient, taskId: string): Promise<void> {
   await client.query("select pg_notify($1, $2)", [TASKS_CHANNEL, taskId]);
 }

@@ -4,7 +4,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { approvals, effects, ledgerEntries, steps, tasks } from "../../../db/schema";
+import { approvals, effects, journalSteps, ledgerEntries, tasks } from "../../../db/schema";
 import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { DEAD_REASONS, EFFECT_STATUSES, STEP_KINDS, TASK_STATUSES } from "../../domain/task-states";
@@ -239,12 +239,12 @@ export async function getEffect(
       if (!task) throw new Error(`effect ${wanted} names task ${effect.taskId}, which is missing`);
       const [step] = await tx
         .select()
-        .from(steps)
+        .from(journalSteps)
         .where(
           and(
-            eq(steps.taskId, effect.taskId),
-            eq(steps.seq, effect.stepSeq),
-            eq(steps.effectKey, wanted),
+            eq(journalSteps.taskId, effect.taskId),
+            eq(journalSteps.seq, effect.stepSeq),
+            eq(journalSteps.effectKey, wanted),
           ),
         );
       const approvalsByKey = await loadEffectApprovals(tx, [wanted]);

@@ -4,7 +4,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { approvals, effects, ledgerStreams, steps, tasks } from "../../../db/schema";
+import { approvals, effects, journalSteps, ledgerStreams, tasks } from "../../../db/schema";
 import { can, requireScope, type Viewer } from "../../domain/access";
 import type { JsonValue } from "../../domain/json";
 import { type ProviderRef, providerRefs } from "../../domain/provider-refs";
@@ -236,9 +236,9 @@ export async function getTaskDetail(
 
       const stepRows = await tx
         .select()
-        .from(steps)
-        .where(eq(steps.taskId, t.id))
-        .orderBy(asc(steps.seq));
+        .from(journalSteps)
+        .where(eq(journalSteps.taskId, t.id))
+        .orderBy(asc(journalSteps.seq));
 
       const effectRows = await tx
         .select({

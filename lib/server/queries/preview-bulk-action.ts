@@ -42,7 +42,7 @@ export async function previewBulkAction(
     const shown = members.slice(0, MAX_BULK_MEMBERS);
     const previews = tooMany ? [] : await previewsOf(client, input.action, shown);
     const names = await client.query<{ name: string }>(
-      `select name from steps where task_id = any($1::uuid[])
+      `select name from journal_steps where task_id = any($1::uuid[])
        group by name order by count(*) desc, min(seq), name limit 20`,
       [shown.map((m) => m.taskId)],
     );

@@ -6,10 +6,10 @@
 import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import {
+  journalSteps,
   type LedgerEntryRow,
   ledgerEntries,
   ledgerStreams,
-  steps,
   tasks,
 } from "../../../db/schema";
 import { requireScope, type Viewer } from "../../domain/access";
@@ -109,18 +109,20 @@ export async function explainWhy(
           ? []
           : await tx
               .select({
-                taskId: steps.taskId,
-                seq: steps.seq,
-                kind: steps.kind,
-                name: steps.name,
-                status: steps.status,
-                attempt: steps.attempt,
-                effectKey: steps.effectKey,
-                startedAt: steps.startedAt,
-                completedAt: steps.completedAt,
+                taskId: journalSteps.taskId,
+                seq: journalSteps.seq,
+                kind: journalSteps.kind,
+                name: journalSteps.name,
+                status: journalSteps.status,
+                attempt: journalSteps.attempt,
+                effectKey: journalSteps.effectKey,
+                startedAt: journalSteps.startedAt,
+                completedAt: journalSteps.completedAt,
               })
-              .from(steps)
-              .where(and(inArray(steps.taskId, taskIds), inArray(steps.effectKey, keys)));
+              .from(journalSteps)
+              .where(
+                and(inArray(journalSteps.taskId, taskIds), inArray(journalSteps.effectKey, keys)),
+              );
       const approvalsByKey = await loadEffectApprovals(tx, keys);
       // Rows as readers see them (the partition month left out), beside the archive's.
       const keyed: LedgerEntryRow[] =

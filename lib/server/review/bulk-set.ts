@@ -55,7 +55,7 @@ export async function readBulkSet(
     named: number | null;
   }>(
     `select tasks.id, tasks.agent, tasks.status, tasks.version,
-            (select min(s.seq) from steps s where s.task_id = tasks.id and s.name = $${n + 1})::int as named
+            (select min(s.seq) from journal_steps s where s.task_id = tasks.id and s.name = $${n + 1})::int as named
      from tasks where ${base.sql}
      order by tasks.status_changed_at desc, tasks.id desc limit $${n + 2}`,
     [...base.params, stepName, limit],

@@ -27,7 +27,7 @@ export async function previewReplay(
   declared?: ReadonlyMap<string, MoneyArgs>,
 ): Promise<ReplayPreview> {
   const steps = await client.query<ReplayStepInput>(
-    "select seq, kind, name from steps where task_id = $1 and seq >= $2 order by seq",
+    "select seq, kind, name from journal_steps where task_id = $1 and seq >= $2 order by seq",
     [taskId, fromStep],
   );
   const effects = await client.query<ReplayEffectInput>(
@@ -80,7 +80,7 @@ export async function moneyToolsOf(
 export async function resumeStep(client: SqlClient, taskId: string): Promise<number> {
   const { rows } = await client.query<{ from: number }>(
     `select coalesce(min(seq) filter (where status <> 'completed'), max(seq) + 1, 1)::int as "from"
-     from steps where task_id = $1`,
+     from journal_steps where task_id = $1`,
     [taskId],
   );
   return rows[0]?.from ?? 1;
@@ -89,7 +89,7 @@ export async function resumeStep(client: SqlClient, taskId: string): Promise<num
 /** The highest journaled step: a replay can start at 1 to lastStep + 1. */
 export async function lastStepOf(client: SqlClient, taskId: string): Promise<number> {
   const { rows } = await client.query<{ max: number | null }>(
-    "select max(seq) as max from steps where task_id = $1",
+    "select max(seq) as max from journal_steps where task_id = $1",
     [taskId],
   );
   return rows[0]?.max ?? 0;
