@@ -117,4 +117,38 @@ describe("effectBatchers", () => {
     expect((await kit.entries(before.task.id)).map((e) => e.kind)).toEqual(["task.enqueued"]);
     expect((await verifyLedger(t.pool)).problems).toEqual([]);
   });
+
+  it("a result retried after its COMMIT answer was lost is journaled once and answers leased", async () => {
+    await kit.enqueue("effects-b", { i: 0 });
+    const [c] = await claimBatch(t.pool, WORKER, ["effects-b"], 1, 30_000);
+    if (!c) throw new Error("claim failed");
+    const claim = claimOf(c);
+    const batchers = effectBatchers(t.pool, WORKER);
+    expect(await batchers.claim(claim)).toMatchObject({ leased: true, inserted: true });
+    const result = {
+      key: claim.key,
+      taskId: c.task.id,
+      stepSeq: 1,
+      tool: "notify",
+      attempt: c.task.attempts,
+      result: { delivered: 1 },
+      inDoubt: false,
+      head: c.head,
+      entry: { kind: "effect.succeeded", actor: `worker:${WORKER}`, taskId: c.task.id, data: {} },
+    };
+    expect(await batchers.record(result)).toBe(true);
+    // The same statement again, as the retry of a try whose COMMIT answer was lost.
+    expect(await batchers.record({ ...result, inDoubt: true })).toBe(true);
+    expect((await kit.entries(c.task.id)).map((e) => e.kind)).toEqual([
+      "task.enqueued",
+      "effect.succeeded",
+    ]);
+    const { rows } = await t.pool.query(
+      `select (select count(*)::int from steps where task_id = $1) as rows,
+              (select count(*)::int from journal_steps where task_id = $1) as journal`,
+      [c.task.id],
+    );
+    expect(rows).toEqual([{ rows: 0, journal: 1 }]);
+    expect((await verifyLedger(t.pool)).problems).toEqual([]);
+  });
 });
