@@ -26,6 +26,27 @@ export async function walBreakdown(
   jobs: number,
   concurrency: number,
 ): Promise<WalBreakdown> {
+  // A slot holds the run's WAL until it is read: with other suites writing to the same cluster,
+  // a checkpoint could otherwise recycle the segments the run began in before pg_walinspect
+  // reads them ("requested WAL segment … has already been removed").
+  const slot = `agent_ledger_wal_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: cluster.superUrl });
+  admin.on("error", () => {});
+  await admin.connect();
+  try {
+    // Temporary: it goes with this session, even if this process is killed.
+    await admin.query("select pg_create_physical_replication_slot($1, true, true)", [slot]);
+    return await breakdownOfRun(cluster, jobs, concurrency);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function breakdownOfRun(
+  cluster: TestCluster,
+  jobs: number,
+  concurrency: number,
+): Promise<WalBreakdown> {
   let records: { relation: string; record: string; bytes: string; n: string }[] = [];
   // The compare section's run of our system; between its two snapshots, every WAL record.
   const run = await runSystem(
